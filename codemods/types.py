@@ -1,0 +1,259 @@
+"""Values passed between the analysis, the rules, the fixer, the engine and the CLI.
+
+Every type here is a frozen dataclass or an Enum, so results can cross process boundaries
+(pickle) and be cached.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source range: 1-based lines, 0-based columns counted in characters (not bytes)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+class Safety(enum.Enum):
+    """Whether applying a fix can change anything beyond which random numbers are drawn."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+# --- Edits: what a fix does, as data. The fixer applies them with libcst. ---
+
+
+@dataclass(frozen=True)
+class AddKeyword:
+    """Append `keyword=value` to the call at `call`."""
+
+    call: Span
+    keyword: str
+    value: str
+
+
+@dataclass(frozen=True)
+class AddDictEntry:
+    """Add `"key": value` to the dict literal (or `key=value` to the `dict(...)` call) at `target`."""
+
+    target: Span
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class InsertStatements:
+    """Insert `code` (one or more statements) into the function defined at `function`.
+
+    `at_top` puts them first in the body (after a docstring); otherwise they go last.
+    """
+
+    function: Span
+    code: str
+    at_top: bool = True
+
+
+@dataclass(frozen=True)
+class ReplaceExpression:
+    """Replace the expression at `target` with `code`."""
+
+    target: Span
+    code: str
+
+
+@dataclass(frozen=True)
+class RemoveStatement:
+    """Remove the simple statement that contains the expression at `target`."""
+
+    target: Span
+
+
+@dataclass(frozen=True)
+class AddHelper:
+    """Define a module-level helper once per module, after the imports.
+
+    `name` identifies the helper: if the module already defines it, nothing is added.
+    """
+
+    name: str
+    code: str
+
+
+@dataclass(frozen=True)
+class AddImport:
+    """Ensure `import module [as asname]` or `from module import obj [as asname]`."""
+
+    module: str
+    obj: str | None = None
+    asname: str | None = None
+
+
+Edit = (
+    AddKeyword
+    | AddDictEntry
+    | InsertStatements
+    | ReplaceExpression
+    | RemoveStatement
+    | AddHelper
+    | AddImport
+)
+
+
+@dataclass(frozen=True)
+class FileEdits:
+    """The edits one fix makes to one file."""
+
+    path: Path
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An automatic fix: what it does (`title`), how safe it is, and its edits per file."""
+
+    title: str
+    safety: Safety
+    files: tuple[FileEdits, ...]
+
+
+# --- Findings ---
+
+
+@dataclass(frozen=True)
+class TorchTarget:
+    """The torch version the analysis assumed, and where that assumption came from."""
+
+    #: The lowest torch version the project admits, as (major, minor, micro); None = latest.
+    version: tuple[int, ...] | None
+    #: True when only an exclusive upper bound is known (`torch<1.9`): every admitted
+    #: version is below `version`.
+    below: bool = False
+    #: Where the version came from, e.g. "requirements.txt", "--torch-version", "installed".
+    source: str = "latest"
+
+    def is_before(self, version: tuple[int, ...]) -> bool:
+        """Return True if every torch version the project admits may be older than `version`."""
+        if self.version is None:
+            return False
+        if self.below:
+            return self.version <= version
+        return self.version < version
+
+    def describe(self) -> str:
+        """Return e.g. "torch 1.8 (requirements.txt)" or "torch<1.9 (setup.py)"."""
+        if self.version is None:
+            return f"latest torch ({self.source})"
+        text = ".".join(str(part) for part in self.version)
+        prefix = "torch<" if self.below else "torch "
+        return f"{prefix}{text} ({self.source})"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported problem at one place in one file."""
+
+    code: str
+    name: str
+    message: str
+    path: Path
+    span: Span
+    target: TorchTarget
+    fix: Fix | None = None
+    #: "error" for duplicated randomness; "warning" for lesser problems (non-reproducible seeds).
+    severity: str = "error"
+
+    @property
+    def fixable(self) -> bool:
+        """Return True if an automatic fix is attached."""
+        return self.fix is not None
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        """Order findings by file, position, code and message, so output is stable."""
+        return (
+            self.path.as_posix(),
+            self.span.line,
+            self.span.column,
+            self.code,
+            self.message,
+        )
+
+
+# --- Per-file results ---
+
+
+class SkipReason(enum.Enum):
+    """Why a file was not analysed."""
+
+    GENERATED = "generated"
+    EXCLUDED = "excluded"
+    NOT_UTF8 = "not_utf8"
+    SYNTAX_ERROR = "syntax_error"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file's text together with what is needed to write it back byte for byte."""
+
+    path: Path
+    raw: bytes
+    text: str
+    encoding: str
+    #: The file started with a UTF-8 byte order mark (not part of `text`).
+    bom: bool
+    mode: int
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """The file was analysed and no fix changes it (it may still have findings)."""
+
+    path: Path
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """Fixes change the file: `new` is the complete fixed text, which parses."""
+
+    path: Path
+    findings: tuple[Finding, ...]
+    source: SourceFile
+    new: str
+    #: The findings whose fixes produced `new`.
+    fixed: tuple[Finding, ...] = field(default=())
+
+    @property
+    def old(self) -> str:
+        """Return the original text."""
+        return self.source.text
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The file was not analysed, for `reason` (described by `detail`)."""
+
+    path: Path
+    reason: SkipReason
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """An internal error while processing this file; the run went on."""
+
+    path: Path
+    error: str
+    traceback: str = ""
+
+
+FileResult = Unchanged | Changed | Skipped | Failed
