@@ -231,6 +231,8 @@ class Changed:
     new: str
     #: The findings whose fixes produced `new`.
     fixed: tuple[Finding, ...] = field(default=())
+    #: The findings `new` still has.
+    remaining: tuple[Finding, ...] = field(default=())
 
     @property
     def old(self) -> str:

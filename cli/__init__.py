@@ -1,0 +1,1 @@
+"""The `workerseed` command line: click commands and rich rendering only."""

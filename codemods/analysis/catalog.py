@@ -1,0 +1,143 @@
+"""Qualified names of the torch, NumPy and stdlib APIs the rules reason about."""
+
+from __future__ import annotations
+
+#: torch's DataLoader under the names it is importable by.
+TORCH_DATALOADERS = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
+
+#: torch's Dataset base classes; a project class deriving from one is a Dataset.
+TORCH_DATASET_BASES = frozenset(
+    {
+        "torch.utils.data.Dataset",
+        "torch.utils.data.dataset.Dataset",
+        "torch.utils.data.IterableDataset",
+        "torch.utils.data.dataset.IterableDataset",
+        "torch.utils.data.TensorDataset",
+        "torch.utils.data.dataset.TensorDataset",
+        "torch.utils.data.StackDataset",
+        "torch.utils.data.ConcatDataset",
+        "torch.utils.data.dataset.ConcatDataset",
+        "torch.utils.data.ChainDataset",
+        "torch.utils.data.Subset",
+        "torch.utils.data.dataset.Subset",
+        "torchvision.datasets.VisionDataset",
+        "torchvision.datasets.vision.VisionDataset",
+        "torchvision.datasets.DatasetFolder",
+        "torchvision.datasets.ImageFolder",
+        "torchvision.datasets.folder.DatasetFolder",
+        "torchvision.datasets.folder.ImageFolder",
+    }
+)
+
+TORCH_ITERABLE_DATASET_BASES = frozenset(
+    {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+)
+
+#: torch wrappers whose first argument (or list of arguments) is the wrapped dataset.
+TORCH_DATASET_WRAPPERS = frozenset(
+    {
+        "torch.utils.data.Subset",
+        "torch.utils.data.dataset.Subset",
+        "torch.utils.data.ConcatDataset",
+        "torch.utils.data.dataset.ConcatDataset",
+        "torch.utils.data.ChainDataset",
+    }
+)
+
+GET_WORKER_INFO = frozenset(
+    {"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"}
+)
+
+#: The methods a DataLoader worker calls per item (or per stream, for iterable datasets).
+PER_ITEM_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
+
+#: Legacy NumPy global-RNG functions that draw random numbers.
+NUMPY_LEGACY_DRAWS = frozenset(
+    {
+        "beta", "binomial", "bytes", "chisquare", "choice", "dirichlet", "exponential", "f",
+        "gamma", "geometric", "gumbel", "hypergeometric", "laplace", "logistic", "lognormal",
+        "logseries", "multinomial", "multivariate_normal", "negative_binomial",
+        "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson",
+        "power", "rand", "randint", "randn", "random", "random_integers", "random_sample",
+        "ranf", "rayleigh", "sample", "shuffle", "standard_cauchy", "standard_exponential",
+        "standard_gamma", "standard_normal", "standard_t", "triangular", "uniform", "vonmises",
+        "wald", "weibull", "zipf",
+    }
+)
+#: Legacy NumPy functions that touch the global RNG state without drawing.
+NUMPY_LEGACY_STATE = frozenset({"seed", "get_state", "set_state"})
+
+NUMPY_RANDOM_MODULES = ("numpy.random", "numpy.random.mtrand")
+
+
+def numpy_legacy_function(qualname: str) -> str | None:
+    """Return the function name if `qualname` is a legacy `numpy.random` global function."""
+    for module in NUMPY_RANDOM_MODULES:
+        prefix = module + "."
+        if qualname.startswith(prefix):
+            name = qualname[len(prefix) :]
+            if name in NUMPY_LEGACY_DRAWS or name in NUMPY_LEGACY_STATE:
+                return name
+    return None
+
+
+#: Constructors of RNG objects, which DataLoader never reseeds in workers.
+RNG_CONSTRUCTORS = {
+    "numpy.random.default_rng": "numpy.random.Generator",
+    "numpy.random.Generator": "numpy.random.Generator",
+    "numpy.random.RandomState": "numpy.random.RandomState",
+    "numpy.random.mtrand.RandomState": "numpy.random.RandomState",
+    "numpy.random._generator.Generator": "numpy.random.Generator",
+    "random.Random": "random.Random",
+    "random.SystemRandom": "random.SystemRandom",
+    "torch.Generator": "torch.Generator",
+    "torch._C.Generator": "torch.Generator",
+}
+
+#: Python `random` module functions that draw from its global RNG.
+PYTHON_RANDOM_DRAWS = frozenset(
+    {
+        "random.betavariate", "random.binomialvariate", "random.choice", "random.choices",
+        "random.expovariate", "random.gammavariate", "random.gauss", "random.getrandbits",
+        "random.lognormvariate", "random.normalvariate", "random.paretovariate",
+        "random.randbytes", "random.randint", "random.random", "random.randrange",
+        "random.sample", "random.shuffle", "random.triangular", "random.uniform",
+        "random.vonmisesvariate", "random.weibullvariate",
+    }
+)
+
+#: torch functions that draw from torch's default generator.
+TORCH_DRAWS = frozenset(
+    {
+        "torch.rand", "torch.rand_like", "torch.randn", "torch.randn_like", "torch.randint",
+        "torch.randint_like", "torch.randperm", "torch.normal", "torch.bernoulli",
+        "torch.multinomial", "torch.poisson",
+    }
+)
+
+#: Functions that reseed a global RNG: qualified name -> the RNG they seed.
+GLOBAL_SEEDERS = {
+    "numpy.random.seed": "numpy",
+    "numpy.random.mtrand.seed": "numpy",
+    "random.seed": "random",
+    "torch.manual_seed": "torch",
+    "torch.random.manual_seed": "torch",
+    "torch.cuda.manual_seed": "torch.cuda",
+    "torch.cuda.manual_seed_all": "torch.cuda",
+}
+
+#: Methods that reseed an RNG object in place.
+RNG_SEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate"})
+
+#: Sources of a seed value that never change between epochs, or between runs.
+TORCH_INITIAL_SEED = frozenset({"torch.initial_seed", "torch.random.initial_seed"})
+TIME_SOURCES = frozenset(
+    {
+        "time.time", "time.time_ns", "time.perf_counter", "time.perf_counter_ns",
+        "time.monotonic", "time.monotonic_ns", "time.process_time", "os.getpid", "os.urandom",
+        "uuid.uuid4", "uuid.uuid1", "secrets.randbits", "secrets.token_bytes",
+        "datetime.datetime.now", "datetime.datetime.utcnow",
+    }
+)

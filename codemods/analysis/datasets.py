@@ -1,0 +1,286 @@
+"""Dataset discovery and per-item code: what a DataLoader worker runs for every item.
+
+Per-item code is `__getitem__`, `__getitems__`, `__iter__` (and `__next__`) of a Dataset,
+plus the project functions and methods they call, a few levels deep: methods of `self`
+(through project base classes), module functions, objects the dataset holds (`self.transform`
+whose class defines `__call__`), and classes instantiated per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import catalog
+from .facts import Kind, Value
+from .loaders import LoaderCall, dataset_argument
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+
+#: How many calls deep per-item code is followed.
+MAX_CALL_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A function that per-item code runs, and how it got there."""
+
+    function: FunctionRef
+    #: The class `self` is an instance of inside `function` (None for plain functions).
+    self_class: ClassRef | None
+    #: Qualnames from the per-item entry method to `function`.
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DatasetsOf:
+    """The dataset classes a value may hold."""
+
+    classes: tuple[ClassRef, ...]
+    #: False if some possibility could not be resolved (a parameter, an unknown factory).
+    complete: bool
+
+
+def is_dataset(project: Project, ref: ClassRef) -> bool:
+    """Return True if `ref` derives from a torch Dataset (directly or through project classes)."""
+    return project.derives_from(ref, catalog.TORCH_DATASET_BASES)
+
+
+def is_iterable_dataset(project: Project, ref: ClassRef) -> bool:
+    """Return True if `ref` derives from torch's IterableDataset."""
+    return project.derives_from(ref, catalog.TORCH_ITERABLE_DATASET_BASES)
+
+
+def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
+    """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
+    from .loaders import loader_calls  # noqa: PLC0415  # loaders imports nothing from here
+
+    found = [ref for ref in project.classes if is_dataset(project, ref)]
+    for loader in loader_calls(project):
+        found.extend(datasets_of_loader(project, loader).classes)
+    return tuple(dict.fromkeys(found))
+
+
+def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
+    """Return the project dataset classes a DataLoader call may load from."""
+    value = dataset_argument(loader)
+    if value is None:
+        return DatasetsOf((), False)
+    return classes_of(project, value, loader.function)
+
+
+def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
+    """Return the project classes whose instances `value` (seen in `where`) may be."""
+    if depth > MAX_CALL_DEPTH:
+        return DatasetsOf((), False)
+    classes: list[ClassRef] = []
+    complete = True
+    for option in value.alternatives():
+        found = _classes_of_option(project, option, where, depth)
+        classes.extend(found.classes)
+        complete = complete and found.complete
+    return DatasetsOf(tuple(dict.fromkeys(classes)), complete)
+
+
+def _classes_of_option(
+    project: Project, value: Value, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    deeper = depth + 1
+    if value.kind is Kind.CALL and value.base is not None:
+        targets = project.targets(value.base, where.module)
+        if not targets:
+            return DatasetsOf((), False)
+        results: list[DatasetsOf] = []
+        for target in targets:
+            if isinstance(target, ClassRef):
+                results.append(DatasetsOf((target,), True))
+            elif isinstance(target, ExternalRef) and target.qualname in catalog.TORCH_DATASET_WRAPPERS:
+                results.append(_wrapped(project, value, where, deeper))
+            elif isinstance(target, ExternalRef):
+                results.append(DatasetsOf((), True))
+            elif isinstance(target, FunctionRef):
+                returns = target.function.returns
+                results.extend(classes_of(project, ret, target, deeper) for ret in returns)
+                if not returns:
+                    results.append(DatasetsOf((), False))
+            else:
+                results.append(DatasetsOf((), False))
+        return _merge(results)
+    if value.kind is Kind.NAME:
+        results = []
+        for target in project.targets(value, where.module):
+            if isinstance(target, VariableRef):
+                module_code = target.module.function("<module>")
+                context = FunctionRef.of(target.module, module_code) if module_code else where
+                results.extend(classes_of(project, v, context, deeper) for v in target.values)
+            else:
+                results.append(DatasetsOf((), False))
+        return _merge(results) if results else DatasetsOf((), False)
+    if value.kind is Kind.PARAM:
+        return _classes_from_callers(project, value.name, where, deeper)
+    return DatasetsOf((), False)
+
+
+def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Look through Subset(ds, ...) and ConcatDataset([a, b]) to the datasets inside."""
+    inner = call.args[0] if call.args else call.keyword("dataset") or call.keyword("datasets")
+    if inner is None:
+        return DatasetsOf((), False)
+    if inner.kind is Kind.SEQUENCE:
+        return _merge([classes_of(project, element, where, depth) for element in inner.args])
+    return classes_of(project, inner, where, depth)
+
+
+def _classes_from_callers(
+    project: Project, param: str, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    function = where.function
+    if param not in function.params or function.qualname == "<module>":
+        return DatasetsOf((), False)
+    index = function.params.index(param)
+    owner = project.class_of_function(where)
+    target: FunctionRef | ClassRef = where
+    if owner is not None:
+        if function.name != "__init__":
+            return DatasetsOf((), False)
+        target, index = owner, index - 1
+    calls = project.callers(target)
+    if not calls:
+        return DatasetsOf((), False)
+    results = []
+    for site in calls:
+        passed = site.call.keyword(param)
+        if passed is None and index < len(site.call.args):
+            passed = site.call.args[index]
+        if passed is None or passed.kind is Kind.STARRED:
+            results.append(DatasetsOf((), False))
+        else:
+            results.append(classes_of(project, passed, site.function, depth))
+    return _merge(results)
+
+
+def _merge(results: list[DatasetsOf]) -> DatasetsOf:
+    classes = [ref for result in results for ref in result.classes]
+    return DatasetsOf(tuple(dict.fromkeys(classes)), all(result.complete for result in results))
+
+
+# --- per-item code ---
+
+
+def per_item_code(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
+    """Return the functions a worker runs per item of dataset `ref`, entry methods first."""
+    entries = []
+    for method in catalog.PER_ITEM_METHODS:
+        found = project.find_method(ref, method)
+        if found is not None:
+            entries.append(Reached(found[1], ref, (found[1].qualname,)))
+    return reachable(project, entries)
+
+
+def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
+    """Return `entries` and everything they call in the project, breadth first."""
+    seen: dict[tuple[FunctionRef, ClassRef | None], Reached] = {}
+    queue = list(entries)
+    while queue:
+        current = queue.pop(0)
+        key = (current.function, current.self_class)
+        if key in seen:
+            continue
+        seen[key] = current
+        if len(current.chain) > MAX_CALL_DEPTH:
+            continue
+        queue.extend(callees(project, current))
+    return tuple(seen.values())
+
+
+def callees(project: Project, caller: Reached) -> Iterator[Reached]:
+    """Yield the project functions `caller` calls directly."""
+    for call in caller.function.function.calls:
+        callee = call.base
+        if callee is None:
+            continue
+        for function, self_class in _resolve_callee(project, callee, caller):
+            yield Reached(function, self_class, (*caller.chain, function.qualname))
+
+
+def _resolve_callee(
+    project: Project, callee: Value, caller: Reached
+) -> Iterator[tuple[FunctionRef, ClassRef | None]]:
+    module = caller.function.module
+    self_class = caller.self_class
+    if callee.kind is Kind.FUNCTION:
+        nested = module.function(callee.name)
+        if nested is not None:
+            yield FunctionRef.of(module, nested), self_class
+        return
+    if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
+        for target in project.targets(callee, module):
+            if isinstance(target, FunctionRef):
+                yield target, project.class_of_function(target)
+            elif isinstance(target, ClassRef):
+                found = project.find_method(target, "__init__")
+                if found is not None:
+                    yield found[1], target
+        return
+    if self_class is None:
+        return
+    if callee.kind is Kind.SELF:
+        found = project.find_method(self_class, "__call__")
+        if found is not None:
+            yield found[1], self_class
+        return
+    if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+        return
+    holder = callee.base
+    if holder.kind is Kind.SELF:
+        found = project.find_method(self_class, callee.name)
+        if found is not None:
+            yield found[1], self_class
+            return
+        # `self.transform(x)`: an object the dataset holds, called per item.
+        for held in held_classes(project, self_class, callee.name):
+            found = project.find_method(held, "__call__")
+            if found is not None:
+                yield found[1], held
+        return
+    if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
+        for held in held_classes(project, self_class, holder.name):
+            found = project.find_method(held, callee.name)
+            if found is not None:
+                yield found[1], held
+        return
+    if holder.kind is Kind.CALL and _is_super(holder):
+        defining = project.class_of_function(caller.function)
+        order = project.mro(self_class)
+        if defining in order:
+            for owner in order[order.index(defining) + 1 :]:
+                method = owner.cls.method(callee.name)
+                function = owner.module.function(method) if method else None
+                if function is not None:
+                    yield FunctionRef.of(owner.module, function), self_class
+                    return
+
+
+def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
+    """Return the project classes of the objects stored in `self.<attribute>` of class `ref`."""
+    found: list[ClassRef] = []
+    target = f"self.{attribute}"
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            where = FunctionRef.of(owner.module, function)
+            for assignment in function.assignments:
+                if assignment.target == target:
+                    found.extend(classes_of(project, assignment.value, where).classes)
+        for assignment in owner.cls.attributes:
+            if assignment.target == attribute and assignment.value.kind is Kind.CALL:
+                module_code = owner.module.function("<module>")
+                if module_code is not None:
+                    where = FunctionRef.of(owner.module, module_code)
+                    found.extend(classes_of(project, assignment.value, where).classes)
+    return tuple(dict.fromkeys(found))
+
+
+def _is_super(call: Value) -> bool:
+    return call.base is not None and "builtins.super" in call.base.qualnames

@@ -1,0 +1,771 @@
+"""Summarise one parsed file into `ModuleFacts`, resolving names through imports and scopes.
+
+Name resolution follows Python's rules closely enough for static analysis: a name bound
+anywhere in a function is local to the whole function; class bodies are not visible from
+the methods they contain; `global` and `nonlocal` redirect a name; imports, `def`, `class`,
+assignments, parameters and loop targets all bind. The result is flow-insensitive: a name
+bound twice resolves to both values (Kind.ALTERNATIVES).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import re
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..types import Span
+from .facts import UNKNOWN, Assignment, ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+
+_BUILTINS = frozenset(dir(builtins))
+#: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
+_MAX_DEPTH = 24
+_NOQA = re.compile(
+    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
+    re.IGNORECASE,
+)
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class _Positions:
+    """Convert ast positions (UTF-8 byte columns) to character columns."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = None if text.isascii() else text.splitlines(keepends=True)
+
+    def column(self, line: int, byte_column: int) -> int:
+        if self._lines is None or line > len(self._lines):
+            return byte_column
+        encoded = self._lines[line - 1].encode("utf-8")
+        return len(encoded[:byte_column].decode("utf-8", errors="ignore"))
+
+    def span(self, node: ast.AST) -> Span:
+        line: int = getattr(node, "lineno", 1)
+        end_line: int = getattr(node, "end_lineno", None) or line
+        return Span(
+            line,
+            self.column(line, getattr(node, "col_offset", 0)),
+            end_line,
+            self.column(end_line, getattr(node, "end_col_offset", None) or 0),
+        )
+
+
+@dataclass
+class _Binding:
+    """One way a name gets bound in a scope."""
+
+    kind: str  # "import", "def", "class", "assign", "param", "self", "unknown"
+    qualname: str = ""
+    node: ast.expr | None = None
+
+
+@dataclass
+class _Scope:
+    kind: str  # "module", "class", "function"
+    qualname: str
+    parent: _Scope | None
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    facts: _FunctionBuilder | None = None
+
+    def bind(self, name: str, binding: _Binding) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+
+
+@dataclass
+class _FunctionBuilder:
+    qualname: str
+    calls: list[Value] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    returns: list[Value] = field(default_factory=list)
+    free_names: set[str] = field(default_factory=set)
+    self_reads: set[str] = field(default_factory=set)
+
+
+def module_name_for(path: Path, root: Path) -> str:
+    """Return the dotted name a file is imported as: from its package, else from `root`."""
+    path = path.resolve()
+    parts = [path.stem] if path.name != "__init__.py" else []
+    directory = path.parent
+    if (directory / "__init__.py").exists():
+        while (directory / "__init__.py").exists() and directory != directory.parent:
+            parts.insert(0, directory.name)
+            directory = directory.parent
+        return ".".join(parts)
+    try:
+        relative = directory.relative_to(root.resolve())
+    except ValueError:
+        return ".".join(parts)
+    return ".".join([*relative.parts, *parts])
+
+
+def extract(tree: ast.Module, text: str, path: Path, module: str) -> ModuleFacts:
+    """Summarise the parsed module `tree` of file `path`, imported as `module`."""
+    return _Extractor(text, path, module).run(tree)
+
+
+def _noqa(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    if "noqa" not in text and "NOQA" not in text:
+        return ()
+    found: list[tuple[int, tuple[str, ...]]] = []
+    try:
+        comments = [
+            (token.start[0], token.string)
+            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        comments = [(number, line) for number, line in enumerate(text.splitlines(), 1)]
+    for line, comment in comments:
+        match = _NOQA.search(comment)
+        if match is None:
+            continue
+        codes = match.group("codes")
+        found.append((line, tuple(re.split(r"[,\s]+", codes.upper())) if codes else ()))
+    return tuple(found)
+
+
+class _Extractor:
+    def __init__(self, text: str, path: Path, module: str) -> None:
+        self._text = text
+        self._path = path
+        self._module = module
+        self._positions = _Positions(text)
+        self._package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        self._classes: list[ClassFacts] = []
+        self._functions: list[FunctionFacts] = []
+        self._star_imports: list[str] = []
+        self._cache: dict[tuple[int, int], Value] = {}
+        self._resolving: set[tuple[int, str]] = set()
+        self._comprehension_names: list[set[str]] = []
+        self._module_scope = _Scope("module", "", None)
+
+    # --- entry point ---
+
+    def run(self, tree: ast.Module) -> ModuleFacts:
+        scope = self._module_scope
+        self._collect_bindings(tree.body, scope)
+        builder = _FunctionBuilder("<module>")
+        scope.facts = builder
+        self._visit_body(tree.body, scope)
+        end = self._positions.span(tree.body[-1]) if tree.body else Span(1, 0, 1, 0)
+        self._functions.append(
+            FunctionFacts(
+                qualname="<module>",
+                name="<module>",
+                span=Span(1, 0, end.end_line, end.end_column),
+                params=(),
+                calls=tuple(builder.calls),
+                assignments=tuple(builder.assignments),
+                has_docstring=_has_docstring(tree.body),
+            )
+        )
+        return ModuleFacts(
+            path=self._path,
+            module=self._module,
+            bindings=self._module_bindings(),
+            classes=tuple(self._classes),
+            functions=tuple(self._functions),
+            star_imports=tuple(self._star_imports),
+            noqa=_noqa(self._text),
+            module_names=frozenset(scope.bindings),
+        )
+
+    def _module_bindings(self) -> tuple[tuple[str, tuple[Value, ...]], ...]:
+        result = []
+        for name, bindings in self._module_scope.bindings.items():
+            if all(binding.kind in ("def", "class") for binding in bindings):
+                continue
+            values = self._binding_values(name, self._module_scope, bindings, 0, follow=True)
+            result.append((name, values))
+        return tuple(result)
+
+    # --- pass 1: what each scope binds ---
+
+    def _collect_bindings(self, body: list[ast.stmt], scope: _Scope) -> None:
+        for statement in body:
+            self._collect_statement(statement, scope)
+
+    def _collect_statement(self, node: ast.stmt, scope: _Scope) -> None:
+        prefix = f"{scope.qualname}." if scope.qualname else ""
+        if scope.kind == "function":
+            prefix = f"{scope.qualname}.<locals>."
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            scope.bind(node.name, _Binding("def", prefix + node.name))
+            return
+        if isinstance(node, ast.ClassDef):
+            scope.bind(node.name, _Binding("class", prefix + node.name))
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    scope.bind(alias.asname, _Binding("import", alias.name))
+                else:
+                    top = alias.name.partition(".")[0]
+                    scope.bind(top, _Binding("import", top))
+            return
+        if isinstance(node, ast.ImportFrom):
+            base = self._import_base(node)
+            for alias in node.names:
+                if alias.name == "*":
+                    if base is not None:
+                        self._star_imports.append(base)
+                    continue
+                qualname = f"{base}.{alias.name}" if base else ""
+                kind = "import" if base is not None else "unknown"
+                scope.bind(alias.asname or alias.name, _Binding(kind, qualname))
+            return
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+            return
+        if isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+            return
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(target, node.value, scope)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.AugAssign):
+            self._bind_target(node.target, None, scope)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            self._bind_target(node.target, None, scope)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, None, scope)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for handler in node.handlers:
+                if handler.name:
+                    scope.bind(handler.name, _Binding("unknown"))
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    name = getattr(sub, "name", None)
+                    if isinstance(name, str):
+                        scope.bind(name, _Binding("unknown"))
+        # Walrus targets bind in this scope, wherever they appear in an expression.
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self._collect_walrus(child, scope)
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field_name, None)
+            if isinstance(children, list):
+                for child in children:
+                    if isinstance(child, ast.stmt):
+                        self._collect_statement(child, scope)
+                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                        for statement in child.body:
+                            self._collect_statement(statement, scope)
+
+    def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                scope.bind(sub.target.id, _Binding("assign", node=sub.value))
+
+    def _bind_target(self, target: ast.expr, value: ast.expr | None, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            kind = "assign" if value is not None else "unknown"
+            scope.bind(target.id, _Binding(kind, node=value))
+        elif isinstance(target, ast.Tuple | ast.List):
+            pairs: list[tuple[ast.expr, ast.expr | None]]
+            if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+                pairs = list(zip(target.elts, value.elts, strict=True))
+            else:
+                pairs = [(element, None) for element in target.elts]
+            for element, element_value in pairs:
+                self._bind_target(element, element_value, scope)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, None, scope)
+
+    def _import_base(self, node: ast.ImportFrom) -> str | None:
+        if not node.level:
+            return node.module or ""
+        parts = self._package.split(".") if self._package else []
+        if node.level - 1 > len(parts):
+            return None
+        base_parts = parts[: len(parts) - (node.level - 1)]
+        if node.module:
+            base_parts.append(node.module)
+        return ".".join(base_parts) if base_parts else None
+
+    # --- pass 2: visit statements, summarise expressions ---
+
+    def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
+        for statement in body:
+            self._visit_statement(statement, scope)
+
+    def _visit_statement(self, node: ast.stmt, scope: _Scope) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self._visit_function(node, scope)
+            return
+        if isinstance(node, ast.ClassDef):
+            self._visit_class(node, scope)
+            return
+        builder = scope.facts
+        if builder is not None:
+            self._record_assignment(node, scope, builder)
+            if isinstance(node, ast.Return) and node.value is not None:
+                builder.returns.append(self.value(node.value, scope))
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self._visit_expression(child, scope)
+            elif isinstance(child, ast.stmt):
+                self._visit_statement(child, scope)
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                for sub in ast.iter_child_nodes(child):
+                    if isinstance(sub, ast.expr):
+                        self._visit_expression(sub, scope)
+                self._visit_body(child.body, scope)
+            elif isinstance(child, ast.withitem):
+                self._visit_expression(child.context_expr, scope)
+
+    def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
+        targets: list[ast.expr]
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            return
+        for target in targets:
+            for element, element_value in _unpack(target, value):
+                name = self._target_name(element, scope)
+                if name is None:
+                    continue
+                summary = self.value(element_value, scope) if element_value else UNKNOWN
+                builder.assignments.append(
+                    Assignment(name, summary, self._positions.span(element))
+                )
+
+    def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
+        if isinstance(target, ast.Name):
+            return target.id
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and self._resolve_name(target.value.id, scope, None).kind is Kind.SELF
+        ):
+            return f"self.{target.attr}"
+        return None
+
+    def _visit_expression(self, node: ast.expr, scope: _Scope) -> None:
+        """Record every call and `self` read in `node`, treating lambdas as functions."""
+        stack: list[ast.AST] = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Lambda):
+                self._visit_lambda(current, scope)
+                continue
+            if isinstance(current, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+                self._visit_comprehension(current, scope)
+                continue
+            if isinstance(current, ast.Call) and scope.facts is not None:
+                scope.facts.calls.append(self.value(current, scope))
+            if (
+                isinstance(current, ast.Attribute)
+                and isinstance(current.value, ast.Name)
+                and scope.facts is not None
+                and self._resolve_name(current.value.id, scope, None).kind is Kind.SELF
+            ):
+                scope.facts.self_reads.add(current.attr)
+            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+    def _visit_comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope
+    ) -> None:
+        names = {
+            sub.id
+            for generator in node.generators
+            for sub in ast.walk(generator.target)
+            if isinstance(sub, ast.Name)
+        }
+        self._comprehension_names.append(names)
+        try:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._visit_expression(child, scope)
+                elif isinstance(child, ast.comprehension):
+                    for sub in (child.iter, *child.ifs):
+                        self._visit_expression(sub, scope)
+        finally:
+            self._comprehension_names.pop()
+
+    def _visit_function(self, node: _Function, scope: _Scope) -> None:
+        for decorator in node.decorator_list:
+            self._visit_expression(decorator, scope)
+        self._visit_arguments(node.args, scope)
+        qualname = self._child_qualname(scope, node.name)
+        decorators = tuple(self.value(decorator, scope) for decorator in node.decorator_list)
+        is_static = any(_is_builtin(value, "staticmethod") for value in decorators)
+        params = _parameter_names(node.args)
+        inner = _Scope("function", qualname, scope)
+        builder = _FunctionBuilder(qualname)
+        inner.facts = builder
+        for index, param in enumerate(params):
+            is_self = scope.kind == "class" and index == 0 and not is_static
+            inner.bind(param, _Binding("self" if is_self else "param"))
+        self._collect_bindings(node.body, inner)
+        self._visit_body(node.body, inner)
+        self._functions.append(
+            FunctionFacts(
+                qualname=qualname,
+                name=node.name,
+                span=self._def_span(node),
+                params=params,
+                positional_count=len(node.args.posonlyargs) + len(node.args.args),
+                class_qualname=scope.qualname if scope.kind == "class" else None,
+                nested=self._inside_function(scope),
+                decorators=decorators,
+                calls=tuple(builder.calls),
+                assignments=tuple(builder.assignments),
+                returns=tuple(builder.returns),
+                free_names=tuple(sorted(builder.free_names)),
+                self_reads=tuple(sorted(builder.self_reads)),
+                has_docstring=_has_docstring(node.body),
+                has_var_keyword=node.args.kwarg is not None,
+            )
+        )
+
+    def _visit_lambda(self, node: ast.Lambda, scope: _Scope) -> None:
+        self._visit_arguments(node.args, scope)
+        qualname = self._lambda_qualname(node, scope)
+        inner = _Scope("function", qualname, scope)
+        builder = _FunctionBuilder(qualname)
+        inner.facts = builder
+        params = _parameter_names(node.args)
+        for param in params:
+            inner.bind(param, _Binding("param"))
+        self._collect_walrus(node.body, inner)
+        self._visit_expression(node.body, inner)
+        builder.returns.append(self.value(node.body, inner))
+        self._functions.append(
+            FunctionFacts(
+                qualname=qualname,
+                name="<lambda>",
+                span=self._positions.span(node),
+                params=params,
+                nested=True,
+                is_lambda=True,
+                calls=tuple(builder.calls),
+                returns=tuple(builder.returns),
+                free_names=tuple(sorted(builder.free_names)),
+                self_reads=tuple(sorted(builder.self_reads)),
+                has_var_keyword=node.args.kwarg is not None,
+            )
+        )
+
+    def _visit_arguments(self, args: ast.arguments, scope: _Scope) -> None:
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self._visit_expression(default, scope)
+
+    def _visit_class(self, node: ast.ClassDef, scope: _Scope) -> None:
+        for expression in (*node.decorator_list, *node.bases):
+            self._visit_expression(expression, scope)
+        qualname = self._child_qualname(scope, node.name)
+        inner = _Scope("class", qualname, scope)
+        # Code in a class body runs once, like the enclosing code: record its calls there.
+        inner.facts = scope.facts
+        self._collect_bindings(node.body, inner)
+        attributes: list[Assignment] = []
+        methods: dict[str, str] = {}
+        has_slots = False
+        for statement in node.body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                methods[statement.name] = f"{qualname}.{statement.name}"
+            elif isinstance(statement, ast.Assign | ast.AnnAssign):
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                for target in targets:
+                    for element, element_value in _unpack(target, statement.value):
+                        if not isinstance(element, ast.Name):
+                            continue
+                        has_slots = has_slots or element.id == "__slots__"
+                        value = self.value(element_value, inner) if element_value else UNKNOWN
+                        attributes.append(
+                            Assignment(element.id, value, self._positions.span(element))
+                        )
+        enclosing_facts = inner.facts
+        for statement in node.body:
+            if isinstance(statement, ast.Assign | ast.AnnAssign | ast.Expr):
+                # Class attributes are recorded above; only the calls they make matter here.
+                inner.facts = enclosing_facts
+                for child in ast.iter_child_nodes(statement):
+                    if isinstance(child, ast.expr):
+                        self._visit_expression(child, inner)
+            else:
+                inner.facts = None
+                self._visit_statement(statement, inner)
+        self._classes.append(
+            ClassFacts(
+                qualname=qualname,
+                name=node.name,
+                span=self._def_span(node),
+                bases=tuple(self.value(base, scope) for base in node.bases),
+                methods=tuple(methods.items()),
+                attributes=tuple(attributes),
+                has_slots=has_slots,
+            )
+        )
+
+    # --- naming helpers ---
+
+    def _child_qualname(self, scope: _Scope, name: str) -> str:
+        if scope.kind == "module":
+            return name
+        if scope.kind == "function":
+            return f"{scope.qualname}.<locals>.{name}"
+        return f"{scope.qualname}.{name}"
+
+    def _lambda_qualname(self, node: ast.Lambda, scope: _Scope) -> str:
+        span = self._positions.span(node)
+        label = f"<lambda:{span.line}:{span.column}>"
+        if scope.kind == "module":
+            return label
+        return f"{scope.qualname}.{label}"
+
+    def _inside_function(self, scope: _Scope) -> bool:
+        current: _Scope | None = scope
+        while current is not None:
+            if current.kind == "function":
+                return True
+            current = current.parent
+        return False
+
+    def _def_span(self, node: _Function | ast.ClassDef) -> Span:
+        # ast's position already starts at `def`/`class`, after any decorators, as libcst's does.
+        return self._positions.span(node)
+
+    # --- expression summaries ---
+
+    def value(self, node: ast.expr, scope: _Scope, depth: int = 0) -> Value:
+        """Summarise expression `node` as seen from `scope`."""
+        key = (id(node), id(scope))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        result = self._summarise(node, scope, depth)
+        self._cache[key] = result
+        return result
+
+    def _summarise(self, node: ast.expr, scope: _Scope, depth: int) -> Value:
+        span = self._positions.span(node)
+        if depth > _MAX_DEPTH:
+            return Value(Kind.UNKNOWN, span)
+        deeper = depth + 1
+        if isinstance(node, ast.Name):
+            resolved = self._resolve_name(node.id, scope, span, deeper)
+            return resolved if resolved.span == span else _with_span(resolved, span)
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value, scope, deeper)
+            return _attribute(base, node.attr, span)
+        if isinstance(node, ast.Call):
+            args = tuple(self.value(arg, scope, deeper) for arg in node.args)
+            keywords = tuple(
+                (keyword.arg, self.value(keyword.value, scope, deeper)) for keyword in node.keywords
+            )
+            return Value(
+                Kind.CALL, span, base=self.value(node.func, scope, deeper), args=args,
+                keywords=keywords,
+            )
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, int) and not isinstance(node.value, bool):
+                return Value(Kind.INT, span, number=node.value)
+            return Value(Kind.CONSTANT, span, name=repr(node.value)[:40])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+            operand = self.value(node.operand, scope, deeper)
+            if operand.kind is Kind.INT and operand.number is not None:
+                number = -operand.number if isinstance(node.op, ast.USub) else operand.number
+                return Value(Kind.INT, span, number=number)
+            return Value(Kind.CONSTANT, span)
+        if isinstance(node, ast.BinOp):
+            return Value(
+                Kind.BINOP, span, name=_OPERATORS.get(type(node.op), "?"),
+                args=(self.value(node.left, scope, deeper), self.value(node.right, scope, deeper)),
+            )
+        if isinstance(node, ast.Subscript):
+            return Value(
+                Kind.SUBSCRIPT, span, base=self.value(node.value, scope, deeper),
+                args=(self.value(node.slice, scope, deeper),),
+            )
+        if isinstance(node, ast.IfExp):
+            return Value(
+                Kind.ALTERNATIVES, span,
+                args=(self.value(node.body, scope, deeper), self.value(node.orelse, scope, deeper)),
+            )
+        if isinstance(node, ast.BoolOp):
+            return Value(
+                Kind.ALTERNATIVES, span,
+                args=tuple(self.value(option, scope, deeper) for option in node.values),
+            )
+        if isinstance(node, ast.NamedExpr):
+            return self.value(node.value, scope, deeper)
+        if isinstance(node, ast.Dict):
+            entries: list[tuple[str | None, Value]] = []
+            for key, item in zip(node.keys, node.values, strict=True):
+                literal = key.value if isinstance(key, ast.Constant) else None
+                entries.append(
+                    (literal if isinstance(literal, str) else None, self.value(item, scope, deeper))
+                )
+            return Value(Kind.DICT, span, keywords=tuple(entries))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return Value(
+                Kind.SEQUENCE, span,
+                args=tuple(self.value(element, scope, deeper) for element in node.elts),
+            )
+        if isinstance(node, ast.Starred):
+            return Value(Kind.STARRED, span, base=self.value(node.value, scope, deeper))
+        if isinstance(node, ast.Lambda):
+            return Value(Kind.FUNCTION, span, name=self._lambda_qualname(node, scope))
+        if isinstance(node, ast.JoinedStr):
+            return Value(Kind.CONSTANT, span)
+        return Value(Kind.UNKNOWN, span)
+
+    def _resolve_name(
+        self, name: str, scope: _Scope, span: Span | None, depth: int = 0
+    ) -> Value:
+        if any(name in names for names in self._comprehension_names):
+            return Value(Kind.UNKNOWN, span, name=name)
+        current: _Scope | None = scope
+        crossed: list[_Scope] = []
+        while current is not None:
+            if name in current.globals:
+                current = self._module_scope
+                continue
+            is_visible = current is scope or current.kind != "class"
+            if is_visible and name in current.bindings and name not in current.nonlocals:
+                if current is not scope and current.kind == "function":
+                    for inner in crossed:
+                        if inner.facts is not None:
+                            inner.facts.free_names.add(name)
+                values = self._binding_values(name, current, current.bindings[name], depth)
+                if len(values) == 1:
+                    return values[0]
+                return Value(Kind.ALTERNATIVES, span, args=values)
+            if current.kind == "function":
+                crossed.append(current)
+            current = current.parent
+        if self._star_imports:
+            qualnames = tuple(f"{module}.{name}" for module in self._star_imports)
+            if name in _BUILTINS:
+                qualnames = (*qualnames, f"builtins.{name}")
+            return Value(Kind.NAME, span, qualnames=qualnames)
+        if name in _BUILTINS:
+            return Value(Kind.NAME, span, qualnames=(f"builtins.{name}",))
+        return Value(Kind.UNKNOWN, span, name=name)
+
+    def _binding_values(
+        self, name: str, scope: _Scope, bindings: list[_Binding], depth: int, *, follow: bool = False
+    ) -> tuple[Value, ...]:
+        if scope.kind == "module":
+            imports = [binding for binding in bindings if binding.kind == "import"]
+            # `try: import x except ImportError: x = None` is an import with a fallback:
+            # the import is what the code means.
+            if imports:
+                bindings = imports
+        values: list[Value] = []
+        for binding in bindings:
+            value = self._binding_value(name, scope, binding, depth, follow=follow)
+            if value not in values:
+                values.append(value)
+        return tuple(values)
+
+    def _binding_value(
+        self, name: str, scope: _Scope, binding: _Binding, depth: int, *, follow: bool = False
+    ) -> Value:
+        if binding.kind == "import":
+            return Value(Kind.NAME, qualnames=(binding.qualname,))
+        if binding.kind == "self":
+            return Value(Kind.SELF, name=name)
+        if binding.kind == "param":
+            return Value(Kind.PARAM, name=name)
+        if binding.kind in ("def", "class"):
+            if self._inside_function(scope) and binding.kind == "def":
+                return Value(Kind.FUNCTION, name=binding.qualname)
+            return Value(Kind.NAME, qualnames=(f"{self._module}.{binding.qualname}",))
+        if scope.kind == "module" and not follow:
+            # A module-level variable: the project index follows it, so that the module's
+            # own bindings table is the single place that says what it holds.
+            return Value(Kind.NAME, qualnames=(f"{self._module}.{name}",))
+        if binding.kind == "assign" and binding.node is not None:
+            key = (id(binding.node), name)
+            if key in self._resolving:
+                return Value(Kind.UNKNOWN, name=name)
+            self._resolving.add(key)
+            try:
+                return self.value(binding.node, scope, depth)
+            finally:
+                self._resolving.discard(key)
+        return Value(Kind.UNKNOWN, name=name)
+
+
+_OPERATORS: dict[type[ast.operator], str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+    ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@",
+}
+
+
+def _attribute(base: Value, attr: str, span: Span) -> Value:
+    """Summarise `base.attr`, extending resolved names."""
+    if base.kind is Kind.NAME:
+        return Value(Kind.NAME, span, qualnames=tuple(f"{qn}.{attr}" for qn in base.qualnames))
+    if base.kind is Kind.ALTERNATIVES:
+        return Value(
+            Kind.ALTERNATIVES, span,
+            args=tuple(_attribute(option, attr, span) for option in base.args),
+        )
+    return Value(Kind.ATTRIBUTE, span, name=attr, base=base)
+
+
+def _with_span(value: Value, span: Span) -> Value:
+    return Value(
+        value.kind, span, value.qualnames, value.name, value.base, value.args, value.keywords,
+        value.number,
+    )
+
+
+def _unpack(
+    target: ast.expr, value: ast.expr | None
+) -> Iterator[tuple[ast.expr, ast.expr | None]]:
+    if isinstance(target, ast.Tuple | ast.List):
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+            for element, element_value in zip(target.elts, value.elts, strict=True):
+                yield from _unpack(element, element_value)
+        else:
+            for element in target.elts:
+                yield from _unpack(element, None)
+    elif isinstance(target, ast.Starred):
+        yield from _unpack(target.value, None)
+    else:
+        yield target, value
+
+
+def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
+    names = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    names.extend(arg.arg for arg in args.kwonlyargs)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return tuple(names)
+
+
+def _has_docstring(body: list[ast.stmt]) -> bool:
+    return bool(
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    )
+
+
+def _is_builtin(value: Value, name: str) -> bool:
+    return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames

@@ -1,0 +1,307 @@
+"""DataLoader call sites: which calls create a torch DataLoader, and what they pass it."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from . import catalog
+from .facts import Kind, ModuleFacts, Value
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+
+#: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
+DATALOADER_POSITIONAL = (
+    "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers",
+    "collate_fn", "pin_memory", "drop_last", "timeout", "worker_init_fn",
+    "multiprocessing_context", "generator",
+)
+
+
+class Presence(enum.Enum):
+    """How an argument reaches a call."""
+
+    #: Not passed: the parameter's default applies.
+    ABSENT = "absent"
+    #: Spelled out, by keyword or by position: `ArgumentLookup.value` holds it.
+    PASSED = "passed"
+    #: Passed inside a `**dict` whose keys are known: `value` holds it, `container` the dict.
+    IN_DICT = "in_dict"
+    #: A `**splat` or `*args` whose contents are unknown may pass it.
+    MAYBE = "maybe"
+
+
+@dataclass(frozen=True)
+class ArgumentLookup:
+    presence: Presence
+    value: Value | None = None
+    #: For IN_DICT, the dict literal or `dict(...)` call that holds the entry.
+    container: Value | None = None
+
+
+@dataclass(frozen=True)
+class KnownDict:
+    """A `**splat` whose value is a dict literal or `dict(...)` call visible statically."""
+
+    value: Value
+    entries: tuple[tuple[str | None, Value], ...]
+    #: The file that holds the dict literal.
+    path: Path
+
+
+@dataclass(frozen=True)
+class LoaderCall:
+    """A call that creates a torch DataLoader (or a project subclass of it)."""
+
+    project: Project
+    function: FunctionRef
+    call: Value
+    #: The project subclasses involved (empty when the call is torch's DataLoader itself).
+    subclasses: tuple[ClassRef, ...]
+
+    @property
+    def module(self) -> ModuleFacts:
+        """Return the module the call is in."""
+        return self.function.module
+
+    @cached_property
+    def positional_names(self) -> tuple[str, ...] | None:
+        """Return the parameter names by position, or None if a subclass makes them unknown."""
+        names: tuple[str, ...] | None = DATALOADER_POSITIONAL
+        for subclass in self.subclasses:
+            found = self.project.find_method(subclass, "__init__")
+            if found is None:
+                continue
+            init = found[1].function
+            own = init.params[1 : init.positional_count]
+            names = own if names is DATALOADER_POSITIONAL or names == own else None
+        return names
+
+    @cached_property
+    def accepts_any_keyword(self) -> bool:
+        """Return True if every subclass `__init__` forwards unknown keywords (or there is none)."""
+        for subclass in self.subclasses:
+            found = self.project.find_method(subclass, "__init__")
+            if found is not None and not found[1].function.has_var_keyword:
+                return False
+        return True
+
+    def accepts_keyword(self, name: str) -> bool:
+        """Return True if passing keyword `name` cannot be a TypeError."""
+        if self.accepts_any_keyword:
+            return True
+        for subclass in self.subclasses:
+            found = self.project.find_method(subclass, "__init__")
+            if found is not None and name not in found[1].function.params:
+                return False
+        return True
+
+    @cached_property
+    def splats(self) -> tuple[KnownDict | None, ...]:
+        """Return each `**splat` of the call: its known dict, or None if unknown."""
+        result = []
+        for key, value in self.call.keywords:
+            if key is None:
+                result.append(known_dict(self.project, self.module, value))
+        return tuple(result)
+
+    @property
+    def has_star_args(self) -> bool:
+        """Return True if the call has a `*args` splat (positions after it are unknown)."""
+        return any(arg.kind is Kind.STARRED for arg in self.call.args)
+
+    def argument(self, name: str) -> ArgumentLookup:
+        """Return how parameter `name` is passed: by keyword, position, dict splat, or not."""
+        direct = self.call.keyword(name)
+        if direct is not None:
+            return ArgumentLookup(Presence.PASSED, direct)
+        positional = self.positional_names
+        if positional is None:
+            return ArgumentLookup(Presence.MAYBE)
+        if name in positional:
+            index = positional.index(name)
+            for position, arg in enumerate(self.call.args):
+                if arg.kind is Kind.STARRED:
+                    return ArgumentLookup(Presence.MAYBE)
+                if position == index:
+                    return ArgumentLookup(Presence.PASSED, arg)
+        maybe = False
+        for splat in self.splats:
+            if splat is None:
+                maybe = True
+                continue
+            for key, value in splat.entries:
+                if key == name:
+                    return ArgumentLookup(Presence.IN_DICT, value, splat.value)
+                if key is None:
+                    maybe = True
+        if maybe:
+            return ArgumentLookup(Presence.MAYBE)
+        if self.subclasses and self._subclass_passes(name):
+            return ArgumentLookup(Presence.MAYBE)
+        return ArgumentLookup(Presence.ABSENT)
+
+    def _subclass_passes(self, name: str) -> bool:
+        """Return True if a subclass `__init__` passes `name` to its base `__init__` itself."""
+        index = DATALOADER_POSITIONAL.index(name) if name in DATALOADER_POSITIONAL else None
+        for subclass in self.subclasses:
+            found = self.project.find_method(subclass, "__init__")
+            if found is None:
+                continue
+            for call in found[1].function.calls:
+                offset = _base_init_offset(call.base)
+                if offset is None:
+                    continue
+                if call.keyword(name) is not None:
+                    return True
+                if index is not None and len(call.args) > index + offset:
+                    return True
+        return False
+
+    def may_start_workers(self) -> bool:
+        """Return False only if `num_workers` is provably 0 (absent or a literal 0)."""
+        lookup = self.argument("num_workers")
+        if lookup.presence is Presence.ABSENT:
+            return bool(self.subclasses) and self._subclass_passes("num_workers")
+        if lookup.presence is Presence.MAYBE or lookup.value is None:
+            return True
+        value = lookup.value
+        return not (value.kind is Kind.INT and value.number == 0)
+
+    def persistent_workers(self) -> bool:
+        """Return True if `persistent_workers=True` is passed literally."""
+        lookup = self.argument("persistent_workers")
+        value = lookup.value
+        return value is not None and value.kind is Kind.CONSTANT and value.name == "True"
+
+
+def _base_init_offset(callee: Value | None) -> int | None:
+    """Return how many leading arguments precede `dataset` in a base `__init__` call.
+
+    `super().__init__(...)` passes no `self`; `DataLoader.__init__(self, ...)` does. None if
+    the call is not a base `__init__` call.
+    """
+    if callee is None:
+        return None
+    if callee.kind is Kind.ATTRIBUTE and callee.name == "__init__":
+        return 0 if callee.base is not None and callee.base.kind is Kind.CALL else 1
+    if callee.kind is Kind.NAME and any(name.endswith(".__init__") for name in callee.qualnames):
+        return 1
+    return None
+
+
+def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict | None:
+    """Return the statically known dict a `**value` splat (seen in `module`) expands, if any."""
+    options = value.alternatives()
+    if len(options) != 1:
+        return None
+    option = options[0]
+    if option.kind is Kind.NAME:
+        targets = project.targets(option, module)
+        if len(targets) == 1 and isinstance(targets[0], VariableRef):
+            variable = targets[0]
+            if len(variable.values) == 1:
+                return known_dict(project, variable.module, variable.values[0])
+        return None
+    if option.kind is Kind.DICT:
+        return KnownDict(option, option.keywords, module.path)
+    if (
+        option.kind is Kind.CALL
+        and option.base is not None
+        and project.is_one_of(option.base, module, frozenset({"builtins.dict"}))
+        and not option.args
+    ):
+        return KnownDict(option, option.keywords, module.path)
+    return None
+
+
+def loader_subclasses(project: Project, callee: Value, near: FunctionRef) -> tuple[ClassRef, ...] | None:
+    """Return the project subclasses `callee` denotes, or None if it is not certainly a torch loader.
+
+    Every alternative must be torch's DataLoader or a project class deriving from it:
+    a third-party class that merely shares the name is never treated as torch's.
+    """
+    options = callee.alternatives()
+    if not options:
+        return None
+    subclasses: list[ClassRef] = []
+    for option in options:
+        if option.kind is not Kind.NAME:
+            return None
+        targets = project.targets(option, near.module)
+        if not targets:
+            return None
+        for target in targets:
+            if isinstance(target, ExternalRef):
+                if target.qualname not in catalog.TORCH_DATALOADERS:
+                    return None
+            elif isinstance(target, ClassRef):
+                if not project.derives_from(target, catalog.TORCH_DATALOADERS):
+                    return None
+                subclasses.append(target)
+            elif isinstance(target, VariableRef):
+                if not project.is_one_of(option, near.module, catalog.TORCH_DATALOADERS):
+                    return None
+            else:
+                return None
+    return tuple(dict.fromkeys(subclasses))
+
+
+def loader_calls(project: Project) -> Iterator[LoaderCall]:
+    """Yield every call in the project that creates a torch DataLoader."""
+    for function in project.functions:
+        for call in function.function.calls:
+            if call.base is None:
+                continue
+            subclasses = loader_subclasses(project, call.base, function)
+            if subclasses is None:
+                continue
+            yield LoaderCall(project, function, call, subclasses)
+
+
+def dataset_argument(loader: LoaderCall) -> Value | None:
+    """Return the value passed as the loader's dataset, if spelled out."""
+    lookup = loader.argument("dataset")
+    return lookup.value
+
+
+PARTIAL = frozenset({"functools.partial"})
+
+
+@dataclass(frozen=True)
+class WorkerInit:
+    """What a DataLoader call passes as `worker_init_fn`."""
+
+    lookup: ArgumentLookup
+    #: The project function (def, nested def or lambda) it runs, if that is known.
+    function: FunctionRef | None = None
+    #: Passed as `functools.partial(function, ...)`.
+    via_partial: bool = False
+
+    @property
+    def is_absent(self) -> bool:
+        """Return True if no worker_init_fn is passed (or it is a literal None)."""
+        if self.lookup.presence is Presence.ABSENT:
+            return True
+        value = self.lookup.value
+        return value is not None and value.kind is Kind.CONSTANT and value.name == "None"
+
+
+def worker_init(loader: LoaderCall) -> WorkerInit:
+    """Return the `worker_init_fn` of a DataLoader call, resolved to project code if possible."""
+    lookup = loader.argument("worker_init_fn")
+    value = lookup.value
+    if value is None:
+        return WorkerInit(lookup)
+    project, where = loader.project, loader.module
+    options = value.alternatives()
+    if len(options) != 1:
+        return WorkerInit(lookup)
+    option = options[0]
+    if option.kind is Kind.CALL and option.base is not None and option.args:
+        if project.is_one_of(option.base, where, PARTIAL):
+            return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
+        return WorkerInit(lookup)
+    return WorkerInit(lookup, project.function_of(option, where))

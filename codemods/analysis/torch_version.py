@@ -1,0 +1,420 @@
+"""Decide which torch version the analysis assumes for a project.
+
+The first of these that gives a version wins: the `--torch-version` option, the
+`[tool.workerseed] torch-version` setting, the project's dependency declarations, the torch
+installed in the running environment, and finally "latest".
+
+Declarations are read, never executed, in this order (which breaks ties between equal
+versions): pyproject.toml, setup.cfg, setup.py, requirements*.txt at the root, then
+requirements/*.txt, Pipfile, environment*.yml / environment*.yaml (each glob sorted by name).
+A requirements file is read at most once, however often it is included; a declaration found
+in an included file is attributed to that file. A file that cannot be read or parsed is
+skipped.
+
+Each declaration of torch gives one bound: the highest lower bound among its specifiers, or,
+when it has none, its tightest upper bound (`<1.9` becomes "below 1.9", `<=1.8.1` becomes
+1.8.1). The project's target is the lowest of these bounds, where "below X" counts as lower
+than X itself, so a lower bound only beats an upper-bound-only declaration when it is lower.
+Environment markers are not evaluated: every alternative counts. Only `torch` names torch in
+pip and Python packaging files; conda lists also accept `pytorch`.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import importlib.metadata
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from codemods.types import TorchTarget
+
+__all__ = [
+    "declared_target",
+    "detect_target",
+    "installed_target",
+    "parse_version",
+    "target_from_option",
+]
+
+_VERSION = re.compile(
+    r"""
+    v?(?:\d+!)?
+    (?P<release>\d+(?:\.\d+)*)
+    (?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?\d*)?
+    (?:-\d+|[-_.]?(?:post|rev|r)[-_.]?\d*)?
+    (?:[-_.]?dev[-_.]?\d*)?
+    (?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_OPERATOR = r"===|~=|==|!=|<=|>=|<|>|\^|~|="
+_CLAUSE = re.compile(rf"({_OPERATOR})?(.+)")
+_SPACE_AFTER_OPERATOR = re.compile(rf"({_OPERATOR})\s+")
+_REQUIREMENT = re.compile(
+    r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?(.*)", re.DOTALL
+)
+_CONDA_SPEC = re.compile(r"(?:[\w.\-/]+::)?([A-Za-z0-9_.\-]+)(.*)", re.DOTALL)
+# Per-requirement options such as `--hash=...` follow the requirement on the same line.
+_INLINE_OPTION = re.compile(r"\s+--?[A-Za-z]")
+_INCLUDE = re.compile(r"(?:--requirement|-r)[\s=]*(\S.*)")
+_COMMENT = re.compile(r"(?:^|\s+)#.*$")
+_CONTINUATION = re.compile(r"\\\r?\n")
+_SETUP_KEYWORDS = frozenset({"install_requires", "extras_require", "tests_require"})
+_PIP_NAMES = frozenset({"torch"})
+_CONDA_NAMES = frozenset({"torch", "pytorch"})
+_PARSE_ERRORS = (OSError, ValueError, SyntaxError, RecursionError, configparser.Error)
+
+_Bound = tuple[tuple[int, ...], bool]
+_Reader = Callable[[Path, Path, set[Path]], Iterator[TorchTarget]]
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """Return the release numbers of a version, ignoring pre-release and local parts."""
+    match = _VERSION.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"invalid version {text!r}: expected something like 1.8 or 1.8.1")
+    return tuple(int(part) for part in match["release"].split("."))
+
+
+def target_from_option(text: str, source: str) -> TorchTarget:
+    """Return the target named by a `--torch-version` or configuration value."""
+    if text.strip().lower() == "latest":
+        return TorchTarget(None, source=source)
+    try:
+        return TorchTarget(parse_version(text), source=source)
+    except ValueError:
+        raise ValueError(
+            f"{source}: invalid torch version {text!r}; expected e.g. 1.8, 1.8.1 or latest"
+        ) from None
+
+
+def declared_target(root: Path) -> TorchTarget | None:
+    """Return the lowest torch version the project's dependency declarations admit."""
+    seen: set[Path] = set()
+    candidates: list[TorchTarget] = []
+    for path, read in _declaration_files(root):
+        try:
+            candidates.extend(list(read(path, root, seen)))
+        except _PARSE_ERRORS:
+            continue
+    return min(candidates, key=_target_key, default=None)
+
+
+def installed_target() -> TorchTarget | None:
+    """Return the version of torch installed in the running environment, if any."""
+    try:
+        text = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    try:
+        return TorchTarget(parse_version(text), source="installed")
+    except ValueError:
+        return None
+
+
+def detect_target(
+    root: Path,
+    *,
+    option: str | None = None,
+    config: str | None = None,
+    config_source: str = "pyproject.toml",
+) -> TorchTarget:
+    """Return the torch version to assume: option, config, declarations, installed, latest."""
+    if option is not None:
+        return target_from_option(option, "--torch-version")
+    if config is not None:
+        return target_from_option(config, config_source)
+    return declared_target(root) or installed_target() or TorchTarget(None, source="latest")
+
+
+# --- Bounds ---
+
+
+def _trim(version: tuple[int, ...]) -> tuple[int, ...]:
+    end = len(version)
+    while end > 1 and version[end - 1] == 0:
+        end -= 1
+    return version[:end]
+
+
+def _bound_key(bound: _Bound) -> tuple[tuple[int, ...], bool]:
+    version, below = bound
+    return _trim(version), not below
+
+
+def _target_key(target: TorchTarget) -> tuple[tuple[int, ...], bool]:
+    return _bound_key((target.version or (), target.below))
+
+
+def _conjunction(spec: str) -> _Bound | None:
+    lowers: list[tuple[int, ...]] = []
+    uppers: list[_Bound] = []
+    for clause in re.split(r"[\s,]+", _SPACE_AFTER_OPERATOR.sub(r"\1", spec).strip()):
+        match = _CLAUSE.fullmatch(clause)
+        if match is None or match[1] == "!=":
+            continue
+        try:
+            version = parse_version(match[2].removesuffix(".*"))
+        except ValueError:
+            continue
+        if match[1] == "<":
+            uppers.append((version, True))
+        elif match[1] == "<=":
+            uppers.append((version, False))
+        else:
+            lowers.append(version)
+    if lowers:
+        return max(lowers, key=_trim), False
+    return min(uppers, key=_bound_key, default=None)
+
+
+def _target(spec: str | None, source: str) -> TorchTarget | None:
+    if spec is None:
+        return None
+    # Poetry separates alternatives with "||", conda with "|".
+    bounds = [bound for part in spec.split("|") if (bound := _conjunction(part)) is not None]
+    bound = min(bounds, key=_bound_key, default=None)
+    if bound is None:
+        return None
+    return TorchTarget(bound[0], below=bound[1], source=source)
+
+
+def _targets(specs: Iterable[str | None], source: str) -> Iterator[TorchTarget]:
+    for spec in specs:
+        target = _target(spec, source)
+        if target is not None:
+            yield target
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pip_spec(requirement: str) -> str | None:
+    match = _REQUIREMENT.fullmatch(_INLINE_OPTION.split(requirement, maxsplit=1)[0])
+    if match is None or _normalize(match[1]) not in _PIP_NAMES:
+        return None
+    rest = match[2].strip()
+    if rest.startswith("@"):
+        return None
+    spec = rest.split(";", 1)[0].strip()
+    if spec.startswith("(") and spec.endswith(")"):
+        spec = spec[1:-1]
+    return spec
+
+
+def _conda_spec(item: str) -> str | None:
+    match = _CONDA_SPEC.fullmatch(item.strip())
+    if match is None or _normalize(match[1]) not in _CONDA_NAMES:
+        return None
+    rest = re.sub(r"\s*,\s*", ",", _SPACE_AFTER_OPERATOR.sub(r"\1", match[2].strip()))
+    if not rest:
+        return None
+    token = rest.split()[0]
+    # `pytorch=1.8.1=py3.8_cuda11.1_0`: the part after the second "=" is a build string.
+    if token.startswith("=") and not token.startswith("==="):
+        token = "==" + token.lstrip("=").split("=", 1)[0]
+    return token
+
+
+def _lines(text: str) -> Iterator[str]:
+    for line in _CONTINUATION.sub("", text).splitlines():
+        stripped = _COMMENT.sub("", line).strip()
+        if stripped:
+            yield stripped
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, root)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8-sig")
+
+
+def _table(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _table_specs(value: object) -> Iterator[str]:
+    """Yield the version strings of a Poetry or Pipfile dependency value."""
+    entries = value if isinstance(value, list) else [value]
+    for entry in entries:
+        version = _table(entry).get("version") if isinstance(entry, dict) else entry
+        if isinstance(version, str):
+            yield version
+
+
+# --- Readers, one per file format ---
+
+
+def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
+    yield root / "pyproject.toml", _from_pyproject
+    yield root / "setup.cfg", _from_setup_cfg
+    yield root / "setup.py", _from_setup_py
+    for path in sorted(root.glob("requirements*.txt")):
+        yield path, _from_requirements
+    for path in sorted((root / "requirements").glob("*.txt")):
+        yield path, _from_requirements
+    yield root / "Pipfile", _from_pipfile
+    environments = [*root.glob("environment*.yml"), *root.glob("environment*.yaml")]
+    for path in sorted(environments):
+        yield path, _from_environment
+
+
+def _from_requirements(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    key = path.resolve()
+    if key in seen or not path.is_file():
+        return
+    seen.add(key)
+    try:
+        text = _read(path)
+    except (OSError, ValueError):
+        return
+    source = _relative(path, root)
+    for line in _lines(text):
+        include = _INCLUDE.fullmatch(line)
+        if include is not None:
+            yield from _from_requirements(path.parent / include[1].strip(), root, seen)
+        elif not line.startswith("-"):
+            yield from _targets([_pip_spec(line)], source)
+
+
+def _from_pyproject(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    if not path.is_file():
+        return
+    data = tomllib.loads(_read(path))
+    source = _relative(path, root)
+    project = _table(data.get("project"))
+    requirements = _strings(project.get("dependencies"))
+    for extra in _table(project.get("optional-dependencies")).values():
+        requirements += _strings(extra)
+    for group in _table(data.get("dependency-groups")).values():
+        requirements += _strings(group)
+    yield from _targets(map(_pip_spec, requirements), source)
+
+    poetry = _table(_table(data.get("tool")).get("poetry"))
+    tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+    tables += [_table(group).get("dependencies") for group in _table(poetry.get("group")).values()]
+    for table in tables:
+        for name, value in _table(table).items():
+            if _normalize(name) in _PIP_NAMES:
+                yield from _targets(_table_specs(value), source)
+
+
+def _from_pipfile(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    if not path.is_file():
+        return
+    data = tomllib.loads(_read(path))
+    source = _relative(path, root)
+    for section in ("packages", "dev-packages"):
+        for name, value in _table(data.get(section)).items():
+            if _normalize(name) in _PIP_NAMES:
+                yield from _targets(_table_specs(value), source)
+
+
+def _from_setup_cfg(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(_read(path), source=str(path))
+    values: list[str] = []
+    if parser.has_section("options"):
+        values += [parser.get("options", key, fallback="") for key in _SETUP_KEYWORDS]
+    if parser.has_section("options.extras_require"):
+        section = parser["options.extras_require"]
+        values += [section[key] for key in section]
+    lines = (line for value in values for line in _lines(value))
+    yield from _targets(map(_pip_spec, lines), _relative(path, root))
+
+
+def _from_setup_py(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    if not path.is_file():
+        return
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    assigned: dict[str, list[ast.expr]] = {}
+    requirements: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            if isinstance(node.target, ast.Name) and node.value is not None:
+                assigned.setdefault(node.target.id, []).append(node.value)
+        elif isinstance(node, ast.Call):
+            requirements += [kw.value for kw in node.keywords if kw.arg in _SETUP_KEYWORDS]
+        elif isinstance(node, ast.Dict):
+            # `setup(**{"install_requires": [...]})` and similar keyword dicts.
+            requirements += [
+                value
+                for key, value in zip(node.keys, node.values, strict=True)
+                if isinstance(key, ast.Constant) and key.value in _SETUP_KEYWORDS
+            ]
+    strings = (text for node in requirements for text in _literal_strings(node, assigned))
+    lines = (line for text in strings for line in _lines(text))
+    yield from _targets(map(_pip_spec, lines), _relative(path, root))
+
+
+def _literal_strings(
+    node: ast.expr, assigned: dict[str, list[ast.expr]], names: frozenset[str] = frozenset()
+) -> Iterator[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+        for element in node.elts:
+            yield from _literal_strings(element, assigned, names)
+    elif isinstance(node, ast.Starred):
+        yield from _literal_strings(node.value, assigned, names)
+    elif isinstance(node, ast.Dict):
+        for value in node.values:
+            yield from _literal_strings(value, assigned, names)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        yield from _literal_strings(node.left, assigned, names)
+        yield from _literal_strings(node.right, assigned, names)
+    elif isinstance(node, ast.Name) and node.id not in names:
+        for value in assigned.get(node.id, []):
+            yield from _literal_strings(value, assigned, names | {node.id})
+
+
+def _from_environment(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+    if not path.is_file():
+        return
+    source = _relative(path, root)
+    section: str | None = None
+    pip_indent: int | None = None
+    for raw in _read(path).splitlines():
+        line = _COMMENT.sub("", raw).rstrip()
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        indent = len(line) - len(stripped)
+        is_item = stripped == "-" or stripped.startswith("- ")
+        if indent == 0 and not is_item:
+            section = stripped.split(":", 1)[0].strip()
+            pip_indent = None
+            continue
+        if section != "dependencies" or not is_item:
+            continue
+        if pip_indent is not None and indent <= pip_indent:
+            pip_indent = None
+        item = stripped[1:].strip().strip("'\"")
+        if item.replace(" ", "") == "pip:":
+            pip_indent = indent
+        elif pip_indent is None:
+            yield from _targets([_conda_spec(item)], source)
+        elif (include := _INCLUDE.fullmatch(item)) is not None:
+            yield from _from_requirements(path.parent / include[1].strip(), root, seen)
+        elif not item.startswith("-"):
+            yield from _targets([_pip_spec(item)], source)

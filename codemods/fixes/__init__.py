@@ -1,0 +1,1 @@
+"""Reusable edits: applying them with libcst, imports, and the helper code fixes insert."""

@@ -1,0 +1,361 @@
+"""Apply a file's `Edit`s with libcst, keeping every comment and space that is not edited.
+
+Edits name their targets by source span (from the analysis). The fixer parses the text with
+libcst, finds each target through `PositionProvider` metadata, rewrites it in one transformer
+pass, then adds imports with libcst's `AddImportsVisitor`. The result must parse, or nothing
+is returned.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..types import (
+    AddDictEntry,
+    AddHelper,
+    AddImport,
+    AddKeyword,
+    Edit,
+    InsertStatements,
+    RemoveStatement,
+    ReplaceExpression,
+    Span,
+)
+
+
+class FixError(Exception):
+    """A fix could not be applied (its target is gone, or the result would not parse)."""
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Return `text` with `edits` applied; raise FixError if that is not possible."""
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        raise FixError(f"libcst cannot parse the file: {error.message}") from error
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    by_span: dict[tuple[int, int, int, int], list[cst.CSTNode]] = {}
+    by_start: dict[tuple[int, int], list[cst.CSTNode]] = {}
+    for node, position in positions.items():
+        start, end = position.start, position.end
+        by_span.setdefault((start.line, start.column, end.line, end.column), []).append(node)
+        by_start.setdefault((start.line, start.column), []).append(node)
+
+    def find(span: Span, kinds: tuple[type[cst.CSTNode], ...], *, start_only: bool = False) -> cst.CSTNode:
+        if start_only:
+            nodes = by_start.get((span.line, span.column), [])
+        else:
+            nodes = by_span.get((span.line, span.column, span.end_line, span.end_column), [])
+        matches = [node for node in nodes if isinstance(node, kinds)]
+        if not matches:
+            raise FixError(f"the code at line {span.line} has changed; fix not applied")
+        return matches[0]
+
+    transformer = _Transformer()
+    imports: list[AddImport] = []
+    for edit in dict.fromkeys(edits):
+        if isinstance(edit, AddKeyword):
+            node = find(edit.call, (cst.Call,))
+            transformer.keywords.setdefault(node, []).append((edit.keyword, edit.value))
+        elif isinstance(edit, AddDictEntry):
+            node = find(edit.target, (cst.Dict, cst.Call))
+            transformer.entries.setdefault(node, []).append((edit.key, edit.value))
+        elif isinstance(edit, InsertStatements):
+            node = find(edit.function, (cst.FunctionDef,), start_only=True)
+            transformer.inserts.setdefault(node, []).append((edit.code, edit.at_top))
+        elif isinstance(edit, ReplaceExpression):
+            node = find(edit.target, (cst.BaseExpression,))
+            transformer.replacements[node] = edit.code
+        elif isinstance(edit, RemoveStatement):
+            node = find(edit.target, (cst.BaseExpression,))
+            transformer.removals.add(node)
+        elif isinstance(edit, AddHelper):
+            if edit.name not in transformer.helper_names:
+                transformer.helpers.append(edit)
+                transformer.helper_names.add(edit.name)
+        elif isinstance(edit, AddImport):
+            imports.append(edit)
+    try:
+        fixed = module.visit(transformer)
+    except cst.ParserSyntaxError as error:
+        raise FixError(f"a fix produced code libcst cannot parse: {error.message}") from error
+    if transformer.pending_removals:
+        raise FixError("a statement to remove was not found; fix not applied")
+    if imports:
+        context = CodemodContext()
+        for item in dict.fromkeys(imports):
+            AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
+        fixed = AddImportsVisitor(context).transform_module(fixed)
+    code = fixed.code
+    try:
+        ast.parse(code)
+    except SyntaxError as error:
+        raise FixError(f"the fixed code would not parse ({error.msg}); not applied") from error
+    return code
+
+
+def _statements(code: str) -> list[cst.BaseStatement]:
+    return list(cst.parse_module(textwrap.dedent(code).strip() + "\n").body)
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
+def _is_import_block(statement: cst.BaseStatement) -> bool:
+    """Return True for the statements that belong to a module's leading import block."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(isinstance(small, cst.Import | cst.ImportFrom) for small in statement.body)
+    if isinstance(statement, cst.Try | cst.If):
+        body = statement.body.body
+        return bool(body) and all(
+            isinstance(inner, cst.BaseStatement) and _is_import_block(inner) for inner in body
+        )
+    return False
+
+
+def _has_newline(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
+    return isinstance(whitespace, cst.ParenthesizedWhitespace)
+
+
+class _Transformer(cst.CSTTransformer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.keywords: dict[cst.CSTNode, list[tuple[str, str]]] = {}
+        self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
+        self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
+        self.replacements: dict[cst.CSTNode, str] = {}
+        self.removals: set[cst.CSTNode] = set()
+        self.helpers: list[AddHelper] = []
+        self.helper_names: set[str] = set()
+        self._removing: list[set[cst.CSTNode]] = []
+
+    @property
+    def pending_removals(self) -> bool:
+        return bool(self.removals)
+
+    # --- expressions ---
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        for keyword, value in self.keywords.get(original_node, []):
+            argument = cst.Arg(
+                keyword=cst.Name(keyword),
+                value=cst.parse_expression(value),
+                equal=cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                ),
+            )
+            updated_node = updated_node.with_changes(
+                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
+            )
+        for key, value in self.entries.get(original_node, []):
+            argument = cst.Arg(
+                keyword=cst.Name(key),
+                value=cst.parse_expression(value),
+                equal=cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                ),
+            )
+            updated_node = updated_node.with_changes(
+                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
+            )
+        return self._replace(original_node, updated_node)
+
+    def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
+        for key, value in self.entries.get(original_node, []):
+            quote = _quote_style(updated_node)
+            element = cst.DictElement(
+                key=cst.SimpleString(f"{quote}{key}{quote}"),
+                value=cst.parse_expression(value),
+            )
+            updated_node = updated_node.with_changes(
+                elements=_append(list(updated_node.elements), element, updated_node.lbrace.whitespace_after)
+            )
+        return self._replace(original_node, updated_node)
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        result = super().on_leave(original_node, updated_node)
+        if (
+            isinstance(original_node, cst.BaseExpression)
+            and original_node in self.replacements
+            and not isinstance(original_node, cst.Call | cst.Dict)
+            and isinstance(result, cst.BaseExpression)
+        ):
+            return self._replace(original_node, result)
+        return result
+
+    def _replace(
+        self, original_node: cst.BaseExpression, updated_node: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        code = self.replacements.get(original_node)
+        if code is None:
+            return updated_node
+        replacement = cst.parse_expression(code)
+        if updated_node.lpar:
+            replacement = replacement.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+        return replacement
+
+    # --- statements ---
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self._removing.append(set())
+        return True
+
+    def leave_Expr(self, original_node: cst.Expr, updated_node: cst.Expr) -> cst.Expr:
+        if original_node.value in self.removals and self._removing:
+            self.removals.discard(original_node.value)
+            self._removing[-1].add(original_node)
+        return updated_node
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        self._removing.append(set())
+        return True
+
+    def leave_SimpleStatementSuite(
+        self, original_node: cst.SimpleStatementSuite, updated_node: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        removed = self._removing.pop()
+        kept = [
+            small
+            for original, small in zip(original_node.body, updated_node.body, strict=True)
+            if original not in removed
+        ]
+        return updated_node.with_changes(body=kept or [cst.Pass()])
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        removed = self._removing.pop()
+        if not removed:
+            return updated_node
+        kept = [
+            small
+            for original, small in zip(original_node.body, updated_node.body, strict=True)
+            if original not in removed
+        ]
+        if not kept:
+            return cst.RemoveFromParent()
+        last = kept[-1]
+        if isinstance(last, cst.Expr | cst.Assign | cst.AugAssign | cst.AnnAssign | cst.Pass):
+            kept[-1] = last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(body=kept)
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        body = updated_node.body
+        statements: list[cst.BaseStatement]
+        if isinstance(body, cst.SimpleStatementSuite):
+            statements = [cst.SimpleStatementLine(body=body.body)]
+            body = cst.IndentedBlock(body=[])
+        else:
+            statements = [
+                statement for statement in body.body if isinstance(statement, cst.BaseStatement)
+            ]
+        for code, at_top in self.inserts.get(original_node, []):
+            new = _statements(code)
+            if at_top:
+                index = 1 if statements and _is_docstring(statements[0]) else 0
+                statements[index:index] = new
+            else:
+                statements.extend(new)
+        if not statements:
+            statements = [cst.SimpleStatementLine(body=[cst.Pass()])]
+        return updated_node.with_changes(body=body.with_changes(body=statements))
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if not updated_node.body:
+            # Every statement was removed: keep the block valid.
+            return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not self.helpers:
+            return updated_node
+        body = list(updated_node.body)
+        defined = {
+            statement.name.value
+            for statement in body
+            if isinstance(statement, cst.FunctionDef | cst.ClassDef)
+        }
+        index = 0
+        while index < len(body) and (
+            _is_import_block(body[index]) or (index == 0 and _is_docstring(body[index]))
+        ):
+            index += 1
+        new: list[cst.BaseStatement] = []
+        for helper in self.helpers:
+            if helper.name in defined:
+                continue
+            for position, statement in enumerate(_statements(helper.code)):
+                blank = [cst.EmptyLine(), cst.EmptyLine()] if position == 0 else []
+                if position == 0 and not index:
+                    blank = []
+                if isinstance(statement, cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine):
+                    statement = statement.with_changes(leading_lines=blank)
+                new.append(statement)
+        if not new:
+            return updated_node
+        if index < len(body):
+            follower = body[index]
+            if isinstance(follower, cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine | cst.If | cst.Try | cst.For | cst.While | cst.With):
+                lines = [line for line in follower.leading_lines if line.comment is not None]
+                follower = follower.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *lines])
+                body[index] = follower
+        body[index:index] = new
+        return updated_node.with_changes(body=body)
+
+
+def _quote_style(node: cst.Dict) -> str:
+    for element in node.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            return element.key.quote if element.key.quote in ("'", '"') else '"'
+    return '"'
+
+
+def _append(items: list, new, opening_whitespace: cst.BaseParenthesizableWhitespace) -> list:  # type: ignore[type-arg, no-untyped-def]  # Arg or DictElement
+    """Append `new` to a comma-separated sequence, following its layout (one per line or not)."""
+    if not items:
+        return [new]
+    last = items[-1]
+    trailing = last.comma
+    multiline = _has_newline(opening_whitespace) or any(
+        isinstance(item.comma, cst.Comma) and _has_newline(item.comma.whitespace_after)
+        for item in items
+    )
+    if isinstance(trailing, cst.Comma):
+        # `f(\n    a,\n    b,\n)`: the new item takes the closing comma; `b` gets a separator.
+        separator = items[-2].comma if len(items) > 1 else cst.Comma(whitespace_after=opening_whitespace)
+        if not isinstance(separator, cst.Comma):
+            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*items[:-1], last.with_changes(comma=separator), new.with_changes(comma=trailing)]
+    if multiline and len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
+        separator = items[-2].comma
+    elif multiline:
+        separator = cst.Comma(whitespace_after=opening_whitespace)
+    else:
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    moved = {}
+    if isinstance(last, cst.Arg):
+        moved = {"whitespace_after_arg": last.whitespace_after_arg}
+        last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+    return [*items[:-1], last.with_changes(comma=separator), new.with_changes(**moved)]

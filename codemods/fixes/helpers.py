@@ -1,0 +1,62 @@
+"""The code fixes insert, written once so every rule inserts the same helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.facts import FunctionFacts, ModuleFacts
+from ..types import AddImport
+from .imports import Reference, module_reference
+
+
+@dataclass(frozen=True)
+class SeedingNames:
+    """How a module refers to torch, numpy and random, and the imports that needs."""
+
+    torch: str
+    numpy: str
+    random: str
+    imports: tuple[AddImport, ...]
+
+
+def seeding_names(module: ModuleFacts, function: FunctionFacts | None = None) -> SeedingNames:
+    """Return the names to use for torch, numpy and random in `module` (inside `function`)."""
+    avoid = _local_names(function)
+    references: list[Reference] = [
+        module_reference(module, "torch", "torch", avoid=avoid),
+        module_reference(module, "numpy", "np", avoid=avoid),
+        module_reference(module, "random", "random", avoid=avoid),
+    ]
+    torch, numpy, random = (reference.expression for reference in references)
+    imports = tuple(item for reference in references for item in reference.imports)
+    return SeedingNames(torch, numpy, random, imports)
+
+
+def _local_names(function: FunctionFacts | None) -> frozenset[str]:
+    if function is None or function.qualname == "<module>":
+        return frozenset()
+    return frozenset(function.params) | frozenset(
+        assignment.target for assignment in function.assignments if "." not in assignment.target
+    )
+
+
+def worker_seed_expression(names: SeedingNames) -> str:
+    """Return the expression for a per-worker, per-epoch seed that NumPy's legacy RNG accepts."""
+    return f"{names.torch}.initial_seed() % 2**32"
+
+
+def seed_worker_function(name: str, names: SeedingNames) -> str:
+    """Return a module-level `worker_init_fn` that seeds NumPy and `random` per worker."""
+    return f'''
+def {name}(worker_id: int) -> None:
+    """Seed NumPy and `random` in each DataLoader worker from torch's per-worker seed."""
+    worker_seed = {worker_seed_expression(names)}
+    {names.numpy}.random.seed(worker_seed)
+    {names.random}.seed(worker_seed)
+'''
+
+
+def seeding_statements(names: SeedingNames) -> str:
+    """Return statements that seed NumPy and `random` from torch's per-worker seed."""
+    seed = worker_seed_expression(names)
+    return f"{names.numpy}.random.seed({seed})\n{names.random}.seed({seed})\n"

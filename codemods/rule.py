@@ -1,0 +1,96 @@
+"""The base class every rule derives from.
+
+A rule is a class with a code, a kebab-case name that describes the pattern, and its user
+documentation as the class docstring (sections: What it does, Why it matters, Example, Fix,
+Fix safety, Known limitations, References). `check()` reads the shared analysis and calls
+`report()`; it never prints and never edits a file.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from .analysis.project import FunctionRef, Project
+from .types import Finding, Fix, Span
+
+DOC_SECTIONS = (
+    "What it does",
+    "Why it matters",
+    "Example",
+    "Fix",
+    "Fix safety",
+    "Known limitations",
+    "References",
+)
+
+
+class FixAvailability(enum.Enum):
+    """Whether the rule's findings come with an automatic fix (as in ruff)."""
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
+
+
+class Rule(ABC):
+    """A check over a `Project` that reports `Finding`s."""
+
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]
+    #: Enabled without `--select`.
+    DEFAULT: ClassVar[bool] = True
+    FIX: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.findings: list[Finding] = []
+
+    @abstractmethod
+    def check(self) -> None:
+        """Inspect `self.project` and report each problem with `self.report()`."""
+
+    def report(
+        self,
+        where: FunctionRef,
+        span: Span,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: str = "error",
+    ) -> None:
+        """Record a finding at `span` of the file that defines `where`."""
+        self.findings.append(
+            Finding(
+                code=self.CODE,
+                name=self.NAME,
+                message=message,
+                path=where.path,
+                span=span,
+                target=self.project.target,
+                fix=fix,
+                severity=severity,
+            )
+        )
+
+    @classmethod
+    def documentation(cls) -> str:
+        """Return the rule's documentation (its docstring), dedented."""
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def summary(cls) -> str:
+        """Return the first sentence of "What it does"."""
+        section = cls.sections().get("What it does", "")
+        return section.split("\n\n")[0].replace("\n", " ").strip()
+
+    @classmethod
+    def sections(cls) -> dict[str, str]:
+        """Return the documentation's `## Heading` sections by heading."""
+        parts = re.split(r"^## +(.+)$", cls.documentation(), flags=re.MULTILINE)
+        return {
+            heading.strip(): body.strip() for heading, body in zip(parts[1::2], parts[2::2], strict=True)
+        }

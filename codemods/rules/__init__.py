@@ -1,0 +1,1 @@
+"""One module per rule; `codemods.registry.ALL_RULES` lists them."""

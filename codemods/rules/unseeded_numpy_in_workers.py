@@ -1,0 +1,253 @@
+"""WS101 unseeded-numpy-in-workers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.datasets import datasets_of_loader, is_dataset
+from ..analysis.facts import Value
+from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
+from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
+from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
+from ..rule import FixAvailability, Rule
+from ..types import (
+    AddDictEntry,
+    AddHelper,
+    AddKeyword,
+    Edit,
+    FileEdits,
+    Fix,
+    InsertStatements,
+    ReplaceExpression,
+    Safety,
+)
+
+#: torch seeds NumPy's global RNG in every worker from this version on (pytorch#56488).
+NUMPY_SEEDED_SINCE = (1, 9)
+_HELPER_NAMES = ("seed_worker", "seed_numpy_worker", "_workerseed_seed_worker")
+
+
+class UnseededNumpyInWorkers(Rule):
+    """Flags DataLoaders whose workers all start from one copy of NumPy's global RNG state.
+
+    ## What it does
+    Checks for `torch.utils.data.DataLoader(...)` calls that may start worker processes
+    (`num_workers` is not provably 0) and pass no `worker_init_fn` that seeds NumPy, when the
+    project targets torch < 1.9 and the Dataset's per-item code draws from NumPy's global RNG
+    (`np.random.rand`, `np.random.randint`, ...).
+
+    ## Why it matters
+    Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
+    Every worker process starts with a copy of the parent's NumPy state, so every worker
+    draws the *same* "random" augmentations; and because the parent's state never moves,
+    every epoch repeats them too. A 2021 study of over 100,000 GitHub repositories found the
+    bug in over 95% of the projects that combined custom datasets, NumPy randomness and
+    multi-process loading.
+
+    > Each worker will have its PyTorch seed set to `base_seed + worker_id` [...] However,
+    > seeds for other libraries may be duplicated upon initializing workers, causing each
+    > worker to return identical random numbers.
+    > — [PyTorch docs: Randomness in multi-process data loading][docs]
+
+    The target torch version comes from `--torch-version`, `[tool.workerseed] torch-version`,
+    the lowest version the project's requirements admit, or the installed torch, in that
+    order; the message says which one was assumed. On torch >= 1.9 this rule is silent.
+
+    ## Example
+    ```python
+    class Noisy(Dataset):
+        def __getitem__(self, index):
+            return np.random.rand()
+
+    loader = DataLoader(Noisy(), num_workers=4)
+    ```
+
+    Use instead:
+    ```python
+    def seed_worker(worker_id: int) -> None:
+        worker_seed = torch.initial_seed() % 2**32
+        np.random.seed(worker_seed)
+        random.seed(worker_seed)
+
+    loader = DataLoader(Noisy(), num_workers=4, worker_init_fn=seed_worker)
+    ```
+
+    ## Fix
+    Inserts a module-level `seed_worker` function (once per module, after the imports) and
+    passes it as `worker_init_fn=seed_worker`; when the call's keyword arguments come from a
+    dict literal in scope (`DataLoader(ds, **loader_kwargs)`), the key is added to that dict.
+    A literal `worker_init_fn=None` is replaced. When the call already passes a function
+    defined in the project, NumPy and `random` seeding is added at the top of that function
+    instead. `torch.initial_seed()` differs per worker and per epoch and follows
+    `torch.manual_seed`, so runs stay reproducible. Imports of `torch`, `numpy` and `random`
+    are added where missing.
+
+    ## Fix safety
+    Safe: only the numbers NumPy and `random` draw inside workers change. `generator=` is never
+    added, because it would change the shuffle order as well.
+
+    ## Known limitations
+    - When `worker_init_fn` may come from a `**kwargs` whose contents are unknown, the finding
+      has no fix: adding the keyword could raise `TypeError: got multiple values`.
+    - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
+    - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
+    - Per-item code is followed a few calls deep through project functions and methods;
+      randomness inside third-party transforms is not seen.
+
+    ## References
+    - [PyTorch docs: Randomness in multi-process data loading][docs]
+    - [pytorch/pytorch#56488: seed NumPy in DataLoader workers](https://github.com/pytorch/pytorch/pull/56488)
+
+    [docs]: https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading
+    """
+
+    CODE = "WS101"
+    NAME = "unseeded-numpy-in-workers"
+    FIX = FixAvailability.SOMETIMES
+
+    def check(self) -> None:
+        project = self.project
+        if not project.target.is_before(NUMPY_SEEDED_SINCE):
+            return
+        drawing: dict[ClassRef, GlobalCall] = {}
+        for ref in project.classes:
+            draws = numpy_global_draws(project, ref)
+            if draws:
+                drawing[ref] = draws[0]
+        if not drawing:
+            return
+        project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
+        for loader in loader_calls(project):
+            if not loader.may_start_workers():
+                continue
+            datasets = datasets_of_loader(project, loader)
+            draws = [drawing[ref] for ref in datasets.classes if ref in drawing]
+            if not draws and not datasets.complete and project_datasets:
+                draws = [drawing[project_datasets[0]]]
+            if draws:
+                self._check_loader(loader, draws[0])
+
+    def _check_loader(self, loader: LoaderCall, draw: GlobalCall) -> None:
+        init = worker_init(loader)
+        span = loader.call.span
+        assert span is not None
+        where = self._describe_draw(draw)
+        version = self.project.target.describe()
+        if init.is_absent:
+            message = (
+                f"DataLoader workers start with identical NumPy RNG state on {version}: "
+                f"{where}, and no worker_init_fn reseeds NumPy"
+            )
+            self.report(loader.function, span, message, fix=self._add_worker_init(loader))
+            return
+        if init.lookup.presence is Presence.MAYBE:
+            message = (
+                f"DataLoader workers may start with identical NumPy RNG state on {version}: "
+                f"{where}; worker_init_fn may come from **kwargs, so it cannot be fixed here"
+            )
+            self.report(loader.function, span, message)
+            return
+        function = init.function
+        if function is None or seeds_numpy(self.project, function):
+            return
+        message = (
+            f"DataLoader workers start with identical NumPy RNG state on {version}: "
+            f"{where}, and worker_init_fn `{function.function.name}` does not seed NumPy"
+        )
+        fix = None
+        if not function.function.is_lambda:
+            fix = self._seed_in_function(function)
+        self.report(loader.function, span, message, fix=fix)
+
+    def _describe_draw(self, draw: GlobalCall) -> str:
+        span = draw.call.span
+        line = span.line if span else 0
+        name = draw.qualname.replace("numpy.", "np.", 1)
+        return (
+            f"`{draw.function.qualname}` calls `{name}` "
+            f"({self._relative(draw.function.path)}:{line})"
+        )
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
+        if not loader.accepts_keyword("worker_init_fn"):
+            return None
+        module = loader.module
+        names = seeding_names(module)
+        helper = self._helper_name(loader)
+        edits: list[Edit] = []
+        if helper.needs_definition:
+            edits.append(AddHelper(helper.name, seed_worker_function(helper.name, names)))
+        edits.extend(names.imports)
+        files = [FileEdits(module.path, tuple(edits))]
+        lookup = loader.argument("worker_init_fn")
+        if lookup.value is not None and lookup.value.span is not None:
+            # A literal `worker_init_fn=None`, spelled out or in a known `**dict`.
+            path = module.path
+            if lookup.container is not None:
+                container = _dict_of(loader, lookup.container)
+                if container is None:
+                    return None
+                path = container.path
+            files.append(FileEdits(path, (ReplaceExpression(lookup.value.span, helper.name),)))
+        else:
+            files.append(self._keyword_edit(loader, helper.name))
+        title = f"Pass `worker_init_fn={helper.name}`, which seeds NumPy and `random` per worker"
+        return Fix(title, Safety.SAFE, tuple(files))
+
+    def _keyword_edit(self, loader: LoaderCall, helper: str) -> FileEdits:
+        """Add the keyword to the `**dict` literal the call's keywords come from, or the call."""
+        for splat in loader.splats:
+            if splat is not None and splat.value.span is not None:
+                edit = AddDictEntry(splat.value.span, "worker_init_fn", helper)
+                if splat.path != loader.module.path:
+                    # The helper lives next to the loader; a dict in another file cannot see it.
+                    break
+                return FileEdits(splat.path, (edit,))
+        assert loader.call.span is not None
+        return FileEdits(loader.module.path, (AddKeyword(loader.call.span, "worker_init_fn", helper),))
+
+    def _helper_name(self, loader: LoaderCall) -> _HelperName:
+        module = loader.module
+        for name in _HELPER_NAMES:
+            existing = module.function(name)
+            if existing is not None and existing.class_qualname is None and not existing.nested:
+                if seeds_numpy(self.project, FunctionRef.of(module, existing)):
+                    return _HelperName(name, needs_definition=False)
+                continue
+            if name not in module.module_names:
+                return _HelperName(name, needs_definition=True)
+        return _HelperName(_HELPER_NAMES[-1], needs_definition=True)
+
+    def _seed_in_function(self, function: FunctionRef) -> Fix:
+        names = seeding_names(function.module, function.function)
+        edits: list[Edit] = [
+            _insert_at_top(function, seeding_statements(names)),
+            *names.imports,
+        ]
+        title = f"Seed NumPy and `random` from `torch.initial_seed()` in `{function.function.name}`"
+        return Fix(title, Safety.SAFE, (FileEdits(function.path, tuple(edits)),))
+
+
+@dataclass(frozen=True)
+class _HelperName:
+    name: str
+    needs_definition: bool
+
+
+def _dict_of(loader: LoaderCall, container: Value) -> KnownDict | None:
+    for splat in loader.splats:
+        if splat is not None and splat.value == container:
+            return splat
+    return None
+
+
+def _insert_at_top(function: FunctionRef, code: str) -> Edit:
+    return InsertStatements(function.function.span, code, at_top=True)

@@ -1,0 +1,130 @@
+"""Options from the command line and `[tool.workerseed]`, merged into one `Settings`."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A configuration file or option is invalid (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to check and how; None means "not set here" (a lower layer decides)."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    #: (glob relative to the project root, codes) pairs.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Replaces the default excludes when set.
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    torch_version: str | None = None
+    #: Where `torch_version` came from, for messages.
+    torch_version_source: str = "--torch-version"
+    unsafe_fixes: bool | None = None
+    respect_gitignore: bool = True
+    #: Worker processes for reading and parsing; None picks one per CPU.
+    jobs: int | None = None
+    cache: bool = True
+    #: An explicit configuration file (`--config`); else pyproject.toml of the project root.
+    config: Path | None = None
+    #: Internal switch for tests: analyse every file, skipping no shortcut.
+    prefilter: bool = True
+
+
+#: `[tool.workerseed]` keys and the Settings field each one sets.
+_CONFIG_KEYS = {
+    "select": "select",
+    "ignore": "ignore",
+    "extend-select": "extend_select",
+    "per-file-ignores": "per_file_ignores",
+    "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+    "torch-version": "torch_version",
+    "unsafe-fixes": "unsafe_fixes",
+    "respect-gitignore": "respect_gitignore",
+}
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+
+
+def _settings_from_table(table: Mapping[str, Any], origin: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        where = f"{origin}: [tool.workerseed] {key}"
+        name = _CONFIG_KEYS.get(key)
+        if name is None:
+            known = ", ".join(sorted(_CONFIG_KEYS))
+            raise ConfigError(f"{origin}: unknown key {key!r} in [tool.workerseed] (known: {known})")
+        if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude"):
+            values[name] = _strings(value, where)
+        elif name == "per_file_ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: expected a table of glob = [codes]")
+            values[name] = tuple(
+                (str(pattern), _strings(codes, f"{where}.{pattern}")) for pattern, codes in value.items()
+            )
+        elif name == "torch_version":
+            if not isinstance(value, str | int | float):
+                raise ConfigError(f"{where}: expected a version string such as \"1.8\"")
+            values[name] = str(value)
+            values["torch_version_source"] = origin
+        else:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: expected true or false, got {value!r}")
+            values[name] = value
+    return values
+
+
+def load_config(path: Path, *, required: bool) -> dict[str, Any]:
+    """Return the `[tool.workerseed]` values of a pyproject-style file (empty if none)."""
+    if not path.is_file():
+        if required:
+            raise ConfigError(f"{path}: configuration file not found")
+        return {}
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read configuration: {error}") from error
+    tool = document.get("tool", {})
+    table = tool.get("workerseed") if isinstance(tool, dict) else None
+    if table is None:
+        # A dedicated file (workerseed.toml) may hold the keys at the top level.
+        table = document if required and "tool" not in document else {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.workerseed] must be a table")
+    return _settings_from_table(table, path.name)
+
+
+def for_project(settings: Settings, root: Path) -> Settings:
+    """Return `settings` completed by the project's configuration (options win)."""
+    config_path = settings.config or root / "pyproject.toml"
+    configured = load_config(config_path, required=settings.config is not None)
+    defaults = Settings()
+    merged: dict[str, Any] = {}
+    for item in fields(Settings):
+        explicit = getattr(settings, item.name)
+        if explicit != getattr(defaults, item.name) or item.name not in configured:
+            merged[item.name] = explicit
+        else:
+            merged[item.name] = configured[item.name]
+    if settings.torch_version is not None:
+        merged["torch_version_source"] = settings.torch_version_source
+    # List options accumulate: extend-select and ignore from both layers apply.
+    for name in ("ignore", "extend_select", "extend_exclude", "per_file_ignores"):
+        if name in configured and getattr(settings, name):
+            merged[name] = tuple(dict.fromkeys((*configured[name], *getattr(settings, name))))
+    return replace(Settings(), **merged)
