@@ -44,22 +44,67 @@ def _codes(ctx: click.Context, param: click.Parameter, value: Sequence[str]) -> 
 def shared_options(function: F) -> F:
     """Add the options `check` and `fix` share."""
     options = [
-        click.argument(
-            "paths", nargs=-1, type=click.Path(exists=True, path_type=Path)
+        click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path)),
+        click.option(
+            "--select",
+            multiple=True,
+            callback=_codes,
+            help="Rules to enable, replacing the defaults (codes or prefixes: WS101,WS2).",
         ),
-        click.option("--select", multiple=True, callback=_codes, help="Rules to enable, replacing the defaults (codes or prefixes, comma-separated: WS101,WS2)."),
-        click.option("--extend-select", multiple=True, callback=_codes, help="Rules to enable in addition to the defaults."),
+        click.option(
+            "--extend-select",
+            multiple=True,
+            callback=_codes,
+            help="Rules to enable in addition to the defaults.",
+        ),
         click.option("--ignore", multiple=True, callback=_codes, help="Rules to disable."),
-        click.option("--torch-version", metavar="VERSION", help="The torch version the code runs on (e.g. 1.8); default: from the project's requirements, else the installed torch."),
-        click.option("--exclude", multiple=True, callback=_codes, help="Glob patterns to exclude, replacing the defaults."),
-        click.option("--extend-exclude", multiple=True, callback=_codes, help="Glob patterns to exclude in addition to the defaults."),
-        click.option("--config", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Read [tool.workerseed] from this file instead of the project's pyproject.toml."),
-        click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."),
+        click.option(
+            "--torch-version",
+            metavar="VERSION",
+            help="The torch version the code runs on (e.g. 1.8). Default: the lowest the "
+            "project's requirements admit, else the installed torch.",
+        ),
+        click.option(
+            "--exclude",
+            multiple=True,
+            callback=_codes,
+            help="Glob patterns to exclude, replacing the defaults.",
+        ),
+        click.option(
+            "--extend-exclude",
+            multiple=True,
+            callback=_codes,
+            help="Glob patterns to exclude in addition to the defaults.",
+        ),
+        click.option(
+            "--config",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Read [tool.workerseed] from this file instead of the project's pyproject.toml.",
+        ),
+        click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(["text", "json"]),
+            default="text",
+            show_default=True,
+            help="Output format.",
+        ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes for parsing (default: one per CPU)."),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            help="Worker processes for parsing (default: one per CPU).",
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache."),
-        click.option("--no-respect-gitignore", is_flag=True, help="Also analyse files that .gitignore excludes."),
-        click.option("--verbose", "-v", is_flag=True, help="Also list skipped files and tracebacks."),
+        click.option(
+            "--no-respect-gitignore",
+            is_flag=True,
+            help="Also analyse files that .gitignore excludes.",
+        ),
+        click.option(
+            "--verbose", "-v", is_flag=True, help="Also list skipped files and tracebacks."
+        ),
         click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary."),
     ]
     for option in reversed(options):
@@ -104,7 +149,6 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, quiet: bool) -
         raise ConfigurationError(str(error)) from error
 
 
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="workerseed")
 def main() -> None:
@@ -134,11 +178,18 @@ def check(paths: tuple[Path, ...], **options: Any) -> None:
 
 
 def _print_summary(
-    console: Console, results: Sequence[FileResult], findings: Sequence[Finding], *, unsafe_fixes: bool
+    console: Console,
+    results: Sequence[FileResult],
+    findings: Sequence[Finding],
+    *,
+    unsafe_fixes: bool,
 ) -> None:
     fixable = sum(render.is_applicable(finding, unsafe_fixes) for finding in findings)
     hidden = sum(finding.fix is not None for finding in findings) - fixable
-    skipped = sum(isinstance(result, Skipped) and result.reason.value not in ("generated", "excluded") for result in results)
+    skipped = sum(
+        isinstance(result, Skipped) and result.reason.value not in ("generated", "excluded")
+        for result in results
+    )
     failed = sum(isinstance(result, Failed) for result in results)
     checked = len(results) - skipped - failed
     note = render.assumed_versions(findings)
@@ -156,7 +207,9 @@ def _print_summary(
     )
 
 
-def _exit_code(results: Sequence[FileResult], findings: Sequence[Finding], *, exit_zero: bool) -> int:
+def _exit_code(
+    results: Sequence[FileResult], findings: Sequence[Finding], *, exit_zero: bool
+) -> int:
     if any(isinstance(result, Failed) for result in results):
         return EXIT_ERROR
     if findings and not exit_zero:
@@ -166,10 +219,21 @@ def _exit_code(results: Sequence[FileResult], findings: Sequence[Finding], *, ex
 
 @main.command(epilog=EXIT_CODES_HELP)
 @shared_options
-@click.option("--diff", "diff_only", is_flag=True, help="Only show the changes; write nothing (exit 1 if any file would change).")
+@click.option(
+    "--diff",
+    "diff_only",
+    is_flag=True,
+    help="Only show the changes; write nothing (exit 1 if any file would change).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Apply every change without asking.")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change more than which random numbers are drawn.")
-def fix(paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool | None, **options: Any) -> None:
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Also apply fixes that may change more than which random numbers are drawn.",
+)
+def fix(
+    paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool | None, **options: Any
+) -> None:
     """Fix DataLoader worker randomness bugs in PATHS, showing each change as a diff.
 
     On a terminal, each change is reviewed: accept, skip, accept all, or quit. Without a
@@ -190,7 +254,8 @@ def fix(paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool 
             continue
         if interactive and not apply_all:
             answer = click.prompt(
-                f"Apply this change to {render.display_path(changed.path)}? [y]es, [n]o, [a]ll, [q]uit",
+                f"Apply this change to {render.display_path(changed.path)}? "
+                "[y]es, [n]o, [a]ll, [q]uit",
                 type=click.Choice(["y", "n", "a", "q"]),
                 default="y",
                 show_choices=False,
@@ -204,10 +269,15 @@ def fix(paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool 
             write_atomic(changed.source, changed.new)
         except WriteError as error:
             failures += 1
-            err.print(f"error: {render.display_path(changed.path)}: {error}", markup=False, highlight=False)
+            err.print(
+                f"error: {render.display_path(changed.path)}: {error}",
+                markup=False,
+                highlight=False,
+            )
             continue
         written.append(changed)
-    remaining = _remaining(results, written)
+    # Under --diff, report what would remain once every shown change were applied.
+    remaining = _remaining(results, changes if diff_only else written)
     unsafe = bool(settings.unsafe_fixes)
     render.print_findings(out, remaining, unsafe_fixes=unsafe)
     render.print_problems(err, results, verbose=options["verbose"])
@@ -253,3 +323,7 @@ def rules(explain: str | None) -> None:
     if rule is None:
         raise click.BadParameter(f"no rule {explain!r}", param_hint="--explain")
     console.print(render.explain(rule))
+
+
+if __name__ == "__main__":
+    main()

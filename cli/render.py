@@ -75,7 +75,15 @@ def print_diff(console: Console, changed: Changed) -> None:
     for finding in changed.fixed:
         title = finding.fix.title if finding.fix else finding.message
         console.print(Text.assemble((f"{finding.code} ", "bold"), title), soft_wrap=True)
-    console.print(Syntax(unified_diff(changed), "diff", theme="ansi_dark", background_color="default"))
+    console.print(
+        Syntax(
+            unified_diff(changed),
+            "diff",
+            theme="ansi_dark",
+            background_color="default",
+            word_wrap=True,
+        )
+    )
 
 
 def print_problems(console: Console, results: Sequence[FileResult], *, verbose: bool) -> None:
@@ -83,17 +91,22 @@ def print_problems(console: Console, results: Sequence[FileResult], *, verbose: 
     for result in results:
         if isinstance(result, Failed):
             console.print(
-                Text.assemble(("error", "bold red"), f": {display_path(result.path)}: {result.error}"),
+                Text.assemble(
+                    ("error", "bold red"), f": {display_path(result.path)}: {result.error}"
+                ),
                 soft_wrap=True,
             )
             if verbose and result.traceback:
                 console.print(Text(result.traceback))
-        elif isinstance(result, Skipped) and (verbose or result.reason.value not in ("generated", "excluded")):
+        elif isinstance(result, Skipped) and (
+            verbose or result.reason.value not in ("generated", "excluded")
+        ):
             detail = f" ({result.detail})" if result.detail else ""
             console.print(
                 Text.assemble(
                     ("warning", "bold yellow"),
-                    f": {display_path(result.path)}: skipped, {result.reason.value.replace('_', ' ')}{detail}",
+                    f": {display_path(result.path)}: skipped, "
+                    f"{result.reason.value.replace('_', ' ')}{detail}",
                 ),
                 soft_wrap=True,
             )
@@ -148,7 +161,9 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "location": {"line": finding.span.line, "column": finding.span.column + 1},
         "end_location": {"line": finding.span.end_line, "column": finding.span.end_column + 1},
         "torch_version": {
-            "version": ".".join(map(str, finding.target.version)) if finding.target.version else None,
+            "version": ".".join(map(str, finding.target.version))
+            if finding.target.version
+            else None,
             "below": finding.target.below,
             "source": finding.target.source,
         },
@@ -179,5 +194,9 @@ def rules_table() -> Table:
 def explain(rule: type[Rule]) -> Markdown:
     """Return a rule's documentation for the terminal."""
     header = f"# {rule.CODE} {rule.NAME}\n\n"
-    default = "Enabled by default." if rule.DEFAULT else f"Off by default: enable with `--select {rule.CODE}`."
+    default = (
+        "Enabled by default."
+        if rule.DEFAULT
+        else f"Off by default: enable with `--select {rule.CODE}`."
+    )
     return Markdown(header + default + "\n\n" + rule.documentation())

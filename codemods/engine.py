@@ -87,7 +87,7 @@ def summarise_file(path: Path, root: Path) -> Parsed | Skipped | Failed:
         return Skipped(path, error.reason, error.detail)
     try:
         return summarise_source(source, root)
-    except Exception as error:  # noqa: BLE001  # one file's crash must not stop the run
+    except Exception as error:  # one file's crash must not stop the run
         return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
 
 
@@ -136,9 +136,9 @@ def _ignored_by_config(finding: Finding, root: Path, settings: Settings) -> bool
     except ValueError:
         relative = finding.path.as_posix()
     for pattern, selectors in settings.per_file_ignores:
-        if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(finding.path.name, pattern):
-            if finding.code in codes_matching(selectors, "per-file-ignores"):
-                return True
+        matches = fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(finding.path.name, pattern)
+        if matches and finding.code in codes_matching(selectors, "per-file-ignores"):
+            return True
     return False
 
 
@@ -200,9 +200,7 @@ def _choose_fixes(candidates: list[Finding]) -> list[Finding]:
             for edit in file_edits.edits
             if (span := _targets(edit)) is not None and not _is_insertion(edit)
         ]
-        if any(
-            _overlaps(span, other) for path, span in spans for other in taken.get(path, [])
-        ):
+        if any(_overlaps(span, other) for path, span in spans for other in taken.get(path, [])):
             continue
         for path, span in spans:
             taken.setdefault(path, []).append(span)
@@ -346,8 +344,10 @@ def _run_project(
     project = Project(root, (item.facts for item in parsed.values()), target)
     try:
         findings = check_project(project, rules, settings)
-    except Exception as error:  # noqa: BLE001  # a rule bug is reported, not raised
-        yield Failed(root, f"internal error: {type(error).__name__}: {error}", traceback.format_exc())
+    except Exception as error:  # a rule bug is reported, not raised
+        yield Failed(
+            root, f"internal error: {type(error).__name__}: {error}", traceback.format_exc()
+        )
         return
     by_path: dict[Path, list[Finding]] = {}
     for finding in findings:
@@ -357,7 +357,7 @@ def _run_project(
     if fix and any(finding.fix for finding in findings):
         try:
             state, remaining = _fix_rounds(root, parsed, target, rules, settings, wanted)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             yield Failed(root, f"internal error while fixing: {error}", traceback.format_exc())
             return
         for finding in remaining:
@@ -418,6 +418,10 @@ def run_source(
     if path not in state.texts:
         return Unchanged(path, findings)
     return Changed(
-        path, findings, source, state.texts[path], fixed=tuple(state.fixed.get(path, ())),
+        path,
+        findings,
+        source,
+        state.texts[path],
+        fixed=tuple(state.fixed.get(path, ())),
         remaining=tuple(remaining),
     )

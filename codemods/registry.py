@@ -22,7 +22,9 @@ def _matching(selector: str, option: str) -> set[type[Rule]]:
     if selector.upper() == "ALL":
         return set(ALL_RULES)
     matched = {
-        rule for rule in ALL_RULES if rule.CODE.startswith(selector.upper()) or rule.NAME == selector
+        rule
+        for rule in ALL_RULES
+        if rule.CODE.startswith(selector.upper()) or selector == rule.NAME
     }
     if not matched:
         codes = ", ".join(rule.CODE for rule in ALL_RULES)

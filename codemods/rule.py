@@ -92,5 +92,6 @@ class Rule(ABC):
         """Return the documentation's `## Heading` sections by heading."""
         parts = re.split(r"^## +(.+)$", cls.documentation(), flags=re.MULTILINE)
         return {
-            heading.strip(): body.strip() for heading, body in zip(parts[1::2], parts[2::2], strict=True)
+            heading.strip(): body.strip()
+            for heading, body in zip(parts[1::2], parts[2::2], strict=True)
         }

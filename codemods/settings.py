@@ -68,18 +68,21 @@ def _settings_from_table(table: Mapping[str, Any], origin: str) -> dict[str, Any
         name = _CONFIG_KEYS.get(key)
         if name is None:
             known = ", ".join(sorted(_CONFIG_KEYS))
-            raise ConfigError(f"{origin}: unknown key {key!r} in [tool.workerseed] (known: {known})")
+            raise ConfigError(
+                f"{origin}: unknown key {key!r} in [tool.workerseed] (known: {known})"
+            )
         if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude"):
             values[name] = _strings(value, where)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: expected a table of glob = [codes]")
             values[name] = tuple(
-                (str(pattern), _strings(codes, f"{where}.{pattern}")) for pattern, codes in value.items()
+                (str(pattern), _strings(codes, f"{where}.{pattern}"))
+                for pattern, codes in value.items()
             )
         elif name == "torch_version":
             if not isinstance(value, str | int | float):
-                raise ConfigError(f"{where}: expected a version string such as \"1.8\"")
+                raise ConfigError(f'{where}: expected a version string such as "1.8"')
             values[name] = str(value)
             values["torch_version_source"] = origin
         else:

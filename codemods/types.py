@@ -42,7 +42,7 @@ class AddKeyword:
 
 @dataclass(frozen=True)
 class AddDictEntry:
-    """Add `"key": value` to the dict literal (or `key=value` to the `dict(...)` call) at `target`."""
+    """Add `"key": value` to the dict literal (`key=value` to the `dict(...)` call) at `target`."""
 
     target: Span
     key: str

@@ -9,7 +9,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-fixtures",
         action="store_true",
-        help="Rewrite fixtures/*/*/after and findings.txt from the current output (review with git diff).",
+        help="Rewrite fixtures/*/*/after and findings.txt from the output (review: git diff).",
     )
 
 

@@ -77,7 +77,8 @@ def tree(root: Path) -> dict[str, bytes]:
     return {
         path.relative_to(root).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.relative_to(root).parts
+        if path.is_file()
+        and ".git" not in path.relative_to(root).parts
         and "__pycache__" not in path.parts
     }
 
@@ -87,9 +88,12 @@ def findings_text(repo: Path, case: Case) -> str:
     lines = []
     for result in run_paths(case.requested(repo), case.settings()):
         if isinstance(result, Skipped):
-            lines.append(f"{result.path.relative_to(repo).as_posix()}: skipped ({result.reason.value})")
+            lines.append(
+                f"{result.path.relative_to(repo).as_posix()}: skipped ({result.reason.value})"
+            )
         for finding in getattr(result, "findings", ()):
-            location = f"{finding.path.relative_to(repo).as_posix()}:{finding.span.line}:{finding.span.column + 1}"
+            path = finding.path.relative_to(repo).as_posix()
+            location = f"{path}:{finding.span.line}:{finding.span.column + 1}"
             marker = " [*]" if applicable(finding, case) else ""
             lines.append(f"{location} {finding.code}{marker} {finding.message}")
     return "".join(line + "\n" for line in lines)
@@ -104,7 +108,8 @@ def applicable(finding: Finding, case: Case) -> bool:
 def apply_fixes(repo: Path, case: Case) -> list[Changed]:
     """Run `fix --yes` on the case's repository; return what changed."""
     changed = [
-        result for result in run_paths(case.requested(repo), case.settings(), fix=True)
+        result
+        for result in run_paths(case.requested(repo), case.settings(), fix=True)
         if isinstance(result, Changed)
     ]
     for result in changed:

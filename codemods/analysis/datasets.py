@@ -52,7 +52,7 @@ def is_iterable_dataset(project: Project, ref: ClassRef) -> bool:
 
 def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
-    from .loaders import loader_calls  # noqa: PLC0415  # loaders imports nothing from here
+    from .loaders import loader_calls  # loaders imports nothing from here
 
     found = [ref for ref in project.classes if is_dataset(project, ref)]
     for loader in loader_calls(project):
@@ -93,7 +93,10 @@ def _classes_of_option(
         for target in targets:
             if isinstance(target, ClassRef):
                 results.append(DatasetsOf((target,), True))
-            elif isinstance(target, ExternalRef) and target.qualname in catalog.TORCH_DATASET_WRAPPERS:
+            elif (
+                isinstance(target, ExternalRef)
+                and target.qualname in catalog.TORCH_DATASET_WRAPPERS
+            ):
                 results.append(_wrapped(project, value, where, deeper))
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))

@@ -233,9 +233,7 @@ class _Extractor:
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._bind_target(node.target, node.value, scope)
-        elif isinstance(node, ast.AugAssign):
-            self._bind_target(node.target, None, scope)
-        elif isinstance(node, ast.For | ast.AsyncFor):
+        elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
             self._bind_target(node.target, None, scope)
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
@@ -341,9 +339,7 @@ class _Extractor:
                 if name is None:
                     continue
                 summary = self.value(element_value, scope) if element_value else UNKNOWN
-                builder.assignments.append(
-                    Assignment(name, summary, self._positions.span(element))
-                )
+                builder.assignments.append(Assignment(name, summary, self._positions.span(element)))
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -482,7 +478,9 @@ class _Extractor:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 methods[statement.name] = f"{qualname}.{statement.name}"
             elif isinstance(statement, ast.Assign | ast.AnnAssign):
-                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
                 for target in targets:
                     for element, element_value in _unpack(target, statement.value):
                         if not isinstance(element, ast.Name):
@@ -572,7 +570,10 @@ class _Extractor:
                 (keyword.arg, self.value(keyword.value, scope, deeper)) for keyword in node.keywords
             )
             return Value(
-                Kind.CALL, span, base=self.value(node.func, scope, deeper), args=args,
+                Kind.CALL,
+                span,
+                base=self.value(node.func, scope, deeper),
+                args=args,
                 keywords=keywords,
             )
         if isinstance(node, ast.Constant):
@@ -587,22 +588,28 @@ class _Extractor:
             return Value(Kind.CONSTANT, span)
         if isinstance(node, ast.BinOp):
             return Value(
-                Kind.BINOP, span, name=_OPERATORS.get(type(node.op), "?"),
+                Kind.BINOP,
+                span,
+                name=_OPERATORS.get(type(node.op), "?"),
                 args=(self.value(node.left, scope, deeper), self.value(node.right, scope, deeper)),
             )
         if isinstance(node, ast.Subscript):
             return Value(
-                Kind.SUBSCRIPT, span, base=self.value(node.value, scope, deeper),
+                Kind.SUBSCRIPT,
+                span,
+                base=self.value(node.value, scope, deeper),
                 args=(self.value(node.slice, scope, deeper),),
             )
         if isinstance(node, ast.IfExp):
             return Value(
-                Kind.ALTERNATIVES, span,
+                Kind.ALTERNATIVES,
+                span,
                 args=(self.value(node.body, scope, deeper), self.value(node.orelse, scope, deeper)),
             )
         if isinstance(node, ast.BoolOp):
             return Value(
-                Kind.ALTERNATIVES, span,
+                Kind.ALTERNATIVES,
+                span,
                 args=tuple(self.value(option, scope, deeper) for option in node.values),
             )
         if isinstance(node, ast.NamedExpr):
@@ -617,7 +624,8 @@ class _Extractor:
             return Value(Kind.DICT, span, keywords=tuple(entries))
         if isinstance(node, ast.Tuple | ast.List | ast.Set):
             return Value(
-                Kind.SEQUENCE, span,
+                Kind.SEQUENCE,
+                span,
                 args=tuple(self.value(element, scope, deeper) for element in node.elts),
             )
         if isinstance(node, ast.Starred):
@@ -628,9 +636,7 @@ class _Extractor:
             return Value(Kind.CONSTANT, span)
         return Value(Kind.UNKNOWN, span)
 
-    def _resolve_name(
-        self, name: str, scope: _Scope, span: Span | None, depth: int = 0
-    ) -> Value:
+    def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
             return Value(Kind.UNKNOWN, span, name=name)
         current: _Scope | None = scope
@@ -662,7 +668,13 @@ class _Extractor:
         return Value(Kind.UNKNOWN, span, name=name)
 
     def _binding_values(
-        self, name: str, scope: _Scope, bindings: list[_Binding], depth: int, *, follow: bool = False
+        self,
+        name: str,
+        scope: _Scope,
+        bindings: list[_Binding],
+        depth: int,
+        *,
+        follow: bool = False,
     ) -> tuple[Value, ...]:
         if scope.kind == "module":
             imports = [binding for binding in bindings if binding.kind == "import"]
@@ -707,9 +719,19 @@ class _Extractor:
 
 
 _OPERATORS: dict[type[ast.operator], str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
-    ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
-    ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
 }
 
 
@@ -719,7 +741,8 @@ def _attribute(base: Value, attr: str, span: Span) -> Value:
         return Value(Kind.NAME, span, qualnames=tuple(f"{qn}.{attr}" for qn in base.qualnames))
     if base.kind is Kind.ALTERNATIVES:
         return Value(
-            Kind.ALTERNATIVES, span,
+            Kind.ALTERNATIVES,
+            span,
             args=tuple(_attribute(option, attr, span) for option in base.args),
         )
     return Value(Kind.ATTRIBUTE, span, name=attr, base=base)
@@ -727,14 +750,18 @@ def _attribute(base: Value, attr: str, span: Span) -> Value:
 
 def _with_span(value: Value, span: Span) -> Value:
     return Value(
-        value.kind, span, value.qualnames, value.name, value.base, value.args, value.keywords,
+        value.kind,
+        span,
+        value.qualnames,
+        value.name,
+        value.base,
+        value.args,
+        value.keywords,
         value.number,
     )
 
 
-def _unpack(
-    target: ast.expr, value: ast.expr | None
-) -> Iterator[tuple[ast.expr, ast.expr | None]]:
+def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr, ast.expr | None]]:
     if isinstance(target, ast.Tuple | ast.List):
         if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
             for element, element_value in zip(target.elts, value.elts, strict=True):

@@ -14,9 +14,19 @@ from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (
-    "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers",
-    "collate_fn", "pin_memory", "drop_last", "timeout", "worker_init_fn",
-    "multiprocessing_context", "generator",
+    "dataset",
+    "batch_size",
+    "shuffle",
+    "sampler",
+    "batch_sampler",
+    "num_workers",
+    "collate_fn",
+    "pin_memory",
+    "drop_last",
+    "timeout",
+    "worker_init_fn",
+    "multiprocessing_context",
+    "generator",
 )
 
 
@@ -217,8 +227,10 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
     return None
 
 
-def loader_subclasses(project: Project, callee: Value, near: FunctionRef) -> tuple[ClassRef, ...] | None:
-    """Return the project subclasses `callee` denotes, or None if it is not certainly a torch loader.
+def loader_subclasses(
+    project: Project, callee: Value, near: FunctionRef
+) -> tuple[ClassRef, ...] | None:
+    """Return the project subclasses `callee` denotes; None if it is not certainly a torch loader.
 
     Every alternative must be torch's DataLoader or a project class deriving from it:
     a third-party class that merely shares the name is never treated as torch's.

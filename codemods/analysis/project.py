@@ -85,9 +85,7 @@ class CallSite:
 class Project:
     """All analysed modules of one repository, and the questions that span files."""
 
-    def __init__(
-        self, root: Path, modules: Iterable[ModuleFacts], target: TorchTarget
-    ) -> None:
+    def __init__(self, root: Path, modules: Iterable[ModuleFacts], target: TorchTarget) -> None:
         self.root = root
         self.target = target
         self.modules: tuple[ModuleFacts, ...] = tuple(modules)
@@ -211,7 +209,9 @@ class Project:
         """Return the resolved direct bases of a project class."""
         found: list[Target] = []
         for base in ref.cls.bases:
-            if base.kind is Kind.CALL:  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
+            if (
+                base.kind is Kind.CALL
+            ):  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
                 continue
             subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
             found.extend(self.targets(subject, ref.module))

@@ -41,11 +41,13 @@ def calls_to(
 
 
 NUMPY_GLOBAL_DRAWS = frozenset(
-    f"{module}.{name}" for module in catalog.NUMPY_RANDOM_MODULES for name in catalog.NUMPY_LEGACY_DRAWS
+    f"{module}.{name}"
+    for module in catalog.NUMPY_RANDOM_MODULES
+    for name in catalog.NUMPY_LEGACY_DRAWS
 )
-NUMPY_GLOBAL_SEED = frozenset(f"{module}.seed" for module in catalog.NUMPY_RANDOM_MODULES) | frozenset(
-    f"{module}.set_state" for module in catalog.NUMPY_RANDOM_MODULES
-)
+NUMPY_GLOBAL_SEED = frozenset(
+    f"{module}.seed" for module in catalog.NUMPY_RANDOM_MODULES
+) | frozenset(f"{module}.set_state" for module in catalog.NUMPY_RANDOM_MODULES)
 
 
 def numpy_global_draws(project: Project, dataset: ClassRef) -> list[GlobalCall]:

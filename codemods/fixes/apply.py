@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Sequence
+from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -28,6 +29,9 @@ from ..types import (
     ReplaceExpression,
     Span,
 )
+
+
+CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 
 class FixError(Exception):
@@ -49,7 +53,9 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         by_span.setdefault((start.line, start.column, end.line, end.column), []).append(node)
         by_start.setdefault((start.line, start.column), []).append(node)
 
-    def find(span: Span, kinds: tuple[type[cst.CSTNode], ...], *, start_only: bool = False) -> cst.CSTNode:
+    def find(
+        span: Span, kinds: tuple[type[cst.CSTNode], ...], *, start_only: bool = False
+    ) -> cst.CSTNode:
         if start_only:
             nodes = by_start.get((span.line, span.column), [])
         else:
@@ -184,13 +190,15 @@ class _Transformer(cst.CSTTransformer):
                 value=cst.parse_expression(value),
             )
             updated_node = updated_node.with_changes(
-                elements=_append(list(updated_node.elements), element, updated_node.lbrace.whitespace_after)
+                elements=_append(
+                    list(updated_node.elements), element, updated_node.lbrace.whitespace_after
+                )
             )
         return self._replace(original_node, updated_node)
 
     def on_leave(
-        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-    ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]:
+        self, original_node: CSTNodeT, updated_node: CSTNodeT
+    ) -> CSTNodeT | cst.RemovalSentinel | cst.FlattenSentinel[CSTNodeT]:
         result = super().on_leave(original_node, updated_node)
         if (
             isinstance(original_node, cst.BaseExpression)
@@ -198,7 +206,8 @@ class _Transformer(cst.CSTTransformer):
             and not isinstance(original_node, cst.Call | cst.Dict)
             and isinstance(result, cst.BaseExpression)
         ):
-            return self._replace(original_node, result)
+            # An expression may be replaced by an expression of another node type.
+            return cast(CSTNodeT, self._replace(original_node, result))
         return result
 
     def _replace(
@@ -291,7 +300,7 @@ class _Transformer(cst.CSTTransformer):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if not self.helpers:
             return updated_node
-        body = list(updated_node.body)
+        body: list[cst.BaseStatement] = list(updated_node.body)
         defined = {
             statement.name.value
             for statement in body
@@ -317,9 +326,21 @@ class _Transformer(cst.CSTTransformer):
             return updated_node
         if index < len(body):
             follower = body[index]
-            if isinstance(follower, cst.FunctionDef | cst.ClassDef | cst.SimpleStatementLine | cst.If | cst.Try | cst.For | cst.While | cst.With):
+            if isinstance(
+                follower,
+                cst.FunctionDef
+                | cst.ClassDef
+                | cst.SimpleStatementLine
+                | cst.If
+                | cst.Try
+                | cst.For
+                | cst.While
+                | cst.With,
+            ):
                 lines = [line for line in follower.leading_lines if line.comment is not None]
-                follower = follower.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *lines])
+                follower = follower.with_changes(
+                    leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *lines]
+                )
                 body[index] = follower
         body[index:index] = new
         return updated_node.with_changes(body=body)
@@ -344,7 +365,9 @@ def _append(items: list, new, opening_whitespace: cst.BaseParenthesizableWhitesp
     )
     if isinstance(trailing, cst.Comma):
         # `f(\n    a,\n    b,\n)`: the new item takes the closing comma; `b` gets a separator.
-        separator = items[-2].comma if len(items) > 1 else cst.Comma(whitespace_after=opening_whitespace)
+        separator = (
+            items[-2].comma if len(items) > 1 else cst.Comma(whitespace_after=opening_whitespace)
+        )
         if not isinstance(separator, cst.Comma):
             separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         return [*items[:-1], last.with_changes(comma=separator), new.with_changes(comma=trailing)]

@@ -63,6 +63,6 @@ def symbol_reference(
         return Reference(existing)
     if name not in module.module_names and name not in avoid:
         return Reference(name, (AddImport(package, obj=name),))
-    top, _, rest = package.partition(".")
+    _, _, rest = package.partition(".")
     path = f"{via.expression}.{rest}.{name}" if rest else f"{via.expression}.{name}"
     return Reference(path, via.imports)

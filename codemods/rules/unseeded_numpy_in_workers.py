@@ -165,8 +165,10 @@ class UnseededNumpyInWorkers(Rule):
         span = draw.call.span
         line = span.line if span else 0
         name = draw.qualname.replace("numpy.", "np.", 1)
+        chain = draw.reached.chain
+        via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
         return (
-            f"`{draw.function.qualname}` calls `{name}` "
+            f"`{chain[0]}` draws from `{name}`{via} "
             f"({self._relative(draw.function.path)}:{line})"
         )
 
@@ -212,7 +214,9 @@ class UnseededNumpyInWorkers(Rule):
                     break
                 return FileEdits(splat.path, (edit,))
         assert loader.call.span is not None
-        return FileEdits(loader.module.path, (AddKeyword(loader.call.span, "worker_init_fn", helper),))
+        return FileEdits(
+            loader.module.path, (AddKeyword(loader.call.span, "worker_init_fn", helper),)
+        )
 
     def _helper_name(self, loader: LoaderCall) -> _HelperName:
         module = loader.module

@@ -1,0 +1,324 @@
+"""Find, read and safely rewrite the Python files of a project."""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from codemods.gitignore import GitIgnore, Patterns
+from codemods.types import SkipReason, SourceFile
+
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "SourceError",
+    "WriteError",
+    "discover",
+    "encode_text",
+    "find_project_root",
+    "is_generated",
+    "read_source",
+    "write_atomic",
+]
+
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".eggs",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".ipynb_checkpoints",
+    "_build",
+    "buck-out",
+    "__pypackages__",
+    ".workerseed_cache",
+)
+
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def find_project_root(path: Path) -> Path:
+    """Return the nearest enclosing directory that looks like a project root."""
+    resolved = path.resolve()
+    start = resolved if resolved.is_dir() else resolved.parent
+    for directory in (start, *start.parents):
+        if any(os.path.lexists(directory / marker) for marker in _ROOT_MARKERS):
+            return directory
+    return start
+
+
+def _inside(real: str, root: str) -> bool:
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return real == root or real.startswith(prefix)
+
+
+def discover(
+    paths: Sequence[Path],
+    root: Path,
+    *,
+    exclude: Sequence[str] = (),
+    extend_exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+) -> Iterator[Path]:
+    """Yield the Python files in `paths` (files or directories below `root`), sorted."""
+    root_real = os.path.realpath(root)
+    excludes = Patterns.from_lines([*(exclude or DEFAULT_EXCLUDES), *extend_exclude])
+    gitignore = GitIgnore.for_root(Path(root_real)) if respect_gitignore else None
+    found: set[str] = set()
+    visited: set[str] = set()
+    for given in paths:
+        real = os.path.realpath(given)
+        if not _inside(real, root_real):
+            continue
+        if os.path.isdir(real):
+            relative = os.path.relpath(real, root_real)
+            _walk(
+                real,
+                "" if relative == "." else relative,
+                root_real,
+                excludes,
+                gitignore,
+                found,
+                visited,
+            )
+        elif os.path.isfile(real):
+            # Like ruff without force-exclude: a file named explicitly is always checked.
+            found.add(real)
+    yield from sorted(Path(p) for p in found)
+
+
+def _walk(
+    top: str,
+    top_relative: str,
+    root: str,
+    excludes: Patterns,
+    gitignore: GitIgnore | None,
+    found: set[str],
+    visited: set[str],
+) -> None:
+    stack = [(top, top_relative.replace(os.sep, "/"))]
+    while stack:
+        directory, relative = stack.pop()
+        if directory in visited:
+            continue
+        visited.add(directory)
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        subdirectories: list[tuple[str, str]] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+                if not is_dir and not (name.endswith(".py") and entry.is_file()):
+                    continue
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            entry_relative = f"{relative}/{name}" if relative else name
+            if excludes.match(entry_relative, is_dir=is_dir):
+                continue
+            if gitignore is not None and gitignore.ignores_entry(entry_relative, is_dir=is_dir):
+                continue
+            if is_link:
+                real = os.path.realpath(entry.path)
+                if not _inside(real, root):
+                    continue
+                real_relative = os.path.relpath(real, root).replace(os.sep, "/")
+            else:
+                real = entry.path
+                real_relative = entry_relative
+            if is_dir:
+                if real not in visited:
+                    subdirectories.append((real, "" if real_relative == "." else real_relative))
+            else:
+                found.add(real)
+        stack.extend(reversed(subdirectories))
+
+
+class SourceError(Exception):
+    """A file could not be read as Python source."""
+
+    def __init__(self, reason: SkipReason, detail: str) -> None:
+        super().__init__(reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+def _describe_os_error(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "file not found (deleted while running?)"
+    if isinstance(error, PermissionError):
+        return "permission denied"
+    if isinstance(error, IsADirectoryError):
+        return "is a directory"
+    return error.strerror or str(error)
+
+
+def read_source(path: Path) -> SourceFile:
+    """Read `path` as Python source, keeping what is needed to write it back byte for byte."""
+    try:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            kind = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            raise SourceError(SkipReason.UNREADABLE, f"cannot read {path}: {kind}")
+        with open(path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            raw = handle.read()
+    except OSError as error:
+        raise SourceError(
+            SkipReason.UNREADABLE, f"cannot read {path}: {_describe_os_error(error)}"
+        ) from error
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as error:
+        raise SourceError(SkipReason.NOT_UTF8, f"cannot decode {path}: {error.msg}") from error
+    bom = raw.startswith(codecs.BOM_UTF8)
+    body = raw[len(codecs.BOM_UTF8) :] if bom else raw
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    try:
+        # bytes.decode keeps \r\n and \r as they are; only text-mode files translate them.
+        text = body.decode(encoding)
+    except UnicodeDecodeError as error:
+        offset = error.start + (len(raw) - len(body))
+        line = raw.count(b"\n", 0, offset) + 1
+        column = offset - (raw.rfind(b"\n", 0, offset) + 1)
+        bad = raw[offset : offset + 1].hex()
+        raise SourceError(
+            SkipReason.NOT_UTF8,
+            f"cannot decode {path} as {encoding}: byte 0x{bad} at offset {offset} "
+            f"(line {line}, column {column}): {error.reason}",
+        ) from error
+    return SourceFile(
+        path=path,
+        raw=raw,
+        text=text,
+        encoding=encoding,
+        bom=bom,
+        mode=stat.S_IMODE(status.st_mode),
+    )
+
+
+_GENERATED_COMMENT = re.compile(r"^\s*#.*\bDO NOT EDIT\b")
+
+
+def is_generated(text: str) -> bool:
+    """Return True if the text marks itself as generated code."""
+    if "@generated" in text[:2048]:
+        return True
+    return any(_GENERATED_COMMENT.match(line) for line in text[:2048].splitlines()[:5])
+
+
+class WriteError(Exception):
+    """A fixed file could not be written; the file on disk was left as it was."""
+
+
+def encode_text(source: SourceFile, text: str) -> bytes:
+    """Encode `text` like `source` was encoded, byte order mark included."""
+    try:
+        data = text.encode(source.encoding)
+    except UnicodeEncodeError as error:
+        line = text.count("\n", 0, error.start) + 1
+        raise WriteError(
+            f"cannot write {source.path}: character {text[error.start]!r} on line {line} "
+            f"cannot be encoded as {source.encoding}"
+        ) from error
+    return codecs.BOM_UTF8 + data if source.bom else data
+
+
+def _check_unchanged(source: SourceFile, target: str) -> None:
+    try:
+        with open(target, "rb") as handle:
+            current = handle.read()
+    except FileNotFoundError as error:
+        raise WriteError(
+            f"{source.path} changed on disk since it was read (it no longer exists); "
+            "not overwritten"
+        ) from error
+    except OSError as error:
+        raise WriteError(f"cannot re-read {source.path}: {_describe_os_error(error)}") from error
+    if current != source.raw:
+        raise WriteError(f"{source.path} changed on disk since it was read; not overwritten")
+
+
+def write_atomic(source: SourceFile, new_text: str) -> None:
+    """Replace the file with `new_text` atomically, unless it changed since it was read."""
+    # Through a symlink, replace the target: replacing the link would turn it into a file.
+    target = os.path.realpath(source.path)
+    _check_unchanged(source, target)
+    try:
+        status = os.stat(target)
+    except OSError as error:
+        raise WriteError(f"cannot write {source.path}: {_describe_os_error(error)}") from error
+    # os.access alone is not enough: root may write anything, but a file without the owner's
+    # write bit was made read-only on purpose.
+    if not os.access(target, os.W_OK) or not status.st_mode & stat.S_IWUSR:
+        raise WriteError(f"{source.path} is read-only; not overwritten")
+    data = encode_text(source, new_text)
+    directory, name = os.path.split(target)
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=directory, prefix="." + name + ".", suffix=".workerseed.tmp"
+        )
+    except OSError as error:
+        raise WriteError(
+            f"cannot write {source.path}: cannot create a temporary file in {directory}: "
+            f"{_describe_os_error(error)}"
+        ) from error
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if (status.st_uid, status.st_gid) != (os.getuid(), os.getgid()):
+            # Keep the owner when we can (e.g. running as root); chown may clear set-id bits,
+            # so it comes before chmod.
+            with contextlib.suppress(OSError):
+                os.chown(temporary, status.st_uid, status.st_gid)
+        os.chmod(temporary, source.mode)
+        _check_unchanged(source, target)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, WriteError) or not isinstance(error, Exception):
+            raise
+        detail = _describe_os_error(error) if isinstance(error, OSError) else str(error)
+        raise WriteError(
+            f"cannot write {source.path}: {detail}; the original file is unchanged"
+        ) from error
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    # Makes the rename durable; best effort, since some file systems refuse it.
+    with contextlib.suppress(OSError):
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
