@@ -7,16 +7,18 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
 from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Safety, Skipped
 from codemods.rule import Rule
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 
 def display_path(path: Path) -> str:
@@ -193,6 +195,8 @@ def rules_table() -> Table:
 
 def explain(rule: type[Rule]) -> Markdown:
     """Return a rule's documentation for the terminal."""
+    from rich.markdown import Markdown  # slow to import; only needed here
+
     header = f"# {rule.CODE} {rule.NAME}\n\n"
     default = (
         "Enabled by default."

@@ -23,7 +23,6 @@ from .analysis.extract import extract, module_name_for
 from .analysis.facts import ModuleFacts
 from .analysis.project import Project
 from .analysis.torch_version import detect_target, target_from_option
-from .fixes.apply import FixError, apply_edits
 from .registry import codes_matching, selected_rules
 from .rule import Rule
 from .settings import ConfigError, Settings, for_project
@@ -230,6 +229,9 @@ def _fix_rounds(
     allowed: set[Path],
 ) -> tuple[_FixState, list[Finding]]:
     """Apply fixes until none is left; return the final state and the remaining findings."""
+    # libcst is imported only when something is fixed: it costs more than checking a tree.
+    from .fixes.apply import FixError, apply_edits
+
     state = _FixState(dict(parsed), {}, {}, {})
     remaining: list[Finding] = []
     for _ in range(MAX_FIX_ROUNDS):

@@ -95,7 +95,7 @@ def collect(
     if seed is not None:
         torch.manual_seed(seed)
     loader = module.make_loader(num_workers, **options)
-    draws = []
+    draws: list[Draw] = []
     for epoch in range(epochs):
         for index, batch in enumerate(loader):
             worker = index % num_workers if num_workers else 0

@@ -145,6 +145,9 @@ class _Extractor:
         self._resolving: set[tuple[int, str]] = set()
         self._comprehension_names: list[set[str]] = []
         self._module_scope = _Scope("module", "", None)
+        self._names: dict[tuple[int, str], Value] = {}
+        # `:=` cannot bind anything in a file whose text does not contain it.
+        self._has_walrus = ":=" in text
 
     # --- entry point ---
 
@@ -250,9 +253,10 @@ class _Extractor:
                     if isinstance(name, str):
                         scope.bind(name, _Binding("unknown"))
         # Walrus targets bind in this scope, wherever they appear in an expression.
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                self._collect_walrus(child, scope)
+        if self._has_walrus:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._collect_walrus(child, scope)
         for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
             children = getattr(node, field_name, None)
             if isinstance(children, list):
@@ -560,7 +564,9 @@ class _Extractor:
         deeper = depth + 1
         if isinstance(node, ast.Name):
             resolved = self._resolve_name(node.id, scope, span, deeper)
-            return resolved if resolved.span == span else _with_span(resolved, span)
+            # A local variable's value keeps the span of its definition (a fix edits the
+            # dict literal, not the name); what a binding names takes the use's span.
+            return resolved if resolved.span is not None else _with_span(resolved, span)
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, scope, deeper)
             return _attribute(base, node.attr, span)
@@ -639,6 +645,14 @@ class _Extractor:
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
             return Value(Kind.UNKNOWN, span, name=name)
+        key = (id(scope), name)
+        resolved = self._names.get(key)
+        if resolved is None:
+            resolved = self._names[key] = self._lookup(name, scope, depth)
+        return resolved
+
+    def _lookup(self, name: str, scope: _Scope, depth: int) -> Value:
+        span = None
         current: _Scope | None = scope
         crossed: list[_Scope] = []
         while current is not None:

@@ -165,7 +165,7 @@ class ModuleFacts:
     functions: tuple[FunctionFacts, ...] = ()
     #: Modules imported with `from module import *`.
     star_imports: tuple[str, ...] = ()
-    #: Line -> suppressed codes (an empty tuple means a bare `# noqa`).
+    #: Line -> suppressed codes (an empty tuple means a bare noqa comment).
     noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()
     #: Every name bound at module level (imports, defs, classes, assignments).
     module_names: frozenset[str] = field(default_factory=frozenset)

@@ -30,7 +30,6 @@ from ..types import (
     Span,
 )
 
-
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 

@@ -140,6 +140,11 @@ class UnseededNumpyInWorkers(Rule):
                 f"DataLoader workers start with identical NumPy RNG state on {version}: "
                 f"{where}, and no worker_init_fn reseeds NumPy"
             )
+            if not loader.accepts_keyword("worker_init_fn"):
+                names = ", ".join(f"`{ref.name}.__init__`" for ref in loader.subclasses)
+                message += f"; {names} does not accept worker_init_fn, so it cannot be fixed here"
+                self.report(loader.function, span, message)
+                return
             self.report(loader.function, span, message, fix=self._add_worker_init(loader))
             return
         if init.lookup.presence is Presence.MAYBE:
@@ -168,8 +173,7 @@ class UnseededNumpyInWorkers(Rule):
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
         return (
-            f"`{chain[0]}` draws from `{name}`{via} "
-            f"({self._relative(draw.function.path)}:{line})"
+            f"`{chain[0]}` draws from `{name}`{via} ({self._relative(draw.function.path)}:{line})"
         )
 
     def _relative(self, path: Path) -> str:
@@ -179,8 +183,6 @@ class UnseededNumpyInWorkers(Rule):
             return path.as_posix()
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
-        if not loader.accepts_keyword("worker_init_fn"):
-            return None
         module = loader.module
         names = seeding_names(module)
         helper = self._helper_name(loader)
