@@ -1,4 +1,4 @@
-"""Run the rules over a repository: read, parse, summarise, analyse, fix.
+"""Run the rules over a repository: read, summarise, analyse, fix.
 
 The engine never raises for one bad file: a file that cannot be read or parsed becomes a
 `Skipped` result, an unexpected error a `Failed` one, and every other file is still
@@ -7,25 +7,21 @@ processed. It never writes files either; `files.write_atomic` does that for the 
 
 from __future__ import annotations
 
-import ast
 import fnmatch
-import hashlib
-import os
 import traceback
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import files
-from .analysis.extract import extract, module_name_for
 from .analysis.facts import ModuleFacts
 from .analysis.project import Project
+from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
 from .registry import codes_matching, selected_rules
 from .rule import Rule
 from .settings import ConfigError, Settings, for_project
+from .summaries import Contents, Parsed, read_all, summarise_bytes, summarise_many, summarise_source
 from .types import (
     Changed,
     Edit,
@@ -35,7 +31,6 @@ from .types import (
     InsertStatements,
     Safety,
     Skipped,
-    SkipReason,
     SourceFile,
     Span,
     TorchTarget,
@@ -44,80 +39,20 @@ from .types import (
 
 #: How many times fixes are re-applied to their own output (a fix may enable another).
 MAX_FIX_ROUNDS = 8
-#: Below this many files, a process pool costs more than it saves.
-_PARALLEL_THRESHOLD = 64
 
 #: Progress callback: (stage, done, total).
 Progress = Callable[[str, int, int], None]
 
-
-@dataclass(frozen=True)
-class Parsed:
-    """A file's summary and the source it came from."""
-
-    facts: ModuleFacts
-    source: SourceFile
-
-
-def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
-    """Parse `source` and summarise it, or say why it is skipped."""
-    if files.is_generated(source.text):
-        return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
-    try:
-        with warnings.catch_warnings():
-            # Invalid escape sequences and the like in analysed code are not our findings.
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, filename=str(source.path))
-    except SyntaxError as error:
-        where = f"line {error.lineno}: " if error.lineno else ""
-        return Skipped(source.path, SkipReason.SYNTAX_ERROR, f"{where}{error.msg}")
-    except (ValueError, RecursionError, MemoryError) as error:
-        return Skipped(source.path, SkipReason.SYNTAX_ERROR, str(error) or type(error).__name__)
-    module = module_name_for(source.path, root)
-    facts = extract(tree, source.text, source.path, module)
-    return Parsed(replace(facts, digest=_digest(source.raw)), source)
-
-
-def summarise_file(path: Path, root: Path) -> Parsed | Skipped | Failed:
-    """Read, parse and summarise one file; never raise."""
-    try:
-        source = files.read_source(path)
-    except files.SourceError as error:
-        return Skipped(path, error.reason, error.detail)
-    try:
-        return summarise_source(source, root)
-    except Exception as error:  # one file's crash must not stop the run
-        return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
-
-
-def _digest(raw: bytes) -> str:
-    return hashlib.sha256(raw).hexdigest()
-
-
-def _summarise_many(
-    paths: Sequence[Path], root: Path, jobs: int | None, progress: Progress | None
-) -> Iterator[Parsed | Skipped | Failed]:
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    if workers <= 1 or len(paths) < _PARALLEL_THRESHOLD:
-        for done, path in enumerate(paths, 1):
-            yield summarise_file(path, root)
-            if progress:
-                progress("analysing", done, len(paths))
-        return
-    chunk = max(1, len(paths) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        roots = [root] * len(paths)
-        for done, result in enumerate(pool.map(summarise_file, paths, roots, chunksize=chunk), 1):
-            yield result
-            if progress:
-                progress("analysing", done, len(paths))
+#: Files that mention one of these are summarised up front, in parallel: every run's first
+#: questions (where are the DataLoaders and Datasets?) read them anyway.
+_PREFETCH = (b"DataLoader", b"Dataset", b"torchvision")
 
 
 # --- checking ---
 
 
-def _suppressed(finding: Finding, modules: dict[Path, ModuleFacts]) -> bool:
-    module = modules.get(finding.path)
+def _suppressed(finding: Finding, project: Project) -> bool:
+    module = project.module_at(finding.path)
     if module is None:
         return False
     lines = {finding.span.line, finding.span.end_line}
@@ -153,7 +88,7 @@ def check_project(
     kept = [
         finding
         for finding in dict.fromkeys(findings)
-        if not _suppressed(finding, project.by_path)
+        if not _suppressed(finding, project)
         and not _ignored_by_config(finding, project.root, settings)
     ]
     return sorted(kept, key=lambda finding: finding.sort_key)
@@ -213,31 +148,40 @@ def _is_insertion(edit: Edit) -> bool:
 
 
 @dataclass
-class _FixState:
-    parsed: dict[Path, Parsed]
-    texts: dict[Path, str]
-    fixed: dict[Path, list[Finding]]
-    errors: dict[Path, str]
+class _Workspace:
+    """The project's files while fixes rewrite them."""
+
+    root: Path
+    contents: Contents
+    sources: SourceSet
+    #: Skipped or failed summaries, by path.
+    problems: dict[Path, Skipped | Failed] = field(default_factory=dict)
+    #: Fixed text of the files fixes changed.
+    texts: dict[Path, str] = field(default_factory=dict)
+
+    def source(self, path: Path) -> SourceFile:
+        """Return the original source of `path`."""
+        return files.decode_source(path, self.contents.raw[path], self.contents.modes[path])
 
 
 def _fix_rounds(
-    root: Path,
-    parsed: dict[Path, Parsed],
+    workspace: _Workspace,
     target: TorchTarget,
     rules: tuple[type[Rule], ...],
     settings: Settings,
     allowed: set[Path],
-) -> tuple[_FixState, list[Finding]]:
-    """Apply fixes until none is left; return the final state and the remaining findings."""
+) -> tuple[dict[Path, list[Finding]], dict[Path, str], list[Finding]]:
+    """Apply fixes until none is left; return fixed findings, errors and remaining findings."""
     # libcst is imported only when something is fixed: it costs more than checking a tree.
     from .fixes.apply import FixError, apply_edits
 
-    state = _FixState(dict(parsed), {}, {}, {})
+    fixed: dict[Path, list[Finding]] = {}
+    errors: dict[Path, str] = {}
     remaining: list[Finding] = []
     for _ in range(MAX_FIX_ROUNDS):
-        project = Project(root, (item.facts for item in state.parsed.values()), target)
+        project = Project(workspace.root, workspace.sources, target)
         remaining = check_project(project, rules, settings)
-        usable = allowed - set(state.errors)
+        usable = allowed - set(errors)
         candidates = [finding for finding in remaining if _applicable(finding, settings, usable)]
         if not candidates:
             break
@@ -249,18 +193,19 @@ def _fix_rounds(
                 edits.setdefault(file_edits.path, []).extend(file_edits.edits)
         applied: set[Path] = set()
         for path, path_edits in edits.items():
-            current = state.texts.get(path, state.parsed[path].source.text)
+            original = workspace.source(path)
+            current = workspace.texts.get(path, original.text)
             try:
                 new = apply_edits(current, path_edits)
-                summary = summarise_source(replace(state.parsed[path].source, text=new), root)
             except FixError as error:
-                state.errors[path] = str(error)
+                errors[path] = str(error)
                 continue
+            summary = summarise_source(replace(original, text=new), workspace.root)
             if not isinstance(summary, Parsed):
-                state.errors[path] = "the fixed code could not be analysed; not applied"
+                errors[path] = "the fixed code could not be analysed; not applied"
                 continue
-            state.texts[path] = new
-            state.parsed[path] = replace(summary, source=state.parsed[path].source)
+            workspace.texts[path] = new
+            workspace.sources.replace(summary.facts, new.encode("utf-8"))
             applied.add(path)
         progressed = False
         for finding in chosen:
@@ -269,10 +214,10 @@ def _fix_rounds(
             if paths <= applied:
                 progressed = True
                 for path in paths:
-                    state.fixed.setdefault(path, []).append(finding)
+                    fixed.setdefault(path, []).append(finding)
         if not progressed:
             break
-    return state, remaining
+    return fixed, errors, remaining
 
 
 # --- running ---
@@ -312,6 +257,39 @@ def run_paths(
         yield from _run_project(root, requested_paths, settings, fix=fix, progress=progress)
 
 
+def _open_workspace(
+    root: Path, paths: Sequence[Path], settings: Settings, progress: Progress | None
+) -> _Workspace:
+    """Read every file, and summarise those every analysis needs, in parallel."""
+    contents = read_all(paths, settings.jobs)
+    problems: dict[Path, Skipped | Failed] = dict(contents.problems)
+
+    def summarise(path: Path) -> ModuleFacts | None:
+        outcome = summarise_bytes(path, contents.raw[path], contents.modes[path], root)
+        if isinstance(outcome, Skipped | Failed):
+            problems[path] = outcome
+            return None
+        return outcome
+
+    sources = SourceSet(root, dict(contents.raw), summarise)
+    if not settings.prefilter:
+        selected = list(contents.raw)
+    else:
+        selected = [
+            path for path, raw in contents.raw.items() if any(token in raw for token in _PREFETCH)
+        ]
+    items = [(path, contents.raw[path], contents.modes[path]) for path in selected]
+    for done, outcome in enumerate(summarise_many(items, root, settings.jobs), 1):
+        if isinstance(outcome, Skipped | Failed):
+            problems[outcome.path] = outcome
+            sources.add(outcome.path, None)
+        else:
+            sources.add(outcome.path, outcome)
+        if progress:
+            progress("analysing", done, len(items))
+    return _Workspace(root, contents, sources, problems)
+
+
 def _run_project(
     root: Path,
     requested_paths: list[Path],
@@ -335,15 +313,8 @@ def _run_project(
 
     requested = list(discover(requested_paths))
     everything = sorted(set(discover([root])) | set(requested))
-    wanted = set(requested)
-    parsed: dict[Path, Parsed] = {}
-    results: dict[Path, FileResult] = {}
-    for outcome in _summarise_many(everything, root, settings.jobs, progress):
-        if isinstance(outcome, Parsed):
-            parsed[outcome.facts.path] = outcome
-        elif outcome.path in wanted:
-            results[outcome.path] = outcome
-    project = Project(root, (item.facts for item in parsed.values()), target)
+    workspace = _open_workspace(root, everything, settings, progress)
+    project = Project(root, workspace.sources, target)
     try:
         findings = check_project(project, rules, settings)
     except Exception as error:  # a rule bug is reported, not raised
@@ -354,37 +325,44 @@ def _run_project(
     by_path: dict[Path, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
-    state: _FixState | None = None
-    remaining_by_path: dict[Path, list[Finding]] = {}
+    fixed: dict[Path, list[Finding]] = {}
+    errors: dict[Path, str] = {}
+    remaining_by_path: dict[Path, list[Finding]] | None = None
     if fix and any(finding.fix for finding in findings):
         try:
-            state, remaining = _fix_rounds(root, parsed, target, rules, settings, wanted)
+            fixed, errors, remaining = _fix_rounds(
+                workspace, target, rules, settings, set(requested)
+            )
         except Exception as error:
             yield Failed(root, f"internal error while fixing: {error}", traceback.format_exc())
             return
+        remaining_by_path = {}
         for finding in remaining:
             remaining_by_path.setdefault(finding.path, []).append(finding)
+    results: list[FileResult] = []
     for path in requested:
-        if path in results:
-            continue
         own = tuple(by_path.get(path, ()))
-        if state is not None and path in state.errors:
-            results[path] = Failed(path, f"fix not applied: {state.errors[path]}")
-        elif state is not None and path in state.texts:
-            results[path] = Changed(
-                path,
-                own,
-                parsed[path].source,
-                state.texts[path],
-                fixed=tuple(state.fixed.get(path, ())),
-                remaining=tuple(remaining_by_path.get(path, ())),
+        problem = workspace.problems.get(path)
+        if problem is not None:
+            results.append(problem)
+        elif path in errors:
+            results.append(Failed(path, f"fix not applied: {errors[path]}"))
+        elif path in workspace.texts:
+            results.append(
+                Changed(
+                    path,
+                    own,
+                    workspace.source(path),
+                    workspace.texts[path],
+                    fixed=tuple(fixed.get(path, ())),
+                    remaining=tuple((remaining_by_path or {}).get(path, ())),
+                )
             )
-        elif path in parsed:
+        else:
             # After fixing, what is left here may differ: a fix elsewhere can resolve it.
-            left = tuple(remaining_by_path.get(path, ())) if state is not None else own
-            results[path] = Unchanged(path, left)
-    for path in sorted(results, key=lambda item: item.as_posix()):
-        yield results[path]
+            left = own if remaining_by_path is None else tuple(remaining_by_path.get(path, ()))
+            results.append(Unchanged(path, left))
+    yield from sorted(results, key=lambda result: result.path.as_posix())
 
 
 def run_source(
@@ -404,26 +382,28 @@ def run_source(
             else TorchTarget(None)
         )
     raw = text.encode("utf-8")
-    source = SourceFile(path, raw, text, "utf-8", False, 0o644)
     root = path.parent
+    contents = Contents({path: raw}, {path: 0o644}, {})
+    source = files.decode_source(path, raw, 0o644)
     summary = summarise_source(source, root)
     if not isinstance(summary, Parsed):
         return summary
     rules = selected_rules(settings)
-    project = Project(root, [summary.facts], target)
-    findings = tuple(check_project(project, rules, settings))
+    sources = SourceSet(root, dict(contents.raw), lambda _: None, parsed=[summary.facts])
+    workspace = _Workspace(root, contents, sources)
+    findings = tuple(check_project(Project(root, sources, target), rules, settings))
     if not fix or not any(finding.fix for finding in findings):
         return Unchanged(path, findings)
-    state, remaining = _fix_rounds(root, {path: summary}, target, rules, settings, {path})
-    if path in state.errors:
-        return Failed(path, f"fix not applied: {state.errors[path]}")
-    if path not in state.texts:
+    fixed, errors, remaining = _fix_rounds(workspace, target, rules, settings, {path})
+    if path in errors:
+        return Failed(path, f"fix not applied: {errors[path]}")
+    if path not in workspace.texts:
         return Unchanged(path, findings)
     return Changed(
         path,
         findings,
         source,
-        state.texts[path],
-        fixed=tuple(state.fixed.get(path, ())),
+        workspace.texts[path],
+        fixed=tuple(fixed.get(path, ())),
         remaining=tuple(remaining),
     )

@@ -20,10 +20,12 @@ __all__ = [
     "DEFAULT_EXCLUDES",
     "SourceError",
     "WriteError",
+    "decode_source",
     "discover",
     "encode_text",
     "find_project_root",
     "is_generated",
+    "read_bytes",
     "read_source",
     "write_atomic",
 ]
@@ -180,6 +182,12 @@ def _describe_os_error(error: OSError) -> str:
 
 def read_source(path: Path) -> SourceFile:
     """Read `path` as Python source, keeping what is needed to write it back byte for byte."""
+    raw, mode = read_bytes(path)
+    return decode_source(path, raw, mode)
+
+
+def read_bytes(path: Path) -> tuple[bytes, int]:
+    """Return the bytes and permission bits of regular file `path` (SourceError if unreadable)."""
     try:
         status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
@@ -192,6 +200,11 @@ def read_source(path: Path) -> SourceFile:
         raise SourceError(
             SkipReason.UNREADABLE, f"cannot read {path}: {_describe_os_error(error)}"
         ) from error
+    return raw, stat.S_IMODE(status.st_mode)
+
+
+def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
+    """Decode `raw` as Python source (PEP 263 cookie or BOM), keeping its line endings."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as error:
@@ -219,7 +232,7 @@ def read_source(path: Path) -> SourceFile:
         text=text,
         encoding=encoding,
         bom=bom,
-        mode=stat.S_IMODE(status.st_mode),
+        mode=mode,
     )
 
 

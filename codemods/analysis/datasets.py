@@ -54,7 +54,7 @@ def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
     from .loaders import loader_calls  # loaders imports nothing from here
 
-    found = [ref for ref in project.classes if is_dataset(project, ref)]
+    found = list(project.subclasses_of(catalog.TORCH_DATASET_BASES))
     for loader in loader_calls(project):
         found.extend(datasets_of_loader(project, loader).classes)
     return tuple(dict.fromkeys(found))

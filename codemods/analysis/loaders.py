@@ -261,9 +261,42 @@ def loader_subclasses(
     return tuple(dict.fromkeys(subclasses))
 
 
+def loader_names(project: Project) -> frozenset[str]:
+    """Return the identifiers that may name a torch DataLoader class anywhere in the project.
+
+    "DataLoader" itself, project subclasses, and module-level aliases and re-exports
+    (`Loader = DataLoader`, `from .loaders import FastLoader as FL`): a call of a loader
+    must spell one of them, so only files mentioning one need to be read.
+    """
+    names = {name.rpartition(".")[2] for name in catalog.TORCH_DATALOADERS}
+    searched: set[str] = set()
+    while names - searched:
+        batch = names - searched
+        searched |= batch
+        for module in project.modules_mentioning(*batch):
+            for cls in module.classes:
+                if project.derives_from(ClassRef.of(module, cls), catalog.TORCH_DATALOADERS):
+                    names.add(cls.name)
+            for name, values in module.bindings:
+                if name not in names and any(
+                    _may_be_loader(project, value, module) for value in values
+                ):
+                    names.add(name)
+    return frozenset(names)
+
+
+def _may_be_loader(project: Project, value: Value, module: ModuleFacts) -> bool:
+    for target in project.targets(value, module):
+        if isinstance(target, ExternalRef) and target.qualname in catalog.TORCH_DATALOADERS:
+            return True
+        if isinstance(target, ClassRef) and project.derives_from(target, catalog.TORCH_DATALOADERS):
+            return True
+    return project.is_one_of(value, module, catalog.TORCH_DATALOADERS)
+
+
 def loader_calls(project: Project) -> Iterator[LoaderCall]:
     """Yield every call in the project that creates a torch DataLoader."""
-    for function in project.functions:
+    for function in project.functions_mentioning(*loader_names(project)):
         for call in function.function.calls:
             if call.base is None:
                 continue

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from ..types import TorchTarget
 from . import catalog
 from .facts import ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+from .sources import SourceSet
 
 #: How many re-exports / aliases a name is followed through.
 _MAX_HOPS = 8
@@ -83,30 +83,50 @@ class CallSite:
 
 
 class Project:
-    """All analysed modules of one repository, and the questions that span files."""
+    """All analysable modules of one repository, and the questions that span files.
 
-    def __init__(self, root: Path, modules: Iterable[ModuleFacts], target: TorchTarget) -> None:
+    Modules are summarised on demand (see `sources.SourceSet`): name resolution loads the
+    module a name points into, and project-wide questions name the identifiers their answer
+    must mention (`modules_mentioning`).
+    """
+
+    def __init__(
+        self, root: Path, modules: Iterable[ModuleFacts] | SourceSet, target: TorchTarget
+    ) -> None:
         self.root = root
         self.target = target
-        self.modules: tuple[ModuleFacts, ...] = tuple(modules)
-        self.by_path: dict[Path, ModuleFacts] = {module.path: module for module in self.modules}
-        self._by_name: dict[str, list[ModuleFacts]] = {}
-        paths = set(self.by_path)
-        for module in self.modules:
-            for alias in _module_aliases(module, root, paths):
-                self._by_name.setdefault(alias, []).append(module)
+        self.sources = modules if isinstance(modules, SourceSet) else SourceSet.of(root, modules)
         self._resolved: dict[tuple[str, Path | None], tuple[Target, ...]] = {}
+        self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
 
     # --- modules and names ---
 
+    @property
+    def modules(self) -> tuple[ModuleFacts, ...]:
+        """Return every module of the project (this summarises all of them: prefer
+        `modules_mentioning`)."""
+        return tuple(self.sources.all())
+
+    def module_at(self, path: Path) -> ModuleFacts | None:
+        """Return the module of file `path`."""
+        return self.sources.facts(path)
+
+    def modules_mentioning(self, *names: str) -> Iterator[ModuleFacts]:
+        """Yield the modules whose text contains one of the identifiers `names`."""
+        return self.sources.mentioning(names)
+
     def module_named(self, name: str, near: ModuleFacts | None = None) -> ModuleFacts | None:
         """Return the project module imported as `name`, the nearest to `near` if ambiguous."""
-        candidates = self._by_name.get(name)
-        if not candidates:
+        paths = self.sources.named(name)
+        if not paths:
             return None
-        if len(candidates) == 1 or near is None:
-            return candidates[0]
-        return max(candidates, key=lambda module: _common_parts(module.path, near.path))
+        if len(paths) > 1 and near is not None:
+            paths = sorted(paths, key=lambda path: -_common_parts(path, near.path))
+        for path in paths:
+            module = self.sources.facts(path)
+            if module is not None:
+                return module
+        return None
 
     def resolve(self, qualname: str, near: ModuleFacts | None = None) -> tuple[Target, ...]:
         """Return what the dotted `qualname` denotes (several targets if it is ambiguous)."""
@@ -272,46 +292,76 @@ class Project:
         cls = ref.module.class_(ref.function.class_qualname)
         return ClassRef.of(ref.module, cls) if cls else None
 
-    @cached_property
+    @property
     def classes(self) -> tuple[ClassRef, ...]:
-        """Return every class defined in the project."""
+        """Return every class of the project (summarises every module)."""
         return tuple(ClassRef.of(module, cls) for module in self.modules for cls in module.classes)
 
-    @cached_property
+    @property
     def functions(self) -> tuple[FunctionRef, ...]:
-        """Return every function (and module body) defined in the project."""
+        """Return every function of the project (summarises every module)."""
         return tuple(
             FunctionRef.of(module, function)
             for module in self.modules
             for function in module.functions
         )
 
-    # --- call sites ---
+    def classes_mentioning(self, *names: str) -> Iterator[ClassRef]:
+        """Yield the classes of the modules that mention one of `names`."""
+        for module in self.modules_mentioning(*names):
+            for cls in module.classes:
+                yield ClassRef.of(module, cls)
 
-    @cached_property
-    def _callers(self) -> dict[FunctionRef | ClassRef, list[CallSite]]:
-        index: dict[FunctionRef | ClassRef, list[CallSite]] = {}
-        for caller in self.functions:
-            for call in caller.function.calls:
-                if call.base is None:
-                    continue
-                callee = call.base
-                if callee.kind is Kind.FUNCTION:
-                    nested = caller.module.function(callee.name)
-                    if nested is not None:
-                        key: FunctionRef | ClassRef = FunctionRef.of(caller.module, nested)
-                        index.setdefault(key, []).append(CallSite(caller, call))
-                    continue
-                if callee.kind not in (Kind.NAME, Kind.ALTERNATIVES):
-                    continue
-                for target in self.targets(callee, caller.module):
-                    if isinstance(target, FunctionRef | ClassRef):
-                        index.setdefault(target, []).append(CallSite(caller, call))
-        return index
+    def functions_mentioning(self, *names: str) -> Iterator[FunctionRef]:
+        """Yield the functions (and module bodies) of the modules that mention one of `names`."""
+        for module in self.modules_mentioning(*names):
+            for function in module.functions:
+                yield FunctionRef.of(module, function)
+
+    def subclasses_of(self, qualnames: frozenset[str]) -> tuple[ClassRef, ...]:
+        """Return the project classes deriving from one of the external `qualnames`.
+
+        A subclass names its base, so the search starts with files that mention the
+        bases' names and grows with the names of each subclass found.
+        """
+        names = {qualname.rpartition(".")[2] for qualname in qualnames}
+        if any(qualname.startswith("torchvision.datasets.") for qualname in qualnames):
+            names.add("torchvision")
+        found: dict[ClassRef, None] = {}
+        searched: set[str] = set()
+        while names - searched:
+            batch = names - searched
+            searched |= batch
+            for ref in self.classes_mentioning(*batch):
+                if ref not in found and self.derives_from(ref, qualnames):
+                    found[ref] = None
+                    names.add(ref.name)
+        return tuple(found)
+
+    # --- call sites ---
 
     def callers(self, ref: FunctionRef | ClassRef) -> list[CallSite]:
         """Return the calls in the project that call function (or instantiate class) `ref`."""
-        return self._callers.get(ref, [])
+        cached = self._callers.get(ref)
+        if cached is not None:
+            return cached
+        name = ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name
+        sites: list[CallSite] = []
+        for caller in self.functions_mentioning(name):
+            for call in caller.function.calls:
+                callee = call.base
+                if callee is None:
+                    continue
+                if callee.kind is Kind.FUNCTION:
+                    nested = caller.module.function(callee.name)
+                    if nested is not None and FunctionRef.of(caller.module, nested) == ref:
+                        sites.append(CallSite(caller, call))
+                elif callee.kind in (Kind.NAME, Kind.ALTERNATIVES) and ref in self.targets(
+                    callee, caller.module
+                ):
+                    sites.append(CallSite(caller, call))
+        self._callers[ref] = sites
+        return sites
 
 
 def _matches(qualname: str, qualnames: frozenset[str]) -> bool:
@@ -319,29 +369,6 @@ def _matches(qualname: str, qualnames: frozenset[str]) -> bool:
         return True
     # Every dataset class torchvision ships derives from torch's Dataset.
     return "torch.utils.data.Dataset" in qualnames and qualname.startswith("torchvision.datasets.")
-
-
-def _module_aliases(module: ModuleFacts, root: Path, paths: set[Path]) -> set[str]:
-    """Return the dotted names a file may be imported as.
-
-    Its package name; its path from the project root (scripts run from the root); from
-    `src/`; and, for a file outside any package, its bare name (scripts importing siblings).
-    """
-    aliases = {module.module}
-    try:
-        relative = module.path.relative_to(root)
-    except ValueError:
-        return aliases
-    parts = list(relative.with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    if parts:
-        aliases.add(".".join(parts))
-        if parts[0] == "src" and len(parts) > 1:
-            aliases.add(".".join(parts[1:]))
-        if module.path.parent / "__init__.py" not in paths:
-            aliases.add(parts[-1])
-    return aliases
 
 
 def _common_parts(a: Path, b: Path) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.datasets import datasets_of_loader, is_dataset
+from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.project import ClassRef, FunctionRef
@@ -112,7 +112,7 @@ class UnseededNumpyInWorkers(Rule):
         if not project.target.is_before(NUMPY_SEEDED_SINCE):
             return
         drawing: dict[ClassRef, GlobalCall] = {}
-        for ref in project.classes:
+        for ref in dataset_classes(project):
             draws = numpy_global_draws(project, ref)
             if draws:
                 drawing[ref] = draws[0]

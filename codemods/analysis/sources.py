@@ -1,0 +1,158 @@
+"""The files of one project, summarised only when a question needs them.
+
+Most files of a repository can never matter to a finding: model code, CLI glue, tests. A
+`SourceSet` holds every file's bytes but parses a file only when the analysis asks for it,
+in one of two ways:
+
+- by module name, when a resolved qualified name points into the file (an import of it);
+- by mention, when a project-wide question ("every DataLoader call", "every subclass of
+  this Dataset", "every caller of this function") names the identifiers its answer must
+  contain. Any Python reference to a name spells the name out, so a file whose bytes do not
+  contain any of those identifiers cannot contribute to the answer.
+
+Both are exact: they never change a finding, only how many files are parsed. With
+`eager=True` every file is parsed up front (the reference behaviour the tests compare with).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from .facts import ModuleFacts
+
+#: Summarise one file: its facts, or None if it cannot be analysed.
+Summarise = Callable[[Path], ModuleFacts | None]
+
+
+class SourceSet:
+    """Every analysable file of a project, with facts computed on demand."""
+
+    def __init__(
+        self,
+        root: Path,
+        raw: dict[Path, bytes],
+        summarise: Summarise,
+        *,
+        parsed: Iterable[ModuleFacts] = (),
+        eager: bool = False,
+    ) -> None:
+        self.root = root
+        self._raw = raw
+        self._summarise = summarise
+        self._facts: dict[Path, ModuleFacts | None] = {facts.path: facts for facts in parsed}
+        self._by_name: dict[str, list[Path]] = {}
+        paths = set(raw) | set(self._facts)
+        for path in sorted(paths):
+            for alias in module_aliases(path, root, paths):
+                self._by_name.setdefault(alias, []).append(path)
+        self._mention_cache: dict[frozenset[str], tuple[Path, ...]] = {}
+        if eager:
+            for path in sorted(paths):
+                self.facts(path)
+
+    @classmethod
+    def of(cls, root: Path, modules: Iterable[ModuleFacts]) -> SourceSet:
+        """Return a set of already summarised modules (nothing left to parse)."""
+        return cls(root, {}, lambda path: None, parsed=modules)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Return every file of the project, sorted."""
+        return tuple(sorted(set(self._raw) | set(self._facts)))
+
+    def facts(self, path: Path) -> ModuleFacts | None:
+        """Return the summary of `path`, summarising it now if needed."""
+        if path not in self._facts:
+            self._facts[path] = self._summarise(path)
+        return self._facts[path]
+
+    def parsed(self) -> Iterator[ModuleFacts]:
+        """Yield the modules summarised so far."""
+        for facts in self._facts.values():
+            if facts is not None:
+                yield facts
+
+    def all(self) -> Iterator[ModuleFacts]:
+        """Yield every module of the project (summarising all of them)."""
+        for path in self.paths:
+            facts = self.facts(path)
+            if facts is not None:
+                yield facts
+
+    def named(self, name: str) -> list[Path]:
+        """Return the files that may be imported as module `name`."""
+        return self._by_name.get(name, [])
+
+    def mentioning(self, names: Iterable[str]) -> Iterator[ModuleFacts]:
+        """Yield the modules whose text contains one of the identifiers `names`."""
+        key = frozenset(names)
+        if not key:
+            return
+        paths = self._mention_cache.get(key)
+        if paths is None:
+            paths = self._mention_cache[key] = tuple(self._mentioning(key))
+        for path in paths:
+            facts = self.facts(path)
+            if facts is not None:
+                yield facts
+
+    def _mentioning(self, names: frozenset[str]) -> Iterator[Path]:
+        encoded = [name.encode() for name in sorted(names)]
+        # `bytes.find` is far faster than a regex; the regex only confirms word boundaries.
+        word = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![\w])")
+        for path in self.paths:
+            raw = self._raw.get(path)
+            if raw is None:
+                yield path  # summarised from text we no longer hold: never skip it
+                continue
+            if any(name in raw for name in encoded) and word.search(raw):
+                yield path
+
+    def add(self, path: Path, facts: ModuleFacts | None) -> None:
+        """Record the summary of `path`, made elsewhere (None: it cannot be analysed)."""
+        self._facts[path] = facts
+
+    def replace(self, facts: ModuleFacts, raw: bytes) -> None:
+        """Use new facts and bytes for a file (after a fix rewrote it)."""
+        self._facts[facts.path] = facts
+        if facts.path in self._raw:
+            self._raw[facts.path] = raw
+        self._mention_cache.clear()
+
+    @property
+    def parsed_count(self) -> int:
+        """Return how many files have been summarised."""
+        return len(self._facts)
+
+
+def module_aliases(path: Path, root: Path, paths: set[Path]) -> set[str]:
+    """Return the dotted names a file may be imported as.
+
+    Its name inside its package; its path from the project root (scripts run from the
+    root); from `src/`; and, for a file outside any package, its bare name (scripts that
+    import their siblings).
+    """
+    aliases = set()
+    parts = [path.stem] if path.name != "__init__.py" else []
+    directory = path.parent
+    package: list[str] = []
+    while directory / "__init__.py" in paths and directory != directory.parent:
+        package.insert(0, directory.name)
+        directory = directory.parent
+    if package:
+        aliases.add(".".join(package + parts))
+    try:
+        relative = list(path.relative_to(root).with_suffix("").parts)
+    except ValueError:
+        return aliases or {".".join(parts)}
+    if relative and relative[-1] == "__init__":
+        relative.pop()
+    if relative:
+        aliases.add(".".join(relative))
+        if relative[0] == "src" and len(relative) > 1:
+            aliases.add(".".join(relative[1:]))
+        if not package:
+            aliases.add(relative[-1])
+    return aliases

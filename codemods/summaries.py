@@ -1,0 +1,146 @@
+"""One file's way from bytes to `ModuleFacts`, and doing that for many files at once."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import traceback
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from . import files
+from .analysis.extract import extract, module_name_for
+from .analysis.facts import ModuleFacts
+from .types import Failed, Skipped, SkipReason, SourceFile
+
+#: Below this many files, a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 48
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A file's summary and the source it came from."""
+
+    facts: ModuleFacts
+    source: SourceFile
+
+
+def digest(raw: bytes) -> str:
+    """Return the content hash that identifies a file's version."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
+    """Parse `source` and summarise it, or say why it is skipped."""
+    if files.is_generated(source.text):
+        return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
+    try:
+        with warnings.catch_warnings():
+            # Invalid escape sequences and the like in analysed code are not our findings.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source.text, filename=str(source.path))
+    except SyntaxError as error:
+        where = f"line {error.lineno}: " if error.lineno else ""
+        return Skipped(source.path, SkipReason.SYNTAX_ERROR, f"{where}{error.msg}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return Skipped(source.path, SkipReason.SYNTAX_ERROR, str(error) or type(error).__name__)
+    module = module_name_for(source.path, root)
+    facts = extract(tree, source.text, source.path, module)
+    return Parsed(replace(facts, digest=digest(source.raw)), source)
+
+
+def summarise_bytes(
+    path: Path, raw: bytes, mode: int, root: Path
+) -> ModuleFacts | Skipped | Failed:
+    """Decode, parse and summarise one file's bytes; never raise."""
+    try:
+        source = files.decode_source(path, raw, mode)
+    except files.SourceError as error:
+        return Skipped(path, error.reason, error.detail)
+    try:
+        outcome = summarise_source(source, root)
+    except Exception as error:  # one file's crash must not stop the run
+        return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
+    return outcome.facts if isinstance(outcome, Parsed) else outcome
+
+
+def summarise_file(path: Path, root: Path) -> Parsed | Skipped | Failed:
+    """Read, parse and summarise one file; never raise."""
+    try:
+        source = files.read_source(path)
+    except files.SourceError as error:
+        return Skipped(path, error.reason, error.detail)
+    try:
+        return summarise_source(source, root)
+    except Exception as error:  # one file's crash must not stop the run
+        return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
+
+
+@dataclass(frozen=True)
+class Contents:
+    """The bytes of many files, read once."""
+
+    raw: dict[Path, bytes]
+    modes: dict[Path, int]
+    #: Files that could not be read.
+    problems: dict[Path, Skipped]
+
+
+def _read(path: Path) -> tuple[Path, bytes, int] | Skipped:
+    try:
+        raw, mode = files.read_bytes(path)
+    except files.SourceError as error:
+        return Skipped(path, error.reason, error.detail)
+    return path, raw, mode
+
+
+def read_all(paths: Sequence[Path], jobs: int | None) -> Contents:
+    """Read every file; reading releases the GIL, so threads overlap the waits."""
+    workers = max(1, min(8, jobs or (os.cpu_count() or 1) * 2))
+    raw: dict[Path, bytes] = {}
+    modes: dict[Path, int] = {}
+    problems: dict[Path, Skipped] = {}
+    if workers == 1 or len(paths) < PARALLEL_THRESHOLD:
+        results: Iterable[tuple[Path, bytes, int] | Skipped] = map(_read, paths)
+        for result in results:
+            _store(result, raw, modes, problems)
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for result in pool.map(_read, paths, chunksize=64):
+                _store(result, raw, modes, problems)
+    return Contents(raw, modes, problems)
+
+
+def _store(
+    result: tuple[Path, bytes, int] | Skipped,
+    raw: dict[Path, bytes],
+    modes: dict[Path, int],
+    problems: dict[Path, Skipped],
+) -> None:
+    if isinstance(result, Skipped):
+        problems[result.path] = result
+    else:
+        path, data, mode = result
+        raw[path] = data
+        modes[path] = mode
+
+
+def summarise_many(
+    items: Sequence[tuple[Path, bytes, int]], root: Path, jobs: int | None
+) -> Iterator[ModuleFacts | Skipped | Failed]:
+    """Summarise many files, in worker processes when there are enough of them."""
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if workers <= 1 or len(items) < PARALLEL_THRESHOLD:
+        for path, raw, mode in items:
+            yield summarise_bytes(path, raw, mode, root)
+        return
+    chunk = max(1, len(items) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        paths, raws, modes = zip(*items, strict=True)
+        yield from pool.map(
+            summarise_bytes, paths, raws, modes, [root] * len(items), chunksize=chunk
+        )
