@@ -21,7 +21,15 @@ from .analysis.torch_version import detect_target, target_from_option
 from .registry import codes_matching, selected_rules
 from .rule import Rule
 from .settings import ConfigError, Settings, for_project
-from .summaries import Contents, Parsed, read_all, summarise_bytes, summarise_many, summarise_source
+from .summaries import (
+    Contents,
+    FactsCache,
+    Parsed,
+    read_all,
+    summarise_bytes,
+    summarise_many,
+    summarise_source,
+)
 from .types import (
     Changed,
     Edit,
@@ -37,6 +45,8 @@ from .types import (
     Unchanged,
 )
 
+#: Where each project keeps summaries between runs (safe to delete).
+CACHE_DIRECTORY = ".workerseed_cache"
 #: How many times fixes are re-applied to their own output (a fix may enable another).
 MAX_FIX_ROUNDS = 8
 
@@ -158,6 +168,7 @@ class _Workspace:
     problems: dict[Path, Skipped | Failed] = field(default_factory=dict)
     #: Fixed text of the files fixes changed.
     texts: dict[Path, str] = field(default_factory=dict)
+    cache: FactsCache = field(default_factory=lambda: FactsCache(None))
 
     def source(self, path: Path) -> SourceFile:
         """Return the original source of `path`."""
@@ -263,12 +274,18 @@ def _open_workspace(
     """Read every file, and summarise those every analysis needs, in parallel."""
     contents = read_all(paths, settings.jobs)
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
+    cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
 
     def summarise(path: Path) -> ModuleFacts | None:
-        outcome = summarise_bytes(path, contents.raw[path], contents.modes[path], root)
+        raw = contents.raw[path]
+        cached = cache.get(path, raw, root)
+        if cached is not None:
+            return cached
+        outcome = summarise_bytes(path, raw, contents.modes[path], root)
         if isinstance(outcome, Skipped | Failed):
             problems[path] = outcome
             return None
+        cache.put(outcome)
         return outcome
 
     sources = SourceSet(root, dict(contents.raw), summarise)
@@ -278,16 +295,23 @@ def _open_workspace(
         selected = [
             path for path, raw in contents.raw.items() if any(token in raw for token in _PREFETCH)
         ]
-    items = [(path, contents.raw[path], contents.modes[path]) for path in selected]
+    items = []
+    for path in selected:
+        cached = cache.get(path, contents.raw[path], root)
+        if cached is not None:
+            sources.add(path, cached)
+        else:
+            items.append((path, contents.raw[path], contents.modes[path]))
     for done, outcome in enumerate(summarise_many(items, root, settings.jobs), 1):
         if isinstance(outcome, Skipped | Failed):
             problems[outcome.path] = outcome
             sources.add(outcome.path, None)
         else:
+            cache.put(outcome)
             sources.add(outcome.path, outcome)
         if progress:
             progress("analysing", done, len(items))
-    return _Workspace(root, contents, sources, problems)
+    return _Workspace(root, contents, sources, problems, cache=cache)
 
 
 def _run_project(
@@ -322,6 +346,7 @@ def _run_project(
             root, f"internal error: {type(error).__name__}: {error}", traceback.format_exc()
         )
         return
+    workspace.cache.save()
     by_path: dict[Path, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)

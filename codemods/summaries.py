@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
+import pickle
+import tempfile
 import traceback
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -144,3 +147,84 @@ def summarise_many(
         yield from pool.map(
             summarise_bytes, paths, raws, modes, [root] * len(items), chunksize=chunk
         )
+
+
+class FactsCache:
+    """Summaries of earlier runs, keyed by file path, content hash and analysis code version.
+
+    One pickle file per project under `.workerseed_cache/`, rewritten atomically. A cache
+    that cannot be read is ignored; deleting it only costs time. The key includes a hash of
+    the analysis code itself, so a changed analysis never reuses an old summary.
+    """
+
+    FILE = "facts.pickle"
+
+    def __init__(self, directory: Path | None) -> None:
+        self._directory = directory
+        self._entries: dict[tuple[str, str], ModuleFacts] = {}
+        self._used: dict[tuple[str, str], ModuleFacts] = {}
+        self._dirty = False
+        if directory is not None:
+            self._entries = self._load(directory / self.FILE)
+
+    @staticmethod
+    def _load(path: Path) -> dict[tuple[str, str], ModuleFacts]:
+        try:
+            with path.open("rb") as handle:
+                version, entries = pickle.load(handle)
+        except Exception:  # a damaged or foreign cache is no cache
+            return {}
+        if version != ANALYSIS_VERSION or not isinstance(entries, dict):
+            return {}
+        return entries
+
+    def get(self, path: Path, raw: bytes, root: Path) -> ModuleFacts | None:
+        """Return the cached summary of this version of `path`, if any."""
+        key = (str(path), digest(raw))
+        facts = self._entries.get(key)
+        # The module name depends on the tree (`__init__.py` files), not on the file's bytes.
+        if facts is None or facts.module != module_name_for(path, root):
+            return None
+        self._used[key] = facts
+        return facts
+
+    def put(self, facts: ModuleFacts) -> None:
+        """Remember a summary made in this run."""
+        self._used[(str(facts.path), facts.digest)] = facts
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the summaries used in this run (older ones are dropped); never raise."""
+        if self._directory is None or not (self._dirty or len(self._used) != len(self._entries)):
+            return
+        try:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            marker = self._directory / ".gitignore"
+            if not marker.exists():
+                marker.write_text("# Created by workerseed; safe to delete.\n*\n")
+            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(
+                    (ANALYSIS_VERSION, self._used), stream, protocol=pickle.HIGHEST_PROTOCOL
+                )
+            os.replace(temporary, self._directory / self.FILE)
+        except OSError:
+            return
+
+
+def _analysis_version() -> str:
+    """Hash the code that produces summaries: a cache made by other code is never reused."""
+    package = Path(__file__).resolve().parent
+    sources = [
+        package / "summaries.py",
+        package / "files.py",
+        *sorted((package / "analysis").glob("*.py")),
+    ]
+    hasher = hashlib.sha256()
+    for source in sources:
+        with contextlib.suppress(OSError):
+            hasher.update(source.read_bytes())
+    return hasher.hexdigest()[:16]
+
+
+ANALYSIS_VERSION = _analysis_version()

@@ -1,0 +1,76 @@
+"""No speed trick may change a finding: lazy summarising and the cache are checked against
+the reference run, which summarises every file and uses no cache."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fixture_cases import Case, copy_repository, discover_cases
+
+from codemods import Settings, run_paths
+
+CASES = discover_cases()
+
+_FILLER = '''"""Model code with no data loading: {n}."""
+
+import torch
+from torch import nn
+
+
+class Block{n}(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) + {n}
+'''
+
+
+def _findings(repo: Path, settings: Settings) -> list[str]:
+    return sorted(
+        f"{finding.path.relative_to(repo)}:{finding.span.line}:{finding.span.column} "
+        f"{finding.code} {finding.message} fix={finding.fix is not None}"
+        for result in run_paths([repo], settings)
+        for finding in getattr(result, "findings", ())
+    )
+
+
+def _assert_same_with_and_without_shortcuts(repo: Path, settings: Settings) -> None:
+    reference = _findings(repo, replace(settings, prefilter=False, cache=False))
+    assert _findings(repo, replace(settings, prefilter=True, cache=False)) == reference
+    cold = _findings(repo, replace(settings, prefilter=True, cache=True))
+    warm = _findings(repo, replace(settings, prefilter=True, cache=True))
+    assert cold == reference
+    assert warm == reference
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_fixture_findings_do_not_depend_on_shortcuts(case: Case, tmp_path: Path) -> None:
+    repo = copy_repository(case.before, tmp_path / "repo")
+    _assert_same_with_and_without_shortcuts(repo, case.settings())
+
+
+def test_generated_tree_findings_do_not_depend_on_shortcuts(tmp_path: Path) -> None:
+    """All fixture repositories side by side in one tree, with unrelated files among them."""
+    repo = tmp_path / "tree"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    for case in CASES:
+        shutil.copytree(case.before, repo / case.directory.parent.name / case.directory.name)
+    for n in range(200):
+        (repo / f"model_{n}.py").write_text(_FILLER.format(n=n), encoding="utf-8")
+    findings = _findings(repo, Settings(torch_version="1.8", jobs=2))
+    assert len(findings) > len(CASES) // 2
+    _assert_same_with_and_without_shortcuts(repo, Settings(torch_version="1.8", jobs=2))
+
+
+def test_cache_is_used_and_safe_to_corrupt(tmp_path: Path) -> None:
+    case = next(case for case in CASES if case.id.endswith("/basic"))
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = case.settings()
+    expected = _findings(repo, replace(settings, cache=False))
+    assert _findings(repo, replace(settings, cache=True)) == expected
+    cache = repo / ".workerseed_cache" / "facts.pickle"
+    assert cache.exists()
+    cache.write_bytes(b"not a pickle")
+    assert _findings(repo, replace(settings, cache=True)) == expected
