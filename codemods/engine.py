@@ -25,6 +25,7 @@ from .summaries import (
     Contents,
     FactsCache,
     Parsed,
+    collector_paused,
     read_all,
     summarise_bytes,
     summarise_many,
@@ -265,7 +266,11 @@ def run_paths(
     limited to the named paths. Raises ConfigError for an invalid configuration.
     """
     for root, requested_paths in _by_root(paths).items():
-        yield from _run_project(root, requested_paths, settings, fix=fix, progress=progress)
+        with collector_paused():
+            results = list(
+                _run_project(root, requested_paths, settings, fix=fix, progress=progress)
+            )
+        yield from results
 
 
 def _open_workspace(

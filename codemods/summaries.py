@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import hashlib
 import os
 import pickle
@@ -42,7 +43,7 @@ def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
     if files.is_generated(source.text):
         return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), collector_paused():
             # Invalid escape sequences and the like in analysed code are not our findings.
             warnings.simplefilter("ignore")
             tree = ast.parse(source.text, filename=str(source.path))
@@ -52,8 +53,28 @@ def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
     except (ValueError, RecursionError, MemoryError) as error:
         return Skipped(source.path, SkipReason.SYNTAX_ERROR, str(error) or type(error).__name__)
     module = module_name_for(source.path, root)
-    facts = extract(tree, source.text, source.path, module)
+    with collector_paused():
+        facts = extract(tree, source.text, source.path, module)
     return Parsed(replace(facts, digest=digest(source.raw)), source)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a summary is built, then freeze what lives.
+
+    Summaries are many small acyclic objects that live until the run ends. Every automatic
+    collection re-scanned all of them, which made summarising a large file several times
+    slower than parsing it; frozen objects are never scanned again. Reference counting
+    still frees garbage at once.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def summarise_bytes(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     """A source range: 1-based lines, 0-based columns counted in characters (not bytes)."""
 
@@ -19,6 +19,9 @@ class Span:
     column: int
     end_line: int
     end_column: int
+
+    def __reduce__(self) -> tuple[type[Span], tuple[int, int, int, int]]:
+        return (Span, (self.line, self.column, self.end_line, self.end_column))
 
 
 class Safety(enum.Enum):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import catalog
 from .facts import Kind, ModuleFacts, Value
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef, spelled
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (
@@ -268,37 +268,16 @@ def loader_names(project: Project) -> frozenset[str]:
     (`Loader = DataLoader`, `from .loaders import FastLoader as FL`): a call of a loader
     must spell one of them, so only files mentioning one need to be read.
     """
-    names = {name.rpartition(".")[2] for name in catalog.TORCH_DATALOADERS}
-    searched: set[str] = set()
-    while names - searched:
-        batch = names - searched
-        searched |= batch
-        for module in project.modules_mentioning(*batch):
-            for cls in module.classes:
-                if project.derives_from(ClassRef.of(module, cls), catalog.TORCH_DATALOADERS):
-                    names.add(cls.name)
-            for name, values in module.bindings:
-                if name not in names and any(
-                    _may_be_loader(project, value, module) for value in values
-                ):
-                    names.add(name)
-    return frozenset(names)
-
-
-def _may_be_loader(project: Project, value: Value, module: ModuleFacts) -> bool:
-    for target in project.targets(value, module):
-        if isinstance(target, ExternalRef) and target.qualname in catalog.TORCH_DATALOADERS:
-            return True
-        if isinstance(target, ClassRef) and project.derives_from(target, catalog.TORCH_DATALOADERS):
-            return True
-    return project.is_one_of(value, module, catalog.TORCH_DATALOADERS)
+    return project.family(catalog.TORCH_DATALOADERS).names
 
 
 def loader_calls(project: Project) -> Iterator[LoaderCall]:
     """Yield every call in the project that creates a torch DataLoader."""
-    for function in project.functions_mentioning(*loader_names(project)):
+    names = loader_names(project)
+    for function in project.functions_mentioning(*names):
         for call in function.function.calls:
-            if call.base is None:
+            # Only a callee that spells a loader's name can be one: resolve no other.
+            if call.base is None or not spelled(call.base) & names:
                 continue
             subclasses = loader_subclasses(project, call.base, function)
             if subclasses is None:

@@ -75,6 +75,14 @@ Target = ClassRef | FunctionRef | VariableRef | ExternalRef
 
 
 @dataclass(frozen=True)
+class Family:
+    """The project subclasses of some external classes, and the names that denote them."""
+
+    classes: tuple[ClassRef, ...]
+    names: frozenset[str]
+
+
+@dataclass(frozen=True)
 class CallSite:
     """A call made somewhere in the project."""
 
@@ -98,6 +106,7 @@ class Project:
         self.sources = modules if isinstance(modules, SourceSet) else SourceSet.of(root, modules)
         self._resolved: dict[tuple[str, Path | None], tuple[Target, ...]] = {}
         self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
+        self._families: dict[frozenset[str], Family] = {}
 
     # --- modules and names ---
 
@@ -319,11 +328,20 @@ class Project:
                 yield FunctionRef.of(module, function)
 
     def subclasses_of(self, qualnames: frozenset[str]) -> tuple[ClassRef, ...]:
-        """Return the project classes deriving from one of the external `qualnames`.
+        """Return the project classes deriving from one of the external `qualnames`."""
+        return self.family(qualnames).classes
 
-        A subclass names its base, so the search starts with files that mention the
-        bases' names and grows with the names of each subclass found.
+    def family(self, qualnames: frozenset[str]) -> Family:
+        """Return the project subclasses of `qualnames`, and every name that may denote one.
+
+        A subclass names its base, and an alias names what it aliases: the search starts with
+        the files that mention the bases' own names and grows with each subclass and alias
+        found. Only classes and bindings that spell a known name are resolved, so the search
+        reads no file that cannot be part of the answer.
         """
+        cached = self._families.get(qualnames)
+        if cached is not None:
+            return cached
         names = {qualname.rpartition(".")[2] for qualname in qualnames}
         if any(qualname.startswith("torchvision.datasets.") for qualname in qualnames):
             names.add("torchvision")
@@ -332,11 +350,30 @@ class Project:
         while names - searched:
             batch = names - searched
             searched |= batch
-            for ref in self.classes_mentioning(*batch):
-                if ref not in found and self.derives_from(ref, qualnames):
-                    found[ref] = None
-                    names.add(ref.name)
-        return tuple(found)
+            for module in self.modules_mentioning(*batch):
+                for cls in module.classes:
+                    ref = ClassRef.of(module, cls)
+                    names_base = any(spelled(base) & names for base in cls.bases)
+                    if names_base and ref not in found and self.derives_from(ref, qualnames):
+                        found[ref] = None
+                        names.add(cls.name)
+                for name, values in module.bindings:
+                    if name in names or not any(spelled(value) & names for value in values):
+                        continue
+                    if any(self._denotes(value, module, qualnames) for value in values):
+                        names.add(name)
+        family = Family(tuple(found), frozenset(names))
+        self._families[qualnames] = family
+        return family
+
+    def _denotes(self, value: Value, module: ModuleFacts, qualnames: frozenset[str]) -> bool:
+        """Return True if `value` names one of `qualnames` or a project subclass of one."""
+        for target in self.targets(value, module):
+            if isinstance(target, ExternalRef) and _matches(target.qualname, qualnames):
+                return True
+            if isinstance(target, ClassRef) and self.derives_from(target, qualnames):
+                return True
+        return bool(self.qualnames(value, module) & qualnames)
 
     # --- call sites ---
 
@@ -356,12 +393,27 @@ class Project:
                     nested = caller.module.function(callee.name)
                     if nested is not None and FunctionRef.of(caller.module, nested) == ref:
                         sites.append(CallSite(caller, call))
-                elif callee.kind in (Kind.NAME, Kind.ALTERNATIVES) and ref in self.targets(
-                    callee, caller.module
+                elif (
+                    callee.kind in (Kind.NAME, Kind.ALTERNATIVES)
+                    and name in spelled(callee)
+                    and ref in self.targets(callee, caller.module)
                 ):
                     sites.append(CallSite(caller, call))
         self._callers[ref] = sites
         return sites
+
+
+def spelled(value: Value) -> set[str]:
+    """Return the last names an expression spells (`a.b.C` -> {"C"}), as written or resolved."""
+    if value.kind is Kind.NAME:
+        return {qualname.rpartition(".")[2] for qualname in value.qualnames}
+    if value.kind is Kind.ATTRIBUTE:
+        return {value.name}
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        return spelled(value.base)
+    if value.kind is Kind.ALTERNATIVES:
+        return {name for option in value.args for name in spelled(option)}
+    return set()
 
 
 def _matches(qualname: str, qualnames: frozenset[str]) -> bool:
