@@ -54,11 +54,6 @@ MAX_FIX_ROUNDS = 8
 #: Progress callback: (stage, done, total).
 Progress = Callable[[str, int, int], None]
 
-#: Files that mention one of these are summarised up front, in parallel: every run's first
-#: questions (where are the DataLoaders and Datasets?) read them anyway.
-_PREFETCH = (b"DataLoader", b"Dataset", b"torchvision")
-
-
 # --- checking ---
 
 
@@ -274,9 +269,13 @@ def run_paths(
 
 
 def _open_workspace(
-    root: Path, paths: Sequence[Path], settings: Settings, progress: Progress | None
+    root: Path,
+    paths: Sequence[Path],
+    settings: Settings,
+    prefetch: tuple[bytes, ...],
+    progress: Progress | None,
 ) -> _Workspace:
-    """Read every file, and summarise those every analysis needs, in parallel."""
+    """Read every file, and summarise those the rules will certainly need, in parallel."""
     contents = read_all(paths, settings.jobs)
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
@@ -298,7 +297,7 @@ def _open_workspace(
         selected = list(contents.raw)
     else:
         selected = [
-            path for path, raw in contents.raw.items() if any(token in raw for token in _PREFETCH)
+            path for path, raw in contents.raw.items() if any(token in raw for token in prefetch)
         ]
     items = []
     for path in selected:
@@ -340,9 +339,14 @@ def _run_project(
             respect_gitignore=settings.respect_gitignore,
         )
 
-    requested = list(discover(requested_paths))
-    everything = sorted(set(discover([root])) | set(requested))
-    workspace = _open_workspace(root, everything, settings, progress)
+    everything = list(discover([root]))
+    if requested_paths == [root]:
+        requested = everything
+    else:
+        requested = list(discover(requested_paths))
+        everything = sorted(set(everything) | set(requested), key=str)
+    prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
+    workspace = _open_workspace(root, everything, settings, prefetch, progress)
     project = Project(root, workspace.sources, target)
     try:
         findings = check_project(project, rules, settings)

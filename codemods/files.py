@@ -104,7 +104,8 @@ def discover(
         elif os.path.isfile(real):
             # Like ruff without force-exclude: a file named explicitly is always checked.
             found.add(real)
-    yield from sorted(Path(p) for p in found)
+    # Sorting split strings orders like Paths (by component) and is several times faster.
+    yield from (Path(p) for p in sorted(found, key=lambda text: text.split(os.sep)))
 
 
 def _walk(

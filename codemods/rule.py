@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from .analysis.project import FunctionRef, Project
-from .types import Finding, Fix, Span
+from .types import Finding, Fix, Span, TorchTarget
 
 DOC_SECTIONS = (
     "What it does",
@@ -48,6 +48,13 @@ class Rule(ABC):
     def __init__(self, project: Project) -> None:
         self.project = project
         self.findings: list[Finding] = []
+
+    @classmethod
+    def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
+        """Return byte strings whose files `check()` will certainly read: they are parsed up
+        front, in parallel. Only a hint for speed; what is read is decided by the queries."""
+        del target
+        return ()
 
     @abstractmethod
     def check(self) -> None:

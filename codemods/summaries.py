@@ -8,6 +8,7 @@ import gc
 import hashlib
 import os
 import pickle
+import shutil
 import tempfile
 import traceback
 import warnings
@@ -171,66 +172,70 @@ def summarise_many(
 
 
 class FactsCache:
-    """Summaries of earlier runs, keyed by file path, content hash and analysis code version.
+    """Summaries of earlier runs, one file each, keyed by path and content hash.
 
-    One pickle file per project under `.workerseed_cache/`, rewritten atomically. A cache
-    that cannot be read is ignored; deleting it only costs time. The key includes a hash of
-    the analysis code itself, so a changed analysis never reuses an old summary.
+    They live under `<root>/.workerseed_cache/<analysis version>/`, where the version is a
+    hash of the analysis code itself, so a changed analysis never reuses an old summary.
+    Only the summaries a run needs are read. An entry that cannot be read is ignored, and
+    deleting the cache only costs time.
     """
 
-    FILE = "facts.pickle"
-
     def __init__(self, directory: Path | None) -> None:
-        self._directory = directory
-        self._entries: dict[tuple[str, str], ModuleFacts] = {}
-        self._used: dict[tuple[str, str], ModuleFacts] = {}
-        self._dirty = False
-        if directory is not None:
-            self._entries = self._load(directory / self.FILE)
+        self._base = directory
+        self._directory = directory / ANALYSIS_VERSION if directory is not None else None
+        self._new: dict[str, ModuleFacts] = {}
+        self._used: set[str] = set()
 
     @staticmethod
-    def _load(path: Path) -> dict[tuple[str, str], ModuleFacts]:
-        try:
-            with path.open("rb") as handle:
-                version, entries = pickle.load(handle)
-        except Exception:  # a damaged or foreign cache is no cache
-            return {}
-        if version != ANALYSIS_VERSION or not isinstance(entries, dict):
-            return {}
-        return entries
+    def _name(path: Path, content_digest: str) -> str:
+        return hashlib.sha256(f"{path}\0{content_digest}".encode()).hexdigest()[:40]
 
     def get(self, path: Path, raw: bytes, root: Path) -> ModuleFacts | None:
         """Return the cached summary of this version of `path`, if any."""
-        key = (str(path), digest(raw))
-        facts = self._entries.get(key)
-        # The module name depends on the tree (`__init__.py` files), not on the file's bytes.
-        if facts is None or facts.module != module_name_for(path, root):
+        if self._directory is None:
             return None
-        self._used[key] = facts
+        name = self._name(path, digest(raw))
+        try:
+            with (self._directory / name[:2] / name).open("rb") as handle:
+                facts = pickle.load(handle)
+        except Exception:  # noqa: BLE001  # a missing, damaged or foreign entry is no entry
+            return None
+        # The module name depends on the tree (`__init__.py` files), not on the file's bytes.
+        if not isinstance(facts, ModuleFacts) or facts.path != path:
+            return None
+        if facts.module != module_name_for(path, root):
+            return None
+        self._used.add(name)
         return facts
 
     def put(self, facts: ModuleFacts) -> None:
-        """Remember a summary made in this run."""
-        self._used[(str(facts.path), facts.digest)] = facts
-        self._dirty = True
+        """Remember a summary made in this run, to be written by `save()`."""
+        if self._directory is not None:
+            self._new[self._name(facts.path, facts.digest)] = facts
 
     def save(self) -> None:
-        """Write the summaries used in this run (older ones are dropped); never raise."""
-        if self._directory is None or not (self._dirty or len(self._used) != len(self._entries)):
+        """Write the new summaries atomically and drop other versions' caches; never raise."""
+        if self._directory is None or self._base is None or not self._new:
             return
         try:
-            self._directory.mkdir(parents=True, exist_ok=True)
-            marker = self._directory / ".gitignore"
+            self._base.mkdir(parents=True, exist_ok=True)
+            marker = self._base / ".gitignore"
             if not marker.exists():
                 marker.write_text("# Created by workerseed; safe to delete.\n*\n")
-            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
-            with os.fdopen(handle, "wb") as stream:
-                pickle.dump(
-                    (ANALYSIS_VERSION, self._used), stream, protocol=pickle.HIGHEST_PROTOCOL
-                )
-            os.replace(temporary, self._directory / self.FILE)
+            for other in self._base.iterdir():
+                if other.is_dir() and other.name != ANALYSIS_VERSION:
+                    shutil.rmtree(other, ignore_errors=True)
+            for name, facts in self._new.items():
+                shard = self._directory / name[:2]
+                shard.mkdir(parents=True, exist_ok=True)
+                handle, temporary = tempfile.mkstemp(dir=shard, suffix=".tmp")
+                with os.fdopen(handle, "wb") as stream:
+                    pickle.dump(facts, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, shard / name)
         except OSError:
             return
+        finally:
+            self._new.clear()
 
 
 def _analysis_version() -> str:

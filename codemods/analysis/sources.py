@@ -16,6 +16,7 @@ Both are exact: they never change a finding, only how many files are parsed. Wit
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -43,13 +44,17 @@ class SourceSet:
         self._summarise = summarise
         self._facts: dict[Path, ModuleFacts | None] = {facts.path: facts for facts in parsed}
         self._by_name: dict[str, list[Path]] = {}
-        paths = set(raw) | set(self._facts)
-        for path in sorted(paths):
-            for alias in module_aliases(path, root, paths):
+        paths = sorted(set(raw) | set(self._facts), key=os.fspath)
+        self._paths = tuple(paths)
+        packages = {
+            os.path.dirname(os.fspath(path)) for path in paths if path.name == "__init__.py"
+        }
+        for path in paths:
+            for alias in module_aliases(path, root, packages):
                 self._by_name.setdefault(alias, []).append(path)
         self._mention_cache: dict[frozenset[str], tuple[Path, ...]] = {}
         if eager:
-            for path in sorted(paths):
+            for path in paths:
                 self.facts(path)
 
     @classmethod
@@ -60,7 +65,7 @@ class SourceSet:
     @property
     def paths(self) -> tuple[Path, ...]:
         """Return every file of the project, sorted."""
-        return tuple(sorted(set(self._raw) | set(self._facts)))
+        return self._paths
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """Return the summary of `path`, summarising it now if needed."""
@@ -127,27 +132,28 @@ class SourceSet:
         return len(self._facts)
 
 
-def module_aliases(path: Path, root: Path, paths: set[Path]) -> set[str]:
+def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     """Return the dotted names a file may be imported as.
 
     Its name inside its package; its path from the project root (scripts run from the
     root); from `src/`; and, for a file outside any package, its bare name (scripts that
-    import their siblings).
+    import their siblings). `packages` holds the directories that have an `__init__.py`.
     """
-    aliases = set()
-    parts = [path.stem] if path.name != "__init__.py" else []
-    directory = path.parent
+    text = os.fspath(path)
+    directory, _, filename = text.rpartition(os.sep)
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    parts = [] if stem == "__init__" else [stem]
     package: list[str] = []
-    while directory / "__init__.py" in paths and directory != directory.parent:
-        package.insert(0, directory.name)
-        directory = directory.parent
-    if package:
-        aliases.add(".".join(package + parts))
-    try:
-        relative = list(path.relative_to(root).with_suffix("").parts)
-    except ValueError:
+    while directory in packages:
+        directory, _, name = directory.rpartition(os.sep)
+        package.insert(0, name)
+    aliases = {".".join(package + parts)} if package else set()
+    base = os.fspath(root).rstrip(os.sep) + os.sep
+    if not text.startswith(base):
         return aliases or {".".join(parts)}
-    if relative and relative[-1] == "__init__":
+    relative = text[len(base) :].split(os.sep)
+    relative[-1] = stem
+    if relative[-1] == "__init__":
         relative.pop()
     if relative:
         aliases.add(".".join(relative))

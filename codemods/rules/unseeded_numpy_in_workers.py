@@ -22,6 +22,7 @@ from ..types import (
     InsertStatements,
     ReplaceExpression,
     Safety,
+    TorchTarget,
 )
 
 #: torch seeds NumPy's global RNG in every worker from this version on (pytorch#56488).
@@ -106,6 +107,12 @@ class UnseededNumpyInWorkers(Rule):
     CODE = "WS101"
     NAME = "unseeded-numpy-in-workers"
     FIX = FixAvailability.SOMETIMES
+
+    @classmethod
+    def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
+        if not target.is_before(NUMPY_SEEDED_SINCE):
+            return ()
+        return (b"DataLoader", b"Dataset", b"torchvision")
 
     def check(self) -> None:
         project = self.project
