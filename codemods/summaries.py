@@ -198,7 +198,7 @@ class FactsCache:
         try:
             with (self._directory / name[:2] / name).open("rb") as handle:
                 facts = pickle.load(handle)
-        except Exception:  # noqa: BLE001  # a missing, damaged or foreign entry is no entry
+        except Exception:  # a missing, damaged or foreign entry is no entry
             return None
         # The module name depends on the tree (`__init__.py` files), not on the file's bytes.
         if not isinstance(facts, ModuleFacts) or facts.path != path:
