@@ -86,6 +86,9 @@ class _FunctionBuilder:
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
+    statement_calls: list[Span] = field(default_factory=list)
+    references: set[str] = field(default_factory=set)
+    local_reads: dict[str, int] = field(default_factory=dict)
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -164,6 +167,8 @@ class _Extractor:
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
                 has_docstring=_has_docstring(tree.body),
+                statement_calls=tuple(builder.statement_calls),
+                references=tuple(sorted(builder.references)),
             )
         )
         return ModuleFacts(
@@ -310,6 +315,8 @@ class _Extractor:
         builder = scope.facts
         if builder is not None:
             self._record_assignment(node, scope, builder)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                builder.statement_calls.append(self._positions.span(node.value))
             if isinstance(node, ast.Return) and node.value is not None:
                 builder.returns.append(self.value(node.value, scope))
         for child in ast.iter_child_nodes(node):
@@ -353,10 +360,22 @@ class _Extractor:
         return None
 
     def _visit_expression(self, node: ast.expr, scope: _Scope) -> None:
-        """Record every call and `self` read in `node`, treating lambdas as functions."""
-        stack: list[ast.AST] = [node]
+        """Record every call, reference and `self` read in `node`; lambdas are functions."""
+        # Each entry says whether the node is called (`f` in `f()`) or is the base of an
+        # attribute (`m` in `m.f`): neither is a use of the name as a value.
+        stack: list[tuple[ast.AST, bool]] = [(node, False)]
         while stack:
-            current = stack.pop()
+            current, inside = stack.pop()
+            if (
+                not inside
+                and isinstance(current, ast.Name | ast.Attribute)
+                and isinstance(current.ctx, ast.Load)
+                and scope.facts is not None
+            ):
+                self._record_reference(current, scope, scope.facts)
+                if isinstance(current, ast.Name) and self._is_local(current.id, scope):
+                    reads = scope.facts.local_reads
+                    reads[current.id] = reads.get(current.id, 0) + 1
             if isinstance(current, ast.Lambda):
                 self._visit_lambda(current, scope)
                 continue
@@ -372,7 +391,55 @@ class _Extractor:
                 and self._resolve_name(current.value.id, scope, None).kind is Kind.SELF
             ):
                 scope.facts.self_reads.add(current.attr)
-            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+            children = list(ast.iter_child_nodes(current))
+            if isinstance(current, ast.Call):
+                marked = [(child, child is current.func) for child in children]
+            elif isinstance(current, ast.Attribute):
+                marked = [(child, child is current.value) for child in children]
+            else:
+                marked = [(child, False) for child in children]
+            stack.extend(reversed(marked))
+
+    def _record_reference(
+        self, node: ast.Name | ast.Attribute, scope: _Scope, builder: _FunctionBuilder
+    ) -> None:
+        value = self.value(node, scope)
+        for option in value.alternatives():
+            if option.kind is Kind.NAME:
+                builder.references.update(option.qualnames)
+            elif option.kind is Kind.FUNCTION:
+                builder.references.add(option.name)
+
+    def _is_local(self, name: str, scope: _Scope) -> bool:
+        return (
+            scope.kind == "function"
+            and name in scope.bindings
+            and name not in scope.globals
+            and name not in scope.nonlocals
+            and not any(name in names for names in self._comprehension_names)
+        )
+
+    def _definition_names(self, expressions: list[ast.expr], scope: _Scope) -> tuple[str, ...]:
+        """Return the names in `expressions` bound by an enclosing function of `scope`."""
+        found = set()
+        for expression in expressions:
+            for sub in ast.walk(expression):
+                if isinstance(sub, ast.Name) and self._bound_in_function(sub.id, scope):
+                    found.add(sub.id)
+        return tuple(sorted(found))
+
+    def _bound_in_function(self, name: str, scope: _Scope) -> bool:
+        if any(name in names for names in self._comprehension_names):
+            return True
+        current: _Scope | None = scope
+        while current is not None:
+            if name in current.globals:
+                return False
+            is_visible = current is scope or current.kind != "class"
+            if is_visible and name in current.bindings and name not in current.nonlocals:
+                return current.kind != "module"
+            current = current.parent
+        return False
 
     def _visit_comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope
@@ -427,6 +494,13 @@ class _Extractor:
                 self_reads=tuple(sorted(builder.self_reads)),
                 has_docstring=_has_docstring(node.body),
                 has_var_keyword=node.args.kwarg is not None,
+                statement_calls=tuple(builder.statement_calls),
+                references=tuple(sorted(builder.references)),
+                local_reads=tuple(sorted(builder.local_reads.items())),
+                nonlocals=tuple(sorted(inner.nonlocals)),
+                definition_names=self._definition_names(
+                    [*node.decorator_list, *_defaults(node.args)], scope
+                ),
             )
         )
 
@@ -448,6 +522,7 @@ class _Extractor:
                 name="<lambda>",
                 span=self._positions.span(node),
                 params=params,
+                positional_count=len(node.args.posonlyargs) + len(node.args.args),
                 nested=True,
                 is_lambda=True,
                 calls=tuple(builder.calls),
@@ -455,6 +530,8 @@ class _Extractor:
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
                 has_var_keyword=node.args.kwarg is not None,
+                references=tuple(sorted(builder.references)),
+                definition_names=self._definition_names(_defaults(node.args), scope),
             )
         )
 
@@ -783,6 +860,10 @@ def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
     if args.kwarg:
         names.append(args.kwarg.arg)
     return tuple(names)
+
+
+def _defaults(args: ast.arguments) -> list[ast.expr]:
+    return [default for default in (*args.defaults, *args.kw_defaults) if default is not None]
 
 
 def _has_docstring(body: list[ast.stmt]) -> bool:
