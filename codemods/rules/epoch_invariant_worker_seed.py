@@ -7,9 +7,9 @@ from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
-from ..analysis.facts import Value
+from ..analysis.facts import Kind, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
-from ..analysis.loaders import LoaderCall, loader_calls
+from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.seeds import (
     NUMPY_SEEDED_SINCE,
@@ -138,6 +138,9 @@ class EpochInvariantWorkerSeed(Rule):
     - Seeds that come from calls the analysis cannot see into are not reported.
     - Only loaders whose `worker_init_fn` can be resolved to project code are checked; a
       function chosen at run time (a registry, a config string) is not.
+    - A `worker_init_fn` used only by loaders that pass `shuffle=False` (and no sampler) is
+      left alone: every epoch then loads the same items in the same workers, and a fixed
+      seed makes evaluation augmentations identical every epoch, which is often the intent.
     - "Looks like a worker_init_fn" for unused functions means: it calls
       `get_worker_info()`, uses `np.random.get_state()`, or its name or first parameter
       mentions a worker.
@@ -173,7 +176,9 @@ class EpochInvariantWorkerSeed(Rule):
         self, function: FunctionRef, param: str | None, uses: list[InitUse]
     ) -> None:
         starting = [use for use in uses if use.loader.may_start_workers()]
-        if not starting:
+        if not starting or all(_in_fixed_order(use.loader) for use in starting):
+            # With `shuffle=False` every epoch sends the same items to the same workers: a
+            # fixed seed then makes every epoch identical on purpose (evaluation).
             return
         repeats = any(not use.loader.persistent_workers() for use in starting)
         self_class = None
@@ -498,6 +503,24 @@ class EpochInvariantWorkerSeed(Rule):
     def _safety_fix(self, title: str, context: _Context, edits: FileEdits) -> Fix:
         safety = Safety.UNSAFE if context.called_directly else Safety.SAFE
         return Fix(title, safety, (edits,))
+
+
+def _in_fixed_order(loader: LoaderCall) -> bool:
+    """Return True if the loader passes `shuffle=False` literally and no sampler."""
+    shuffle = loader.argument("shuffle")
+    if shuffle.presence is not Presence.PASSED or not _is_literal(shuffle.value, "False"):
+        return False
+    for name in ("sampler", "batch_sampler"):
+        lookup = loader.argument(name)
+        if lookup.presence is Presence.MAYBE or (
+            lookup.presence is not Presence.ABSENT and not _is_literal(lookup.value, "None")
+        ):
+            return False
+    return True
+
+
+def _is_literal(value: Value | None, text: str) -> bool:
+    return value is not None and value.kind is Kind.CONSTANT and value.name == text
 
 
 def _inside(inner: Span, outer: Span) -> bool:
