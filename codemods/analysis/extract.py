@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..types import Span
-from .facts import UNKNOWN, Assignment, ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+from .facts import (
+    UNKNOWN,
+    Assignment,
+    ClassFacts,
+    FunctionFacts,
+    ItemStore,
+    Kind,
+    ModuleFacts,
+    Value,
+)
 
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
@@ -83,6 +92,7 @@ class _FunctionBuilder:
     qualname: str
     calls: list[Value] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
+    item_stores: list[ItemStore] = field(default_factory=list)
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
@@ -166,6 +176,7 @@ class _Extractor:
                 params=(),
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                item_stores=tuple(builder.item_stores),
                 has_docstring=_has_docstring(tree.body),
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
@@ -342,6 +353,18 @@ class _Extractor:
             return
         for target in targets:
             for element, element_value in _unpack(target, value):
+                if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name):
+                    key = element.slice
+                    literal = key.value if isinstance(key, ast.Constant) else None
+                    builder.item_stores.append(
+                        ItemStore(
+                            element.value.id,
+                            literal if isinstance(literal, str) else None,
+                            self.value(element_value, scope) if element_value else UNKNOWN,
+                            self._positions.span(element),
+                        )
+                    )
+                    continue
                 name = self._target_name(element, scope)
                 if name is None:
                     continue
@@ -489,6 +512,7 @@ class _Extractor:
                 decorators=decorators,
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                item_stores=tuple(builder.item_stores),
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),

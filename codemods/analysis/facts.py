@@ -93,6 +93,17 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ItemStore:
+    """`target[key] = value` inside a function body, where `target` is a plain variable name."""
+
+    target: str
+    #: The key if it is a string literal, else None.
+    key: str | None
+    value: Value
+    span: Span
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     """A function, method, lambda, or a module's top-level code (qualname "<module>")."""
 
@@ -114,6 +125,8 @@ class FunctionFacts:
     #: Every call made by this function's own code (not by functions nested in it).
     calls: tuple[Value, ...] = ()
     assignments: tuple[Assignment, ...] = ()
+    #: `name[key] = value` stores (e.g. entries added to a kwargs dict after it is built).
+    item_stores: tuple[ItemStore, ...] = ()
     returns: tuple[Value, ...] = ()
     #: Names read here that are bound by an enclosing function (captured variables).
     free_names: tuple[str, ...] = ()

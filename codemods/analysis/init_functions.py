@@ -99,15 +99,17 @@ def _resolve(
     module = where.module
     for option in value.alternatives():
         kind = option.kind
-        if kind is Kind.CALL and option.base is not None and option.args:
-            if project.is_one_of(option.base, module, PARTIAL):
-                bound = option.args[1:]
-                if any(arg.kind is Kind.STARRED for arg in bound):
+        if kind is Kind.CALL and option.base is not None:
+            if option.args and project.is_one_of(option.base, module, PARTIAL):
+                given = option.args[1:]
+                if any(arg.kind is Kind.STARRED for arg in given):
                     continue
-                for found in _resolve(
-                    project, option.args[0], where, positional + len(bound), deeper
-                ):
+                count = positional + len(given)
+                for found in _resolve(project, option.args[0], where, count, deeper):
                     yield (*found[:3], True, option, where)
+            else:
+                # `worker_init_fn=make_init_fn()`: what the project factory returns.
+                yield from _returned(project, option, where, positional, deeper)
         elif kind is Kind.FUNCTION:
             nested = module.function(option.name)
             if nested is not None:
@@ -137,6 +139,21 @@ def _resolve_name(
             if code is not None:
                 inner = FunctionRef.of(target.module, code)
                 yield from _resolve(project, target.values[0], inner, positional, depth)
+
+
+def _returned(
+    project: Project, call: Value, where: FunctionRef, positional: int, depth: int
+) -> Iterator[_Found]:
+    assert call.base is not None
+    factories = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, FunctionRef)
+    ]
+    if len(factories) != 1:
+        return
+    for returned in factories[0].function.returns:
+        yield from _resolve(project, returned, factories[0], positional, depth)
 
 
 def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
