@@ -45,9 +45,8 @@ class UnpicklableWorkerInitFn(Rule):
     > 'forkserver', which requires the worker Process arguments to be picklable.
     > — torch's DataLoader warning on a pickling error
 
-    > [...] the `worker_init_fn` [...] ensure that they are defined as top-level functions,
-    > outside of `__main__` check.
-    > — [PyTorch docs: Platform-specific behaviors][docs]
+    The [PyTorch docs on platform-specific behaviors][docs] ask for `worker_init_fn`,
+    `collate_fn` and dataset code to be defined at the top level of a module for this reason.
 
     ## Example
     ```python
