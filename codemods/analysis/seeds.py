@@ -178,6 +178,8 @@ class SeedScope:
     arguments: Mapping[str, tuple[Value, SeedScope]] = field(default_factory=dict)
     #: The class `self` is an instance of.
     self_class: ClassRef | None = None
+    #: What some parameters are known to depend on (e.g. values bound by functools.partial).
+    parameters: Mapping[str, frozenset[Source]] = field(default_factory=dict)
 
 
 def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[Source]:
@@ -226,6 +228,9 @@ class _Classifier:
         passed = scope.arguments.get(name)
         if passed is not None:
             return self.sources(passed[0], passed[1], depth)
+        known = scope.parameters.get(name)
+        if known is not None:
+            return known
         if is_rank_name(name):
             return frozenset({Source.RANK})
         return frozenset({Source.PARAMETER})
@@ -666,3 +671,16 @@ def assignment_origin(
         else:
             return current
     return current
+
+
+def mentions(value: Value, word: str) -> bool:
+    """Return True if a name, parameter or attribute in `value` contains `word`."""
+    names = [value.name, *(qualname.rpartition(".")[2] for qualname in value.qualnames)]
+    if value.kind in (Kind.PARAM, Kind.UNKNOWN, Kind.ATTRIBUTE, Kind.NAME) and any(
+        word in name.lower() for name in names
+    ):
+        return True
+    children = [*value.args, *(item for _, item in value.keywords)]
+    if value.base is not None:
+        children.append(value.base)
+    return any(mentions(child, word) for child in children)

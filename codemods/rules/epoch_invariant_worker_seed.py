@@ -21,6 +21,7 @@ from ..analysis.seeds import (
     additive_terms,
     assignment_origin,
     may_exceed_32_bits,
+    mentions,
     seed_sources,
     seedings,
     verdict,
@@ -186,14 +187,50 @@ class EpochInvariantWorkerSeed(Rule):
         self_class = None
         if any(use.bound_method for use in uses):
             self_class = self.project.class_of_function(function)
+        scope = SeedScope(
+            function,
+            worker_param=param,
+            self_class=self_class,
+            parameters=self._bound_by_partial(function, uses),
+        )
         context = _Context(
             self._init_subject(function, starting[0].loader),
-            SeedScope(function, worker_param=param, self_class=self_class),
+            scope,
             repeats=repeats,
             called_directly=bool(self.project.callers(function)),
         )
         for seeding in seedings(self.project, function, self_class=self_class):
             self._check_seeding(seeding, context)
+
+    def _bound_by_partial(
+        self, function: FunctionRef, uses: list[InitUse]
+    ) -> dict[str, frozenset[Source]]:
+        """Say which parameters `functools.partial` binds to a rank, or to an epoch.
+
+        Bound values are evaluated once, when the loader is built, so they are fixed for it;
+        but a loader rebuilt every epoch may bind the epoch (`seed=base + epoch`).
+        """
+        known: dict[str, set[Source]] = {}
+        facts = function.function
+        for use in uses:
+            call = use.value
+            if not use.via_partial or call.kind is not Kind.CALL:
+                continue
+            offset = 1 if use.bound_method else 0
+            bound = [
+                (facts.params[offset + index], arg)
+                for index, arg in enumerate(call.args[1:])
+                if offset + index < facts.positional_count
+            ]
+            bound += [(name, arg) for name, arg in call.keywords if name in facts.params]
+            for name, arg in bound:
+                if mentions(arg, "epoch"):
+                    known.setdefault(name, set()).add(Source.UNKNOWN)
+                    continue
+                sources = seed_sources(self.project, arg, SeedScope(use.written_in))
+                if Source.RANK in sources:
+                    known.setdefault(name, set()).update({Source.RANK, Source.PARAMETER})
+        return {name: frozenset(sources) for name, sources in known.items()}
 
     def _init_subject(self, function: FunctionRef, loader: LoaderCall) -> str:
         facts = function.function
