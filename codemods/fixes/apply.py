@@ -297,7 +297,8 @@ class _Transformer(cst.CSTTransformer):
             if plan.in_place and isinstance(result, cst.SimpleStatementLine):
                 statement = in_place(result, definition)
             else:
-                comments = [line for line in original.leading_lines if line.comment]  # type: ignore[attr-defined]
+                lines = getattr(original, "leading_lines", [])
+                comments = [line for line in lines if line.comment]
                 self._defs[id(plan)] = definition.with_changes(leading_lines=comments)
                 statement = None
         plans = self._hoist_before.get(original, [])

@@ -89,6 +89,8 @@ class UnpicklableWorkerInitFn(Rule):
       `multiprocessing.get_context("fork")`) counts as "never pickled"; a global
       `set_start_method("fork")` is not seen, and would still not work on Windows.
     - A lambda stored in a class body is reported without a fix.
+    - A module-level `def` inside `if __name__ == "__main__":` cannot be found by a spawned
+      worker either (the guarded block does not run there); it is not reported yet.
     - WS102 may then fix the seeding inside the hoisted function, in the next fix round.
 
     ## References
