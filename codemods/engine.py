@@ -129,21 +129,28 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def _choose_fixes(candidates: list[Finding]) -> list[Finding]:
-    """Pick fixes whose edits do not overlap; the rest wait for the next round."""
-    taken: dict[Path, list[Span]] = {}
+    """Pick fixes whose edits do not overlap; the rest wait for the next round.
+
+    Identical edits do not conflict: two findings fixed by one rewrite are both fixed.
+    """
+    taken: dict[Path, list[tuple[Span, Edit]]] = {}
     chosen = []
     for finding in candidates:
         assert finding.fix is not None
         spans = [
-            (file_edits.path, span)
+            (file_edits.path, span, edit)
             for file_edits in finding.fix.files
             for edit in file_edits.edits
             if (span := _targets(edit)) is not None and not _is_insertion(edit)
         ]
-        if any(_overlaps(span, other) for path, span in spans for other in taken.get(path, [])):
+        if any(
+            _overlaps(span, other) and edit != other_edit
+            for path, span, edit in spans
+            for other, other_edit in taken.get(path, [])
+        ):
             continue
-        for path, span in spans:
-            taken.setdefault(path, []).append(span)
+        for path, span, edit in spans:
+            taken.setdefault(path, []).append((span, edit))
         chosen.append(finding)
     return chosen
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from .rule import Rule
+from .rules.epoch_invariant_worker_seed import EpochInvariantWorkerSeed
+from .rules.unpicklable_worker_init_fn import UnpicklableWorkerInitFn
 from .rules.unseeded_numpy_in_workers import UnseededNumpyInWorkers
 from .settings import ConfigError, Settings
 
-ALL_RULES: tuple[type[Rule], ...] = (UnseededNumpyInWorkers,)
+ALL_RULES: tuple[type[Rule], ...] = (
+    UnseededNumpyInWorkers,
+    EpochInvariantWorkerSeed,
+    UnpicklableWorkerInitFn,
+)
 
 
 def rule_by_code(code: str) -> type[Rule] | None:

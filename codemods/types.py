@@ -66,10 +66,16 @@ class InsertStatements:
 
 @dataclass(frozen=True)
 class ReplaceExpression:
-    """Replace the expression at `target` with `code`."""
+    """Replace the expression at `target` with `code`.
+
+    `keep` names sub-expressions of the target that survive: the names `__keep_0__`,
+    `__keep_1__`, ... in `code` are replaced by the original code at those spans, comments
+    and layout included.
+    """
 
     target: Span
     code: str
+    keep: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,27 @@ class AddHelper:
 
 
 @dataclass(frozen=True)
+class HoistFunction:
+    """Move the lambda or nested `def` at `target` to module level as `def name(...)`.
+
+    The new def goes right before the module-level statement that contains `target`.
+    A lambda becomes a def whose body calls (or returns) the lambda's body, and the lambda
+    is replaced by `replacement`; with `replaces_assignment`, the lambda is the whole value
+    of `name = lambda ...`, and that statement is replaced by the def instead (in place at
+    module level; removed from a function, whose uses of `name` then find the def).
+    A nested def is moved out of its function as it is; if `name` is not its own name, the
+    names in the function that referred to it are renamed. `leading_params` are prepended
+    to the parameters (the replacement passes them, e.g. through `functools.partial`).
+    """
+
+    target: Span
+    name: str
+    replacement: str = ""
+    leading_params: tuple[str, ...] = ()
+    replaces_assignment: bool = False
+
+
+@dataclass(frozen=True)
 class AddImport:
     """Ensure `import module [as asname]` or `from module import obj [as asname]`."""
 
@@ -106,6 +133,7 @@ Edit = (
     | ReplaceExpression
     | RemoveStatement
     | AddHelper
+    | HoistFunction
     | AddImport
 )
 

@@ -214,3 +214,69 @@ TIME_SOURCES = frozenset(
         "datetime.datetime.utcnow",
     }
 )
+
+#: NumPy's legacy `get_state`: `get_state()[1][0]` is the "seed" a well-known snippet reuses.
+NUMPY_GET_STATE = frozenset(f"{module}.get_state" for module in NUMPY_RANDOM_MODULES)
+
+#: Constructors whose first argument (or `seed=`) seeds the RNG they create.
+SEEDED_CONSTRUCTORS = frozenset(
+    {
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "numpy.random.mtrand.RandomState",
+        "numpy.random.SeedSequence",
+        "numpy.random.MT19937",
+        "numpy.random.PCG64",
+        "numpy.random.PCG64DXSM",
+        "numpy.random.Philox",
+        "numpy.random.SFC64",
+        "random.Random",
+    }
+)
+
+#: Seeding functions whose seed must lie in [0, 2**32): larger values raise ValueError.
+NUMPY_32_BIT_SEEDS = frozenset(
+    {
+        "numpy.random.seed",
+        "numpy.random.mtrand.seed",
+        "numpy.random.RandomState",
+        "numpy.random.mtrand.RandomState",
+    }
+)
+
+#: Global seeders of third-party libraries that DataLoader workers never reseed.
+THIRD_PARTY_SEEDERS = {"imgaug.seed": "imgaug", "imgaug.random.seed": "imgaug"}
+
+#: Functions that return this process's rank in a distributed run.
+DISTRIBUTED_RANKS = frozenset(
+    {
+        "torch.distributed.get_rank",
+        "torch.distributed.distributed_c10d.get_rank",
+        "torch.distributed.get_node_local_rank",
+        "horovod.torch.rank",
+        "horovod.torch.local_rank",
+        "torch_xla.core.xla_model.get_ordinal",
+        "torch_xla.core.xla_model.get_local_ordinal",
+        "torch_xla.runtime.global_ordinal",
+        "torch_xla.runtime.local_ordinal",
+    }
+)
+
+#: Environment variables that launchers (torchrun, SLURM, MPI) set to the process's rank.
+RANK_ENVIRONMENT = frozenset(
+    {
+        "RANK",
+        "LOCAL_RANK",
+        "NODE_RANK",
+        "GROUP_RANK",
+        "SLURM_PROCID",
+        "SLURM_LOCALID",
+        "OMPI_COMM_WORLD_RANK",
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "PMI_RANK",
+    }
+)
+
+#: Ways to read an environment variable by name.
+ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
+ENVIRONMENT = frozenset({"os.environ"})

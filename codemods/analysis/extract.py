@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..types import Span
-from .facts import UNKNOWN, Assignment, ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+from .facts import (
+    UNKNOWN,
+    Assignment,
+    ClassFacts,
+    FunctionFacts,
+    ItemStore,
+    Kind,
+    ModuleFacts,
+    Value,
+)
 
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
@@ -64,8 +73,9 @@ class _Binding:
     node: ast.expr | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Scope:
+    # Compared and hashed by identity: caches are keyed by the scope object itself.
     kind: str  # "module", "class", "function"
     qualname: str
     parent: _Scope | None
@@ -83,9 +93,13 @@ class _FunctionBuilder:
     qualname: str
     calls: list[Value] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
+    item_stores: list[ItemStore] = field(default_factory=list)
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
+    statement_calls: list[Span] = field(default_factory=list)
+    references: set[str] = field(default_factory=set)
+    local_reads: dict[str, int] = field(default_factory=dict)
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -141,11 +155,11 @@ class _Extractor:
         self._classes: list[ClassFacts] = []
         self._functions: list[FunctionFacts] = []
         self._star_imports: list[str] = []
-        self._cache: dict[tuple[int, int], Value] = {}
+        self._cache: dict[tuple[ast.expr, _Scope], Value] = {}
         self._resolving: set[tuple[int, str]] = set()
         self._comprehension_names: list[set[str]] = []
         self._module_scope = _Scope("module", "", None)
-        self._names: dict[tuple[int, str], Value] = {}
+        self._names: dict[tuple[_Scope, str], Value] = {}
         # `:=` cannot bind anything in a file whose text does not contain it.
         self._has_walrus = ":=" in text
 
@@ -166,7 +180,10 @@ class _Extractor:
                 params=(),
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                item_stores=tuple(builder.item_stores),
                 has_docstring=_has_docstring(tree.body),
+                statement_calls=tuple(builder.statement_calls),
+                references=tuple(sorted(builder.references)),
             )
         )
         return ModuleFacts(
@@ -314,6 +331,8 @@ class _Extractor:
         builder = scope.facts
         if builder is not None:
             self._record_assignment(node, scope, builder)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                builder.statement_calls.append(self._positions.span(node.value))
             if isinstance(node, ast.Return) and node.value is not None:
                 builder.returns.append(self.value(node.value, scope))
         for child in ast.iter_child_nodes(node):
@@ -339,6 +358,18 @@ class _Extractor:
             return
         for target in targets:
             for element, element_value in _unpack(target, value):
+                if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name):
+                    key = element.slice
+                    literal = key.value if isinstance(key, ast.Constant) else None
+                    builder.item_stores.append(
+                        ItemStore(
+                            element.value.id,
+                            literal if isinstance(literal, str) else None,
+                            self.value(element_value, scope) if element_value else UNKNOWN,
+                            self._positions.span(element),
+                        )
+                    )
+                    continue
                 name = self._target_name(element, scope)
                 if name is None:
                     continue
@@ -357,10 +388,22 @@ class _Extractor:
         return None
 
     def _visit_expression(self, node: ast.expr, scope: _Scope) -> None:
-        """Record every call and `self` read in `node`, treating lambdas as functions."""
-        stack: list[ast.AST] = [node]
+        """Record every call, reference and `self` read in `node`; lambdas are functions."""
+        # Each entry says whether the node is called (`f` in `f()`) or is the base of an
+        # attribute (`m` in `m.f`): neither is a use of the name as a value.
+        stack: list[tuple[ast.AST, bool]] = [(node, False)]
         while stack:
-            current = stack.pop()
+            current, inside = stack.pop()
+            if (
+                not inside
+                and isinstance(current, ast.Name | ast.Attribute)
+                and isinstance(current.ctx, ast.Load)
+                and scope.facts is not None
+            ):
+                self._record_reference(current, scope, scope.facts)
+                if isinstance(current, ast.Name) and self._is_local(current.id, scope):
+                    reads = scope.facts.local_reads
+                    reads[current.id] = reads.get(current.id, 0) + 1
             if isinstance(current, ast.Lambda):
                 self._visit_lambda(current, scope)
                 continue
@@ -376,7 +419,55 @@ class _Extractor:
                 and self._resolve_name(current.value.id, scope, None).kind is Kind.SELF
             ):
                 scope.facts.self_reads.add(current.attr)
-            stack.extend(reversed(list(ast.iter_child_nodes(current))))
+            children = list(ast.iter_child_nodes(current))
+            if isinstance(current, ast.Call):
+                marked = [(child, child is current.func) for child in children]
+            elif isinstance(current, ast.Attribute):
+                marked = [(child, child is current.value) for child in children]
+            else:
+                marked = [(child, False) for child in children]
+            stack.extend(reversed(marked))
+
+    def _record_reference(
+        self, node: ast.Name | ast.Attribute, scope: _Scope, builder: _FunctionBuilder
+    ) -> None:
+        value = self.value(node, scope)
+        for option in value.alternatives():
+            if option.kind is Kind.NAME:
+                builder.references.update(option.qualnames)
+            elif option.kind is Kind.FUNCTION:
+                builder.references.add(option.name)
+
+    def _is_local(self, name: str, scope: _Scope) -> bool:
+        return (
+            scope.kind == "function"
+            and name in scope.bindings
+            and name not in scope.globals
+            and name not in scope.nonlocals
+            and not any(name in names for names in self._comprehension_names)
+        )
+
+    def _definition_names(self, expressions: list[ast.expr], scope: _Scope) -> tuple[str, ...]:
+        """Return the names in `expressions` bound by an enclosing function of `scope`."""
+        found = set()
+        for expression in expressions:
+            for sub in ast.walk(expression):
+                if isinstance(sub, ast.Name) and self._bound_in_function(sub.id, scope):
+                    found.add(sub.id)
+        return tuple(sorted(found))
+
+    def _bound_in_function(self, name: str, scope: _Scope) -> bool:
+        if any(name in names for names in self._comprehension_names):
+            return True
+        current: _Scope | None = scope
+        while current is not None:
+            if name in current.globals:
+                return False
+            is_visible = current is scope or current.kind != "class"
+            if is_visible and name in current.bindings and name not in current.nonlocals:
+                return current.kind != "module"
+            current = current.parent
+        return False
 
     def _visit_comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope
@@ -426,11 +517,19 @@ class _Extractor:
                 decorators=decorators,
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                item_stores=tuple(builder.item_stores),
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
                 has_docstring=_has_docstring(node.body),
                 has_var_keyword=node.args.kwarg is not None,
+                statement_calls=tuple(builder.statement_calls),
+                references=tuple(sorted(builder.references)),
+                local_reads=tuple(sorted(builder.local_reads.items())),
+                nonlocals=tuple(sorted(inner.nonlocals)),
+                definition_names=self._definition_names(
+                    [*node.decorator_list, *_defaults(node.args)], scope
+                ),
             )
         )
 
@@ -452,6 +551,7 @@ class _Extractor:
                 name="<lambda>",
                 span=self._positions.span(node),
                 params=params,
+                positional_count=len(node.args.posonlyargs) + len(node.args.args),
                 nested=True,
                 is_lambda=True,
                 calls=tuple(builder.calls),
@@ -459,6 +559,8 @@ class _Extractor:
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
                 has_var_keyword=node.args.kwarg is not None,
+                references=tuple(sorted(builder.references)),
+                definition_names=self._definition_names(_defaults(node.args), scope),
             )
         )
 
@@ -549,7 +651,7 @@ class _Extractor:
 
     def value(self, node: ast.expr, scope: _Scope, depth: int = 0) -> Value:
         """Summarise expression `node` as seen from `scope`."""
-        key = (id(node), id(scope))
+        key = (node, scope)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -564,9 +666,9 @@ class _Extractor:
         deeper = depth + 1
         if isinstance(node, ast.Name):
             resolved = self._resolve_name(node.id, scope, span, deeper)
-            # A local variable's value keeps the span of its definition (a fix edits the
-            # dict literal, not the name); what a binding names takes the use's span.
-            return resolved if resolved.span is not None else _with_span(resolved, span)
+            # The value takes the span of this use; a fix that must edit a local variable's
+            # definition finds it through the function's assignments.
+            return resolved if resolved.span == span else _with_span(resolved, span)
         if isinstance(node, ast.Attribute):
             base = self.value(node.value, scope, deeper)
             return _attribute(base, node.attr, span)
@@ -645,7 +747,7 @@ class _Extractor:
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
             return Value(Kind.UNKNOWN, span, name=name)
-        key = (id(scope), name)
+        key = (scope, name)
         resolved = self._names.get(key)
         if resolved is None:
             resolved = self._names[key] = self._lookup(name, scope, depth)
@@ -797,6 +899,10 @@ def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
     if args.kwarg:
         names.append(args.kwarg.arg)
     return tuple(names)
+
+
+def _defaults(args: ast.arguments) -> list[ast.expr]:
+    return [default for default in (*args.defaults, *args.kw_defaults) if default is not None]
 
 
 def _has_docstring(body: list[ast.stmt]) -> bool:

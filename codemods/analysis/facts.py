@@ -110,6 +110,17 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ItemStore:
+    """`target[key] = value` inside a function body, where `target` is a plain variable name."""
+
+    target: str
+    #: The key if it is a string literal, else None.
+    key: str | None
+    value: Value
+    span: Span
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     """A function, method, lambda, or a module's top-level code (qualname "<module>")."""
 
@@ -131,6 +142,8 @@ class FunctionFacts:
     #: Every call made by this function's own code (not by functions nested in it).
     calls: tuple[Value, ...] = ()
     assignments: tuple[Assignment, ...] = ()
+    #: `name[key] = value` stores (e.g. entries added to a kwargs dict after it is built).
+    item_stores: tuple[ItemStore, ...] = ()
     returns: tuple[Value, ...] = ()
     #: Names read here that are bound by an enclosing function (captured variables).
     free_names: tuple[str, ...] = ()
@@ -139,6 +152,25 @@ class FunctionFacts:
     has_docstring: bool = False
     #: The function has a `**kwargs`-style parameter.
     has_var_keyword: bool = False
+    #: Calls that are whole expression statements (their value is discarded), by span.
+    statement_calls: tuple[Span, ...] = ()
+    #: Qualified names this code uses as values without calling them (passed, stored,
+    #: returned): "pkg.mod.f" for module-level names, "f.<locals>.g" for nested functions.
+    references: tuple[str, ...] = ()
+    #: How often each local variable of this function is read here (name, count).
+    local_reads: tuple[tuple[str, int], ...] = ()
+    #: Names declared `nonlocal` in this function.
+    nonlocals: tuple[str, ...] = ()
+    #: Names bound by an enclosing function (or comprehension) that this function's
+    #: parameter defaults and decorators read: they are evaluated where it is defined.
+    definition_names: tuple[str, ...] = ()
+
+    def reads_of(self, name: str) -> int:
+        """Return how often local variable `name` is read in this function's own code."""
+        for local, count in self.local_reads:
+            if local == name:
+                return count
+        return 0
 
     @property
     def is_method(self) -> bool:

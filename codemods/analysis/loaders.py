@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 from . import catalog
-from .facts import Kind, ModuleFacts, Value
+from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef, spelled
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
@@ -114,7 +114,10 @@ class LoaderCall:
         result = []
         for key, value in self.call.keywords:
             if key is None:
-                result.append(known_dict(self.project, self.module, value))
+                found = known_dict(self.project, self.module, value)
+                if found is not None and found.path == self.module.path:
+                    found = _with_item_stores(found, self.function.function)
+                result.append(found)
         return tuple(result)
 
     @property
@@ -202,6 +205,29 @@ def _base_init_offset(callee: Value | None) -> int | None:
     return None
 
 
+def _with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
+    """Return `known` as assigned in `function`, with the `name[key] = value` stores it makes.
+
+    A local dict reaches the call through its name: its summary carries the span of that
+    name. The assignment's own value carries the span of the dict literal, which is where
+    an entry can be added.
+    """
+    origins = [
+        assignment
+        for assignment in function.assignments
+        if assignment.value.span is not None
+        and known.value.span is not None
+        and replace(known.value, span=assignment.value.span) == assignment.value
+    ]
+    if not origins:
+        return known
+    names = {assignment.target for assignment in origins}
+    stores = tuple(
+        (store.key, store.value) for store in function.item_stores if store.target in names
+    )
+    return KnownDict(origins[0].value, known.entries + stores, known.path)
+
+
 def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict | None:
     """Return the statically known dict a `**value` splat (seen in `module`) expands, if any."""
     options = value.alternatives()
@@ -213,7 +239,11 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
         if len(targets) == 1 and isinstance(targets[0], VariableRef):
             variable = targets[0]
             if len(variable.values) == 1:
-                return known_dict(project, variable.module, variable.values[0])
+                found = known_dict(project, variable.module, variable.values[0])
+                code = variable.module.function("<module>")
+                if found is not None and code is not None:
+                    found = _with_item_stores(found, code)
+                return found
         return None
     if option.kind is Kind.DICT:
         return KnownDict(option, option.keywords, module.path)

@@ -9,14 +9,15 @@ is returned.
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
 from ..types import (
     AddDictEntry,
@@ -24,10 +25,20 @@ from ..types import (
     AddImport,
     AddKeyword,
     Edit,
+    HoistFunction,
     InsertStatements,
     RemoveStatement,
     ReplaceExpression,
     Span,
+)
+from .hoist import (
+    HoistError,
+    HoistPlan,
+    in_place,
+    insert_before,
+    lambda_to_def,
+    moved_def,
+    plan_hoist,
 )
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
@@ -64,6 +75,28 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             raise FixError(f"the code at line {span.line} has changed; fix not applied")
         return matches[0]
 
+    def find_optional(
+        span: Span, kinds: tuple[type[cst.CSTNode], ...], start_only: bool
+    ) -> cst.CSTNode | None:
+        try:
+            return find(span, kinds, start_only=start_only)
+        except FixError:
+            return None
+
+    def parents() -> Mapping[cst.CSTNode, cst.CSTNode]:
+        return wrapper.resolve(ParentNodeProvider)
+
+    def references(node: cst.FunctionDef) -> list[cst.CSTNode]:
+        scope = wrapper.resolve(ScopeProvider).get(node)
+        if scope is None:
+            return []
+        return [
+            access.node
+            for assignment in scope.assignments[node.name.value]
+            if getattr(assignment, "node", None) is node
+            for access in assignment.references
+        ]
+
     transformer = _Transformer()
     imports: list[AddImport] = []
     for edit in dict.fromkeys(edits):
@@ -79,6 +112,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         elif isinstance(edit, ReplaceExpression):
             node = find(edit.target, (cst.BaseExpression,))
             transformer.replacements[node] = edit.code
+            if edit.keep:
+                transformer.kept[node] = [find(span, (cst.BaseExpression,)) for span in edit.keep]
+        elif isinstance(edit, HoistFunction):
+            try:
+                plan = plan_hoist(edit, module, positions, parents, references, find_optional)
+            except HoistError as error:
+                raise FixError(f"{error}; fix not applied") from error
+            transformer.add_hoist(plan)
         elif isinstance(edit, RemoveStatement):
             node = find(edit.target, (cst.BaseExpression,))
             transformer.removals.add(node)
@@ -147,6 +188,24 @@ class _Transformer(cst.CSTTransformer):
         self.helpers: list[AddHelper] = []
         self.helper_names: set[str] = set()
         self._removing: list[set[cst.CSTNode]] = []
+        #: ReplaceExpression targets -> the original sub-expressions their code keeps.
+        self.kept: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._hoisted: dict[cst.CSTNode, HoistPlan] = {}
+        self._hoist_before: dict[cst.CSTNode, list[HoistPlan]] = {}
+        self._assignments: dict[cst.CSTNode, HoistPlan] = {}
+        self._renames: dict[cst.CSTNode, str] = {}
+        self._defs: dict[int, cst.FunctionDef] = {}
+        self._first_statement: cst.CSTNode | None = None
+
+    def add_hoist(self, plan: HoistPlan) -> None:
+        """Move a function to module level while transforming."""
+        self._hoisted[plan.node] = plan
+        if plan.assignment is not None:
+            self._assignments[plan.assignment] = plan
+        if not plan.in_place:
+            self._hoist_before.setdefault(plan.top, []).append(plan)
+        for name in plan.renames:
+            self._renames[name] = plan.edit.name
 
     @property
     def pending_removals(self) -> bool:
@@ -207,7 +266,51 @@ class _Transformer(cst.CSTTransformer):
         ):
             # An expression may be replaced by an expression of another node type.
             return cast(CSTNodeT, self._replace(original_node, result))
+        if original_node in self._renames and isinstance(result, cst.Name):
+            return cast(CSTNodeT, result.with_changes(value=self._renames[original_node]))
+        if original_node in self._hoisted:
+            return cast(CSTNodeT, self._hoist(self._hoisted[original_node], result))
+        if original_node in self._assignments or original_node in self._hoist_before:
+            return cast(CSTNodeT, self._place_defs(original_node, result))
         return result
+
+    def _hoist(self, plan: HoistPlan, result: object) -> object:
+        """Turn the moved function into a module-level def; return what stays in its place."""
+        if isinstance(result, cst.Lambda):
+            definition = lambda_to_def(result, plan.edit)
+            self._defs[id(plan)] = definition
+            if plan.edit.replaces_assignment:
+                return result  # the whole statement goes
+            return cst.parse_expression(plan.edit.replacement)
+        if isinstance(result, cst.FunctionDef):
+            self._defs[id(plan)] = moved_def(result, plan.edit)
+            return cst.RemoveFromParent()
+        raise FixError("the function to move was removed by another fix; fix not applied")
+
+    def _place_defs(self, original: cst.CSTNode, result: object) -> object:
+        plan = self._assignments.get(original)
+        statement: cst.BaseStatement | None = None
+        if isinstance(result, cst.BaseStatement):
+            statement = result
+        if plan is not None:
+            definition = self._defs.pop(id(plan))
+            if plan.in_place and isinstance(result, cst.SimpleStatementLine):
+                statement = in_place(result, definition)
+            else:
+                lines = getattr(original, "leading_lines", [])
+                comments = [line for line in lines if line.comment]
+                self._defs[id(plan)] = definition.with_changes(leading_lines=comments)
+                statement = None
+        plans = self._hoist_before.get(original, [])
+        if not plans:
+            return statement if statement is not None else cst.RemoveFromParent()
+        defs = [self._defs.pop(id(item)) for item in plans]
+        placed = insert_before(statement, defs, first=original is self._first_statement)
+        return cst.FlattenSentinel(placed)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._first_statement = node.body[0] if node.body else None
+        return True
 
     def _replace(
         self, original_node: cst.BaseExpression, updated_node: cst.BaseExpression
@@ -216,6 +319,9 @@ class _Transformer(cst.CSTTransformer):
         if code is None:
             return updated_node
         replacement = cst.parse_expression(code)
+        kept = self.kept.get(original_node)
+        if kept:
+            replacement = cast(cst.BaseExpression, replacement.visit(_Keep(kept)))
         if updated_node.lpar:
             replacement = replacement.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
         return replacement
@@ -294,6 +400,18 @@ class _Transformer(cst.CSTTransformer):
         if not updated_node.body:
             # Every statement was removed: keep the block valid.
             return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+        first = updated_node.body[0]
+        if (
+            original_node.body
+            and original_node.body[0] in self._hoisted
+            and isinstance(first, cst.SimpleStatementLine | cst.BaseCompoundStatement)
+        ):
+            # The block's first statement moved out: the blank line after it goes too.
+            lines = list(first.leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body = [first.with_changes(leading_lines=lines), *updated_node.body[1:]]
+            return updated_node.with_changes(body=body)
         return updated_node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -343,6 +461,25 @@ class _Transformer(cst.CSTTransformer):
                 body[index] = follower
         body[index:index] = new
         return updated_node.with_changes(body=body)
+
+
+class _Keep(cst.CSTTransformer):
+    """Put original sub-expressions in place of the `__keep_<n>__` names of new code."""
+
+    def __init__(self, nodes: list[cst.CSTNode]) -> None:
+        super().__init__()
+        self.nodes = nodes
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        match = _KEEP.fullmatch(updated_node.value)
+        if match is None:
+            return updated_node
+        kept = self.nodes[int(match.group(1))]
+        assert isinstance(kept, cst.BaseExpression)
+        return kept
+
+
+_KEEP = re.compile(r"__keep_(\d+)__")
 
 
 def _quote_style(node: cst.Dict) -> str:

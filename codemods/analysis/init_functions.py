@@ -1,0 +1,188 @@
+"""Which project functions DataLoader calls run as `worker_init_fn`, and how they are passed.
+
+`loaders.worker_init()` resolves the common spellings; `worker_init_uses()` goes further and
+returns every project function a call may run, each with the parameter that receives the
+worker id: a function or lambda named directly or through a variable, `functools.partial(fn,
+...)`, a bound method (`dataset.seed_worker`), an entry of a `**kwargs` dict, and a parameter
+of the function that builds the loader, followed to the callers that pass it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .datasets import classes_of, held_classes
+from .facts import Kind, Value
+from .loaders import PARTIAL, LoaderCall, Presence
+from .project import ClassRef, FunctionRef, Project, VariableRef
+from .seeds import is_static
+
+#: How many callers deep a `worker_init_fn` parameter is followed.
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class InitUse:
+    """A DataLoader call that runs project function `function` as its worker_init_fn."""
+
+    loader: LoaderCall
+    function: FunctionRef
+    #: The parameter that receives the worker id (None if it cannot be told).
+    worker_param: str | None
+    #: The expression that names the function where it is written (a lambda, a name, a
+    #: `partial(...)` call, `obj.method`), and the code it is written in.
+    value: Value
+    written_in: FunctionRef
+    via_partial: bool = False
+    #: The function is a method called through an instance (`self` is bound).
+    bound_method: bool = False
+
+
+def worker_init_uses(loader: LoaderCall) -> tuple[InitUse, ...]:
+    """Return the project functions `loader` may run as worker_init_fn."""
+    lookup = loader.argument("worker_init_fn")
+    if lookup.value is None or lookup.presence not in (Presence.PASSED, Presence.IN_DICT):
+        return ()
+    written_in = loader.function
+    if lookup.presence is Presence.IN_DICT:
+        for splat in loader.splats:
+            if splat is not None and splat.value == lookup.container:
+                written_in = _code_of(loader.project, splat.path, loader.function)
+    uses = []
+    for found in _resolve(loader.project, lookup.value, written_in, 0, 0):
+        function, positional, bound, partial, value, where = found
+        offset = positional + (1 if bound else 0)
+        uses.append(
+            InitUse(
+                loader,
+                function,
+                _worker_param(function, offset),
+                value,
+                where,
+                via_partial=partial,
+                bound_method=bound,
+            )
+        )
+    return tuple(dict.fromkeys(uses))
+
+
+_Found = tuple[FunctionRef, int, bool, bool, Value, FunctionRef]
+
+
+def _code_of(project: Project, path: Path, fallback: FunctionRef) -> FunctionRef:
+    if path == fallback.path:
+        return fallback
+    for module in project.modules:
+        if module.path == path:
+            code = module.function("<module>")
+            if code is not None:
+                return FunctionRef.of(module, code)
+    return fallback
+
+
+def _worker_param(function: FunctionRef, offset: int) -> str | None:
+    facts = function.function
+    if offset < facts.positional_count:
+        return facts.params[offset]
+    return None
+
+
+def _resolve(
+    project: Project, value: Value, where: FunctionRef, positional: int, depth: int
+) -> Iterator[_Found]:
+    """Yield (function, positional args bound, bound method, via partial, value, where)."""
+    if depth > _MAX_DEPTH:
+        return
+    deeper = depth + 1
+    module = where.module
+    for option in value.alternatives():
+        kind = option.kind
+        if kind is Kind.CALL and option.base is not None:
+            if option.args and project.is_one_of(option.base, module, PARTIAL):
+                given = option.args[1:]
+                if any(arg.kind is Kind.STARRED for arg in given):
+                    continue
+                count = positional + len(given)
+                for found in _resolve(project, option.args[0], where, count, deeper):
+                    yield (*found[:3], True, option, where)
+            else:
+                # `worker_init_fn=make_init_fn()`: what the project factory returns.
+                yield from _returned(project, option, where, positional, deeper)
+        elif kind is Kind.FUNCTION:
+            nested = module.function(option.name)
+            if nested is not None:
+                yield FunctionRef.of(module, nested), positional, False, False, option, where
+        elif kind is Kind.NAME:
+            yield from _resolve_name(project, option, where, positional, deeper)
+        elif kind is Kind.ATTRIBUTE and option.base is not None:
+            for owner in _owners(project, option.base, where):
+                method = project.find_method(owner, option.name)
+                if method is not None:
+                    yield method[1], positional, not is_static(method[1]), False, option, where
+        elif kind is Kind.PARAM:
+            yield from _from_callers(project, option.name, where, positional, deeper)
+
+
+def _resolve_name(
+    project: Project, value: Value, where: FunctionRef, positional: int, depth: int
+) -> Iterator[_Found]:
+    for target in project.targets(value, where.module):
+        if isinstance(target, FunctionRef):
+            static = target.function.is_method and is_static(target)
+            if target.function.is_method and not static:
+                continue  # `Class.method` passed unbound: the worker id would be `self`
+            yield target, positional, False, False, value, where
+        elif isinstance(target, VariableRef) and len(target.values) == 1:
+            code = target.module.function("<module>")
+            if code is not None:
+                inner = FunctionRef.of(target.module, code)
+                yield from _resolve(project, target.values[0], inner, positional, depth)
+
+
+def _returned(
+    project: Project, call: Value, where: FunctionRef, positional: int, depth: int
+) -> Iterator[_Found]:
+    assert call.base is not None
+    factories = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, FunctionRef)
+    ]
+    if len(factories) != 1:
+        return
+    for returned in factories[0].function.returns:
+        yield from _resolve(project, returned, factories[0], positional, depth)
+
+
+def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
+    """Return the project classes the object `holder` (written in `where`) may be."""
+    own = project.class_of_function(where)
+    if holder.kind is Kind.SELF:
+        return (own,) if own is not None else ()
+    if (
+        holder.kind is Kind.ATTRIBUTE
+        and holder.base is not None
+        and holder.base.kind is Kind.SELF
+        and own is not None
+    ):
+        return held_classes(project, own, holder.name)
+    return classes_of(project, holder, where).classes
+
+
+def _from_callers(
+    project: Project, param: str, where: FunctionRef, positional: int, depth: int
+) -> Iterator[_Found]:
+    function = where.function
+    if param not in function.params or function.is_method or function.qualname == "<module>":
+        return
+    index = function.params.index(param)
+    for site in project.callers(where):
+        passed = site.call.keyword(param)
+        if passed is None and index < function.positional_count:
+            args = site.call.args
+            if index < len(args) and all(arg.kind is not Kind.STARRED for arg in args[: index + 1]):
+                passed = args[index]
+        if passed is not None:
+            yield from _resolve(project, passed, site.function, positional, depth)

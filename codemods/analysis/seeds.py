@@ -1,0 +1,686 @@
+"""Seeds: which calls reseed an RNG, and what the seed they pass depends on.
+
+`seedings()` finds the calls in one function that reseed a random number generator: the
+global seeders (`np.random.seed`, `random.seed`, `torch.manual_seed`, imgaug), constructors
+that take a seed (`np.random.default_rng(s)`, `RandomState(s)`, `random.Random(s)`), seed
+methods of RNG objects (`rng.seed(s)`, `gen.manual_seed(s)`), and calls of project functions
+that pass their parameter on to one of those (`set_seed(s)`).
+
+`seed_sources()` classifies a seed expression by the `Source`s it depends on, following
+local variables, module constants, project functions' return values and the arguments they
+were called with. `verdict()` turns the sources into what matters in a DataLoader worker: does
+the seed change per worker and per epoch, stay the same every epoch, or come from entropy.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..types import Span, TorchTarget
+from . import catalog
+from .facts import Kind, Value
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .randomness import NUMPY_GLOBAL_DRAWS
+
+#: torch seeds NumPy's global RNG in each worker from this version on (pytorch#56488).
+NUMPY_SEEDED_SINCE = (1, 9)
+#: How deep seed expressions are followed through variables and project functions.
+_MAX_DEPTH = 6
+
+
+class Source(enum.Enum):
+    """Something a seed expression depends on."""
+
+    #: The worker id: the `worker_id` parameter of a worker_init_fn, `get_worker_info().id`.
+    WORKER_ID = "worker_id"
+    #: A literal or a module-level constant.
+    CONSTANT = "constant"
+    #: torch's per-worker, per-epoch seed: `torch.initial_seed()`, `get_worker_info().seed`.
+    WORKER_SEED = "worker_seed"
+    #: A draw from the `random` or `torch` global RNG, which torch seeds in every worker.
+    WORKER_STREAM = "worker_stream"
+    #: A draw from NumPy's global RNG: per worker and epoch only since torch 1.9.
+    NUMPY_DRAW = "numpy_draw"
+    #: `np.random.get_state()`: in a worker its `[1][0]` is the same in every epoch.
+    NUMPY_STATE = "numpy_state"
+    #: The clock, a pid, a uuid, `os.urandom`, or no seed at all (OS entropy).
+    ENTROPY = "entropy"
+    #: The process's rank in a distributed run.
+    RANK = "rank"
+    #: A value fixed for the run: a config attribute, state an object gets in `__init__`.
+    RUN_VALUE = "run_value"
+    #: Another parameter of the function (a worker_init_fn's, bound by functools.partial).
+    PARAMETER = "parameter"
+    #: Anything that cannot be seen through.
+    UNKNOWN = "unknown"
+
+
+class Verdict(enum.Enum):
+    """How a seed behaves in DataLoader workers."""
+
+    #: Different in every worker and every epoch (derived from torch's worker seed).
+    PER_EPOCH = "per_epoch"
+    #: The same in every epoch: each epoch replays the previous one's random numbers.
+    EPOCH_INVARIANT = "epoch_invariant"
+    #: Different every time, but not reproducible under `torch.manual_seed`.
+    NOT_REPRODUCIBLE = "not_reproducible"
+    UNKNOWN = "unknown"
+
+
+def verdict(
+    sources: frozenset[Source], target: TorchTarget, *, parameters_fixed: bool = True
+) -> Verdict:
+    """Return how a seed with these sources behaves in workers on torch `target`.
+
+    `parameters_fixed` says whether other parameters of the function hold values fixed for
+    the run (a worker_init_fn's partial-bound arguments) or may change per call (an index).
+    """
+    if Source.WORKER_SEED in sources or Source.WORKER_STREAM in sources:
+        return Verdict.PER_EPOCH
+    if Source.NUMPY_DRAW in sources and not target.is_before(NUMPY_SEEDED_SINCE):
+        return Verdict.PER_EPOCH
+    if Source.UNKNOWN in sources or (Source.PARAMETER in sources and not parameters_fixed):
+        return Verdict.UNKNOWN
+    if Source.ENTROPY in sources:
+        return Verdict.NOT_REPRODUCIBLE
+    return Verdict.EPOCH_INVARIANT
+
+
+class SinkKind(enum.Enum):
+    """How a call seeds an RNG."""
+
+    GLOBAL = "global"
+    CONSTRUCTOR = "constructor"
+    METHOD = "method"
+    #: A project function that passes its parameter on to a seeder.
+    PROJECT_FUNCTION = "project_function"
+
+
+@dataclass(frozen=True)
+class Seeding:
+    """A call that reseeds an RNG, and the seed it passes."""
+
+    function: FunctionRef
+    call: Value
+    kind: SinkKind
+    #: What is seeded: "numpy", "random", "torch", "torch.cuda", "imgaug", the qualified
+    #: name of a constructor, ".seed()" for a method, or the project function's name.
+    library: str
+    #: The seed argument; None when the call passes none (the RNG seeds from OS entropy).
+    seed: Value | None
+    #: The seed must be below 2**32 (NumPy's legacy seeding raises ValueError otherwise).
+    needs_32_bits: bool = False
+    #: For PROJECT_FUNCTION: the libraries that function seeds.
+    seeds: tuple[str, ...] = ()
+
+    @property
+    def is_torch(self) -> bool:
+        """Return True for `torch.manual_seed(...)` and the CUDA seeders."""
+        return self.kind is SinkKind.GLOBAL and self.library in ("torch", "torch.cuda")
+
+    @property
+    def span(self) -> Span:
+        """Return the span of the seeding call."""
+        assert self.call.span is not None
+        return self.call.span
+
+
+#: The keyword names a seed may be passed by, per callee.
+_SEED_KEYWORDS = ("seed", "a", "x", "entropy")
+_SEED_METHODS = frozenset({"seed", "manual_seed"})
+#: Builtins and NumPy scalar types whose result depends only on their arguments.
+_PASS_THROUGH = frozenset(
+    {
+        "builtins.int",
+        "builtins.float",
+        "builtins.abs",
+        "builtins.round",
+        "builtins.hash",
+        "builtins.str",
+        "builtins.sum",
+        "builtins.min",
+        "builtins.max",
+        "builtins.pow",
+        "builtins.divmod",
+        "builtins.int.from_bytes",
+        "numpy.uint32",
+        "numpy.uint64",
+        "numpy.int32",
+        "numpy.int64",
+        "numpy.array",
+        "numpy.asarray",
+        "math.floor",
+        "math.ceil",
+        "math.trunc",
+    }
+)
+#: Methods whose result depends only on the object they are called on (and arguments).
+_PASS_THROUGH_METHODS = frozenset({"item", "timestamp", "__int__", "tolist", "encode", "hex"})
+_RANK_NAMES = frozenset({"process_index", "local_process_index", "ordinal", "global_ordinal"})
+
+
+def is_rank_name(name: str) -> bool:
+    """Return True for names that conventionally hold a distributed rank (`local_rank`)."""
+    lowered = name.lower()
+    return "rank" in lowered or lowered in _RANK_NAMES
+
+
+@dataclass(frozen=True)
+class SeedScope:
+    """Where a seed expression is evaluated: the function, and what its parameters hold."""
+
+    function: FunctionRef
+    #: The parameter that receives the worker id (a worker_init_fn's first argument).
+    worker_param: str | None = None
+    #: Arguments a caller passed, by parameter name, with the scope they were written in.
+    arguments: Mapping[str, tuple[Value, SeedScope]] = field(default_factory=dict)
+    #: The class `self` is an instance of.
+    self_class: ClassRef | None = None
+    #: What some parameters are known to depend on (e.g. values bound by functools.partial).
+    parameters: Mapping[str, frozenset[Source]] = field(default_factory=dict)
+
+
+def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[Source]:
+    """Return the sources the seed expression `value` (written in `scope`) depends on."""
+    return _Classifier(project).sources(value, scope, 0)
+
+
+class _Classifier:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def sources(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        if depth > _MAX_DEPTH:
+            return frozenset({Source.UNKNOWN})
+        deeper = depth + 1
+        kind = value.kind
+        if kind in (Kind.INT, Kind.CONSTANT):
+            return frozenset({Source.CONSTANT})
+        if kind is Kind.PARAM:
+            return self._parameter(value.name, scope, deeper)
+        if kind is Kind.NAME:
+            return self._name(value, scope, deeper)
+        if kind is Kind.ATTRIBUTE:
+            return self._attribute(value, scope, deeper)
+        if kind is Kind.CALL:
+            return self._call(value, scope, deeper)
+        if kind is Kind.SUBSCRIPT and value.base is not None:
+            if self._is_environment(value.base, scope):
+                return self._environment_key(value.args[0] if value.args else None)
+            return self._union([value.base, *value.args], scope, deeper)
+        if kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE):
+            return self._union(list(value.args), scope, deeper)
+        if kind is Kind.UNKNOWN and value.name and is_rank_name(value.name):
+            return frozenset({Source.RANK})
+        return frozenset({Source.UNKNOWN})
+
+    def _union(self, values: list[Value], scope: SeedScope, depth: int) -> frozenset[Source]:
+        found: set[Source] = set()
+        for item in values:
+            found |= self.sources(item, scope, depth)
+        return frozenset(found)
+
+    def _parameter(self, name: str, scope: SeedScope, depth: int) -> frozenset[Source]:
+        if name == scope.worker_param:
+            return frozenset({Source.WORKER_ID})
+        passed = scope.arguments.get(name)
+        if passed is not None:
+            return self.sources(passed[0], passed[1], depth)
+        known = scope.parameters.get(name)
+        if known is not None:
+            return known
+        if is_rank_name(name):
+            return frozenset({Source.RANK})
+        return frozenset({Source.PARAMETER})
+
+    def _name(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        module = scope.function.module
+        targets = self.project.targets(value, module)
+        if not targets:
+            return frozenset({Source.UNKNOWN})
+        found: set[Source] = set()
+        for target in targets:
+            if isinstance(target, VariableRef):
+                code = target.module.function("<module>")
+                if code is None:
+                    found.add(Source.UNKNOWN)
+                    continue
+                inner = SeedScope(FunctionRef.of(target.module, code))
+                for assigned in target.values:
+                    if assigned.kind is Kind.NAME and assigned.qualnames == (
+                        f"{target.module.module}.{target.name}",
+                    ):
+                        found.add(Source.UNKNOWN)
+                    else:
+                        found |= self.sources(assigned, inner, depth)
+                if is_rank_name(target.name):
+                    found.add(Source.RANK)
+            elif isinstance(target, ExternalRef):
+                # A module attribute of a package (`config.SEED`): fixed for the run.
+                last = target.qualname.rpartition(".")[2]
+                found.add(Source.RANK if is_rank_name(last) else Source.RUN_VALUE)
+            else:
+                found.add(Source.UNKNOWN)
+        return frozenset(found)
+
+    def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        base = value.base
+        if base is None:
+            return frozenset({Source.UNKNOWN})
+        if self._is_worker_info(base, scope):
+            if value.name == "id":
+                return frozenset({Source.WORKER_ID})
+            if value.name == "seed":
+                return frozenset({Source.WORKER_SEED})
+            if value.name == "num_workers":
+                return frozenset({Source.RUN_VALUE})
+            return frozenset({Source.UNKNOWN})
+        rank = {Source.RANK} if is_rank_name(value.name) else set()
+        if base.kind is Kind.SELF:
+            if self._changes_after_init(scope.self_class, value.name):
+                return frozenset({Source.UNKNOWN})
+            return frozenset({Source.RUN_VALUE, *rank})
+        if base.kind is Kind.CALL:
+            # `uuid.uuid4().int`, `datetime.now().microsecond`: what the call depends on.
+            return self.sources(base, scope, depth) | rank
+        inner = self.sources(base, scope, depth)
+        if Source.UNKNOWN in inner or Source.WORKER_ID in inner:
+            return frozenset({Source.UNKNOWN})
+        # `args.seed`, `cfg.data.seed`: an attribute of a fixed object is fixed too.
+        return frozenset({Source.RUN_VALUE, *rank})
+
+    def _call(self, call: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        callee = call.base
+        if callee is None:
+            return frozenset({Source.UNKNOWN})
+        module = scope.function.module
+        if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+            return self._method_call(call, callee, scope, depth)
+        if callee.kind is Kind.FUNCTION:
+            nested = module.function(callee.name)
+            if nested is None:
+                return frozenset({Source.UNKNOWN})
+            return self._returns(FunctionRef.of(module, nested), call, scope, depth)
+        names = self.project.qualnames(callee, module)
+        if names:
+            return self._external_call(call, names, scope, depth)
+        functions = [
+            target
+            for target in self.project.targets(callee, module)
+            if isinstance(target, FunctionRef)
+        ]
+        if len(functions) == 1:
+            return self._returns(functions[0], call, scope, depth)
+        return frozenset({Source.UNKNOWN})
+
+    def _external_call(
+        self, call: Value, names: frozenset[str], scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        if names <= catalog.TORCH_INITIAL_SEED:
+            return frozenset({Source.WORKER_SEED})
+        if names <= catalog.NUMPY_GET_STATE:
+            return frozenset({Source.NUMPY_STATE})
+        if names <= NUMPY_GLOBAL_DRAWS:
+            return frozenset({Source.NUMPY_DRAW})
+        if names <= catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS:
+            return frozenset({Source.WORKER_STREAM})
+        if names <= catalog.TIME_SOURCES:
+            return frozenset({Source.ENTROPY})
+        if names <= catalog.DISTRIBUTED_RANKS:
+            return frozenset({Source.RANK})
+        if names <= catalog.ENVIRONMENT_READS:
+            return self._environment_key(call.args[0] if call.args else None)
+        if names <= _PASS_THROUGH:
+            values = [*call.args, *(value for _, value in call.keywords)]
+            return self._union(values, scope, depth) if values else frozenset({Source.CONSTANT})
+        return frozenset({Source.UNKNOWN})
+
+    def _method_call(
+        self, call: Value, callee: Value, scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        assert callee.base is not None
+        holder = callee.base
+        if callee.name in _PASS_THROUGH_METHODS:
+            return self._union([holder, *call.args], scope, depth)
+        if self._is_environment(holder, scope) and callee.name == "get":
+            return self._environment_key(call.args[0] if call.args else None)
+        # A draw from an RNG object created in reach: it depends on what seeded the object.
+        created = self._rng_object(holder, scope)
+        if created is not None:
+            seed = _seed_argument(created)
+            if seed is None:
+                return frozenset({Source.ENTROPY})
+            return self.sources(seed, scope, depth)
+        return frozenset({Source.UNKNOWN})
+
+    def _returns(
+        self, function: FunctionRef, call: Value, scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        returns = function.function.returns
+        if not returns:
+            return frozenset({Source.UNKNOWN})
+        inner = SeedScope(
+            function,
+            arguments=bind_arguments(function, call, scope),
+            self_class=self.project.class_of_function(function),
+        )
+        return self._union(list(returns), inner, depth)
+
+    def _rng_object(self, holder: Value, scope: SeedScope) -> Value | None:
+        options = holder.alternatives()
+        if len(options) != 1 or options[0].kind is not Kind.CALL or options[0].base is None:
+            return None
+        created = options[0]
+        assert created.base is not None
+        names = self.project.qualnames(created.base, scope.function.module)
+        if names and names <= catalog.SEEDED_CONSTRUCTORS:
+            return created
+        return None
+
+    def _is_worker_info(self, value: Value, scope: SeedScope) -> bool:
+        return (
+            value.kind is Kind.CALL
+            and value.base is not None
+            and self.project.is_one_of(value.base, scope.function.module, catalog.GET_WORKER_INFO)
+        )
+
+    def _is_environment(self, value: Value, scope: SeedScope) -> bool:
+        return self.project.is_one_of(value, scope.function.module, catalog.ENVIRONMENT)
+
+    def _environment_key(self, key: Value | None) -> frozenset[Source]:
+        if key is not None and key.kind is Kind.CONSTANT:
+            name = key.name.strip("'\"")
+            if name in catalog.RANK_ENVIRONMENT:
+                return frozenset({Source.RANK})
+        return frozenset({Source.RUN_VALUE})
+
+    def _changes_after_init(self, cls: ClassRef | None, attribute: str) -> bool:
+        """Return True if a method other than `__init__` assigns `self.<attribute>`."""
+        if cls is None:
+            return True
+        target = f"self.{attribute}"
+        for owner in self.project.mro(cls):
+            for name, qualname in owner.cls.methods:
+                function = owner.module.function(qualname)
+                if function is None or name == "__init__":
+                    continue
+                if any(assignment.target == target for assignment in function.assignments):
+                    return True
+        return False
+
+
+def bind_arguments(
+    function: FunctionRef, call: Value, scope: SeedScope, *, offset: int = 0
+) -> dict[str, tuple[Value, SeedScope]]:
+    """Map `function`'s parameters to the arguments `call` (written in `scope`) passes.
+
+    `offset` skips leading parameters the call does not pass (`self` of a bound method).
+    """
+    params = function.function.params
+    bound: dict[str, tuple[Value, SeedScope]] = {}
+    for index, arg in enumerate(call.args):
+        if arg.kind is Kind.STARRED:
+            break
+        position = index + offset
+        if position < function.function.positional_count:
+            bound[params[position]] = (arg, scope)
+    for name, arg in call.keywords:
+        if name is not None and name in params:
+            bound[name] = (arg, scope)
+    return bound
+
+
+def _seed_argument(call: Value) -> Value | None:
+    """Return the seed a seeding call passes: its first argument or a seed keyword."""
+    if call.args:
+        first = call.args[0]
+        return None if first.kind is Kind.STARRED else first
+    for name in _SEED_KEYWORDS:
+        value = call.keyword(name)
+        if value is not None:
+            return value
+    return None
+
+
+def is_none(value: Value | None) -> bool:
+    """Return True for a missing value or a literal None."""
+    return value is None or (value.kind is Kind.CONSTANT and value.name == "None")
+
+
+def seedings(
+    project: Project, function: FunctionRef, *, self_class: ClassRef | None = None
+) -> list[Seeding]:
+    """Return the calls in `function`'s own code that reseed an RNG."""
+    return list(_seedings(project, function, self_class, 0))
+
+
+def _seedings(
+    project: Project, function: FunctionRef, self_class: ClassRef | None, depth: int
+) -> Iterator[Seeding]:
+    module = function.module
+    for call in function.function.calls:
+        callee = call.base
+        if callee is None or call.span is None:
+            continue
+        if callee.kind is Kind.ATTRIBUTE and callee.name in _SEED_METHODS:
+            if callee.base is not None and callee.base.kind is not Kind.SELF:
+                yield Seeding(function, call, SinkKind.METHOD, f".{callee.name}()", _seed(call))
+            continue
+        names = project.qualnames(callee, module)
+        if names:
+            yield from _external_seeding(function, call, names)
+            continue
+        if depth >= 2:
+            continue
+        for target, offset in _project_callees(project, callee, function, self_class):
+            parameters = seeding_parameters(project, target, depth + 1)
+            if not parameters:
+                continue
+            bound = bind_arguments(target, call, SeedScope(function), offset=offset)
+            for param, libraries in parameters.items():
+                if param in bound:
+                    yield Seeding(
+                        function,
+                        call,
+                        SinkKind.PROJECT_FUNCTION,
+                        target.function.name,
+                        bound[param][0],
+                        seeds=libraries,
+                    )
+
+
+def _seed(call: Value) -> Value | None:
+    seed = _seed_argument(call)
+    return None if is_none(seed) else seed
+
+
+def _external_seeding(
+    function: FunctionRef, call: Value, names: frozenset[str]
+) -> Iterator[Seeding]:
+    seeders = {**catalog.GLOBAL_SEEDERS, **catalog.THIRD_PARTY_SEEDERS}
+    libraries = {seeders[name] for name in names if name in seeders}
+    if libraries and all(name in seeders for name in names):
+        yield Seeding(
+            function,
+            call,
+            SinkKind.GLOBAL,
+            min(libraries),
+            _seed(call),
+            needs_32_bits=names <= catalog.NUMPY_32_BIT_SEEDS,
+        )
+    elif names <= catalog.SEEDED_CONSTRUCTORS:
+        seed = _seed(call)
+        if seed is not None and seed.kind is Kind.CALL:
+            return  # `Generator(PCG64(s))`: the inner call is the seeding one
+        yield Seeding(
+            function,
+            call,
+            SinkKind.CONSTRUCTOR,
+            min(names),
+            seed,
+            needs_32_bits=names <= catalog.NUMPY_32_BIT_SEEDS,
+        )
+
+
+def _project_callees(
+    project: Project, callee: Value, function: FunctionRef, self_class: ClassRef | None
+) -> Iterator[tuple[FunctionRef, int]]:
+    """Yield the project functions a call may run, with how many parameters it skips."""
+    module = function.module
+    if callee.kind is Kind.FUNCTION:
+        nested = module.function(callee.name)
+        if nested is not None:
+            yield FunctionRef.of(module, nested), 0
+        return
+    if callee.kind is Kind.NAME:
+        found = [t for t in project.targets(callee, module) if isinstance(t, FunctionRef)]
+        if len(found) == 1:
+            yield found[0], 0
+        return
+    if (
+        callee.kind is Kind.ATTRIBUTE
+        and callee.base is not None
+        and callee.base.kind is Kind.SELF
+        and self_class is not None
+    ):
+        method = project.find_method(self_class, callee.name)
+        if method is not None:
+            yield method[1], 0 if is_static(method[1]) else 1
+
+
+def is_static(function: FunctionRef) -> bool:
+    """Return True for a `@staticmethod`."""
+    return any(
+        "builtins.staticmethod" in decorator.qualnames for decorator in function.function.decorators
+    )
+
+
+def seeding_parameters(
+    project: Project, function: FunctionRef, depth: int = 0
+) -> dict[str, tuple[str, ...]]:
+    """Return the parameters `function` seeds RNGs from, with the libraries it seeds.
+
+    `def set_seed(seed): np.random.seed(seed); torch.manual_seed(seed)` gives
+    {"seed": ("numpy", "torch")}. Only seeds that are the parameter itself, or arithmetic
+    on it with constants (`seed % 2**32`), count.
+    """
+    found: dict[str, set[str]] = {}
+    self_class = project.class_of_function(function)
+    for seeding in _seedings(project, function, self_class, depth):
+        if seeding.seed is None:
+            continue
+        params = parameters_of(seeding.seed)
+        if len(params) != 1:
+            continue
+        (param,) = params
+        if param not in function.function.params:
+            continue
+        sources = seed_sources(project, seeding.seed, SeedScope(function, worker_param=param))
+        if sources <= {Source.WORKER_ID, Source.CONSTANT}:
+            libraries = seeding.seeds if seeding.seeds else (seeding.library,)
+            found.setdefault(param, set()).update(libraries)
+    return {param: tuple(sorted(libraries)) for param, libraries in found.items()}
+
+
+def parameters_of(value: Value) -> frozenset[str]:
+    """Return the names of the parameters `value` reads directly (not through calls)."""
+    if value.kind is Kind.PARAM:
+        return frozenset({value.name})
+    if value.kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE, Kind.SUBSCRIPT):
+        found: frozenset[str] = frozenset()
+        for item in (*value.args, *((value.base,) if value.base else ())):
+            found |= parameters_of(item)
+        return found
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and value.base.kind is Kind.NAME
+        and set(value.base.qualnames) & _PASS_THROUGH
+    ):
+        # `int(seed)`, `np.uint32(seed)`
+        return frozenset(name for item in value.args for name in parameters_of(item))
+    return frozenset()
+
+
+def additive_terms(value: Value) -> tuple[Value, ...]:
+    """Return the terms of a sum (`a + b + c` gives a, b, c); other values are one term."""
+    if value.kind is Kind.BINOP and value.name == "+":
+        return tuple(term for arg in value.args for term in additive_terms(arg))
+    return (value,)
+
+
+def may_exceed_32_bits(value: Value) -> bool:
+    """Return True if `value` is torch's worker seed not reduced below 2**32.
+
+    `torch.initial_seed()` and `get_worker_info().seed` are up to 2**63 in a worker; a sum or
+    product of them stays that large. `% n`, `& mask`, `>>` and the like reduce them.
+    """
+    options = value.alternatives()
+    return any(_unreduced(option) for option in options)
+
+
+def _unreduced(value: Value) -> bool:
+    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.NAME:
+        if set(value.base.qualnames) & catalog.TORCH_INITIAL_SEED:
+            return True
+        if set(value.base.qualnames) & {"builtins.int", "builtins.abs"}:
+            return any(_unreduced(arg) for arg in value.args)
+        return False
+    if value.kind is Kind.ATTRIBUTE and value.name == "seed" and value.base is not None:
+        base = value.base
+        return (
+            base.kind is Kind.CALL
+            and base.base is not None
+            and bool(set(base.base.qualnames) & catalog.GET_WORKER_INFO)
+        )
+    if value.kind is Kind.BINOP and value.name in ("+", "*", "<<", "|", "^"):
+        return any(_unreduced(arg) for arg in value.args)
+    return False
+
+
+def assignment_origin(
+    function: FunctionRef, value: Value, seeds: Sequence[Value] | None = None
+) -> Value:
+    """Follow a local variable to the expression assigned to it in `function`.
+
+    Names are resolved in the analysis: a use of `seed` after `seed = 42 + worker_id` is
+    the summary of `42 + worker_id` with the span of the use. Return that assignment's value
+    (with its own span), following chains of variables; otherwise `value` itself.
+    With `seeds` (every seed expression in `function`), a variable is followed only if
+    all its reads are among them, so that rewriting its assignment changes nothing else.
+    """
+    current = value
+    for _ in range(_MAX_DEPTH):
+        for assignment in function.function.assignments:
+            origin = assignment.value
+            if (
+                "." in assignment.target
+                or origin.span == current.span
+                or origin.span is None
+                or replace(current, span=origin.span) != origin
+            ):
+                continue
+            if seeds is not None:
+                uses = sum(replace(seed, span=origin.span) == origin for seed in seeds)
+                if uses < function.function.reads_of(assignment.target):
+                    return current
+            current = origin
+            break
+        else:
+            return current
+    return current
+
+
+def mentions(value: Value, word: str) -> bool:
+    """Return True if a name, parameter or attribute in `value` contains `word`."""
+    names = [value.name, *(qualname.rpartition(".")[2] for qualname in value.qualnames)]
+    if value.kind in (Kind.PARAM, Kind.UNKNOWN, Kind.ATTRIBUTE, Kind.NAME) and any(
+        word in name.lower() for name in names
+    ):
+        return True
+    children = [*value.args, *(item for _, item in value.keywords)]
+    if value.base is not None:
+        children.append(value.base)
+    return any(mentions(child, word) for child in children)

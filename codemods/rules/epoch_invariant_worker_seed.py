@@ -1,0 +1,579 @@
+"""WS102 epoch-invariant-worker-seed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis import catalog
+from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
+from ..analysis.facts import Kind, Value
+from ..analysis.init_functions import InitUse, worker_init_uses
+from ..analysis.loaders import LoaderCall, Presence, loader_calls
+from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.seeds import (
+    NUMPY_SEEDED_SINCE,
+    Seeding,
+    SeedScope,
+    SinkKind,
+    Source,
+    Verdict,
+    additive_terms,
+    assignment_origin,
+    may_exceed_32_bits,
+    mentions,
+    seed_sources,
+    seedings,
+    verdict,
+)
+from ..fixes.imports import module_reference
+from ..rule import FixAvailability, Rule
+from ..types import Edit, FileEdits, Fix, RemoveStatement, ReplaceExpression, Safety, Span
+
+_LIBRARIES = {
+    "numpy": "NumPy",
+    "random": "`random`",
+    "torch": "torch",
+    "torch.cuda": "torch's CUDA RNGs",
+    "imgaug": "imgaug",
+}
+#: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
+_WORKER_WORDS = ("worker",)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """Where a seeding call runs: a worker_init_fn or a Dataset's per-item code."""
+
+    #: How the finding names the code: "worker_init_fn `seed_worker`".
+    subject: str
+    scope: SeedScope
+    #: The per-item entry method for Dataset code ("__getitem__", "__iter__"), else None.
+    entry: str | None = None
+    #: Uses that are not persistent: epoch repeats matter.
+    repeats: bool = True
+    #: The function is also called directly by project code (fixing it changes those calls).
+    called_directly: bool = False
+
+
+class EpochInvariantWorkerSeed(Rule):
+    """Flags DataLoader worker seeding that gives every epoch the same random numbers.
+
+    ## What it does
+    Checks for code that runs in DataLoader workers and reseeds an RNG from a value that is
+    the same in every epoch: a `worker_init_fn` (a function of the module, one imported from
+    the project, a lambda, a `functools.partial(...)`, a bound method, or an entry of a
+    `**kwargs` dict), or a Dataset's `__getitem__` / `__iter__`, that calls
+    `np.random.seed`, `random.seed`, `torch.manual_seed` (or creates or reseeds an RNG
+    object) with `worker_id`, `get_worker_info().id`, a constant, a constant plus
+    `worker_id` (with or without a rank term), or the `np.random.get_state()[1][0] +
+    worker_id` snippet. Seeds from the clock, a pid or a uuid are reported as a warning.
+
+    It also reports, without a fix, `np.random.seed(torch.initial_seed())` (the seed does
+    not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are
+    not passed to any DataLoader the analysis can see.
+
+    ## Why it matters
+    torch gives each worker a fresh seed every epoch (`base_seed + worker_id`, with
+    `base_seed` drawn anew from torch's RNG for every iterator) and seeds `random`, `torch`
+    and, since torch 1.9, NumPy from it before `worker_init_fn` runs. Reseeding from
+    `worker_id` *replaces* that seed with one that never changes: every epoch draws exactly
+    the augmentations of the epoch before, and the run is identical even when nothing is
+    seeded at all. Measured on torch 2.13: 32 of 32 draws in epochs 2-3 repeat epoch 1.
+    After torch has seeded NumPy, `np.random.get_state()[1][0]` is always 2147483648, so the
+    popular `np.random.seed(np.random.get_state()[1][0] + worker_id)` is just
+    `np.random.seed(2147483648 + worker_id)`; on torch < 1.9 workers inherit the main
+    process's state instead, which does not move between epochs either.
+
+    > When used in a `worker_init_fn` passed over to `DataLoader`, this method can be
+    > useful to set up each worker process differently, for instance, using `worker_id`
+    > to configure the `dataset` object to only read a specific fraction of a sharded
+    > dataset, or use `seed` to seed other libraries used in dataset code.
+    > — [`torch.utils.data.get_worker_info`][info] (`worker_id` is for sharding; `seed`
+    > is for seeding)
+
+    Seeds from `time.time()` or `uuid4()` differ between epochs, but no `torch.manual_seed`
+    reproduces them; workers that start within one clock tick may even share one.
+
+    ## Example
+    ```python
+    def worker_init_fn(worker_id):
+        np.random.seed(np.random.get_state()[1][0] + worker_id)
+
+    loader = DataLoader(dataset, num_workers=4, worker_init_fn=worker_init_fn)
+    ```
+
+    Use instead:
+    ```python
+    def worker_init_fn(worker_id):
+        np.random.seed(torch.initial_seed() % 2**32)
+    ```
+
+    ## Fix
+    Replaces the seed expression with `torch.initial_seed() % 2**32`, which differs per
+    worker and per epoch, follows `torch.manual_seed`, and fits NumPy's legacy seeding. When
+    the seed is a local variable (`seed = base + worker_id`), its assignment is rewritten,
+    so every call that uses it is fixed at once. Rank terms are kept:
+    `worker_id + rank * num_workers + seed` becomes
+    `(torch.initial_seed() + rank * num_workers) % 2**32`. `torch.initial_seed()` already
+    contains `worker_id`, so ranks stay apart exactly as they did, and every term stays
+    per-epoch. A `torch.manual_seed(<worker_id expression>)` statement is deleted: torch has
+    already seeded itself per worker and epoch. The rest of the function is kept.
+    A function imported from another project file is fixed in that file, once.
+
+    In Dataset code, `__iter__` runs once per worker and epoch and is fixed the same way. In
+    `__getitem__` the seeding line runs for every item; it is deleted (torch seeds `random`,
+    `torch` and, since 1.9, NumPy per worker); NumPy seeding there on torch < 1.9 is
+    reported without a fix (see WS101).
+
+    ## Fix safety
+    Safe: only the random numbers drawn in workers change. Unsafe when the function is also
+    called directly by project code (the fix changes what those calls seed too).
+    `persistent_workers=True` passed literally keeps one seed for the whole run, so such
+    loaders are left alone.
+
+    ## Known limitations
+    - The rank term is recognised by what it calls (`torch.distributed.get_rank()`,
+      `os.environ["LOCAL_RANK"]`, ...) or by its name (`rank`, `local_rank`,
+      `process_index`); a rank under another name is dropped from the fixed seed.
+    - Values bound with `functools.partial` are taken as fixed for the run.
+    - Seeds that come from calls the analysis cannot see into are not reported.
+    - Only loaders whose `worker_init_fn` can be resolved to project code are checked; a
+      function chosen at run time (a registry, a config string) is not.
+    - A `worker_init_fn` used only by loaders that pass `shuffle=False` (and no sampler) is
+      left alone: every epoch then loads the same items in the same workers, and a fixed
+      seed makes evaluation augmentations identical every epoch, which is often the intent.
+    - "Looks like a worker_init_fn" for unused functions means: it calls
+      `get_worker_info()`, uses `np.random.get_state()`, or its name or first parameter
+      mentions a worker.
+
+    ## References
+    - [PyTorch docs: Randomness in multi-process data loading][docs]
+    - [PyTorch docs: Reproducibility, DataLoader](https://pytorch.org/docs/stable/notes/randomness.html#dataloader)
+    - [pytorch/pytorch#56488: seed NumPy in DataLoader workers](https://github.com/pytorch/pytorch/pull/56488)
+
+    [docs]: https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading
+    [info]: https://pytorch.org/docs/stable/data.html#torch.utils.data.get_worker_info
+    """
+
+    CODE = "WS102"
+    NAME = "epoch-invariant-worker-seed"
+    FIX = FixAvailability.SOMETIMES
+
+    def check(self) -> None:
+        self._reported: set[tuple[Path, Span]] = set()
+        used: set[FunctionRef] = set()
+        groups: dict[tuple[FunctionRef, str | None], list[InitUse]] = {}
+        for loader in loader_calls(self.project):
+            for use in worker_init_uses(loader):
+                used.add(use.function)
+                groups.setdefault((use.function, use.worker_param), []).append(use)
+        for (function, param), uses in groups.items():
+            self._check_init_function(function, param, uses)
+        self._check_datasets()
+        self._check_unused(used)
+
+    # --- worker_init_fn ---
+
+    def _check_init_function(
+        self, function: FunctionRef, param: str | None, uses: list[InitUse]
+    ) -> None:
+        starting = [use for use in uses if use.loader.may_start_workers()]
+        if not starting or all(_in_fixed_order(use.loader) for use in starting):
+            # With `shuffle=False` every epoch sends the same items to the same workers: a
+            # fixed seed then makes every epoch identical on purpose (evaluation).
+            return
+        repeats = any(not use.loader.persistent_workers() for use in starting)
+        self_class = None
+        if any(use.bound_method for use in uses):
+            self_class = self.project.class_of_function(function)
+        scope = SeedScope(
+            function,
+            worker_param=param,
+            self_class=self_class,
+            parameters=self._bound_by_partial(function, uses),
+        )
+        context = _Context(
+            self._init_subject(function, starting[0].loader),
+            scope,
+            repeats=repeats,
+            called_directly=bool(self.project.callers(function)),
+        )
+        for seeding in seedings(self.project, function, self_class=self_class):
+            self._check_seeding(seeding, context)
+
+    def _bound_by_partial(
+        self, function: FunctionRef, uses: list[InitUse]
+    ) -> dict[str, frozenset[Source]]:
+        """Say which parameters `functools.partial` binds to a rank, or to an epoch.
+
+        Bound values are evaluated once, when the loader is built, so they are fixed for it;
+        but a loader rebuilt every epoch may bind the epoch (`seed=base + epoch`).
+        """
+        known: dict[str, set[Source]] = {}
+        facts = function.function
+        for use in uses:
+            call = use.value
+            if not use.via_partial or call.kind is not Kind.CALL:
+                continue
+            offset = 1 if use.bound_method else 0
+            bound = [
+                (facts.params[offset + index], arg)
+                for index, arg in enumerate(call.args[1:])
+                if offset + index < facts.positional_count
+            ]
+            bound += [(name, arg) for name, arg in call.keywords if name in facts.params]
+            for name, arg in bound:
+                if mentions(arg, "epoch"):
+                    known.setdefault(name, set()).add(Source.UNKNOWN)
+                    continue
+                sources = seed_sources(self.project, arg, SeedScope(use.written_in))
+                if Source.RANK in sources:
+                    known.setdefault(name, set()).update({Source.RANK, Source.PARAMETER})
+        return {name: frozenset(sources) for name, sources in known.items()}
+
+    def _init_subject(self, function: FunctionRef, loader: LoaderCall) -> str:
+        facts = function.function
+        name = "a lambda worker_init_fn" if facts.is_lambda else f"worker_init_fn `{facts.name}`"
+        if function.path != loader.module.path and loader.call.span is not None:
+            where = f"{self._relative(loader.module.path)}:{loader.call.span.line}"
+            return f"{name} (of the DataLoader at {where})"
+        return name
+
+    # --- Dataset code ---
+
+    def _check_datasets(self) -> None:
+        project = self.project
+        loaders: dict[ClassRef, list[LoaderCall]] = {}
+        for loader in loader_calls(project):
+            for ref in datasets_of_loader(project, loader).classes:
+                loaders.setdefault(ref, []).append(loader)
+        for ref in dataset_classes(project):
+            used_by = loaders.get(ref, [])
+            if used_by and not any(loader.may_start_workers() for loader in used_by):
+                continue
+            repeats = not used_by or any(
+                loader.may_start_workers() and not loader.persistent_workers() for loader in used_by
+            )
+            for reached in per_item_code(project, ref):
+                entry = reached.chain[0].rpartition(".")[2]
+                function = reached.function
+                name = function.function.name
+                owner = function.function.class_qualname
+                subject = f"`{owner}.{name}`" if owner else f"`{name}`"
+                if len(reached.chain) > 1:
+                    subject += f" (called from `{reached.chain[0]}`)"
+                context = _Context(
+                    subject,
+                    SeedScope(function, self_class=reached.self_class),
+                    entry=entry,
+                    repeats=repeats,
+                )
+                for seeding in seedings(project, function, self_class=reached.self_class):
+                    self._check_seeding(seeding, context)
+
+    # --- functions that look like a worker_init_fn but are not passed to a DataLoader ---
+
+    def _check_unused(self, used: set[FunctionRef]) -> None:
+        project = self.project
+        referenced = self._referenced()
+        for function in project.functions:
+            facts = function.function
+            if (
+                function in used
+                or facts.qualname in referenced.get(function.path, set())
+                or facts.qualname == "<module>"
+                or facts.is_method
+                or facts.nested
+                or facts.decorators
+                or facts.positional_count < 1
+                or project.callers(function)
+            ):
+                continue
+            param = facts.params[0]
+            scope = SeedScope(function, worker_param=param)
+            for seeding in seedings(project, function):
+                sources = self._sources(seeding, scope)
+                result = verdict(sources, project.target)
+                unused = f"`{facts.name}` looks like a worker_init_fn but no DataLoader in the "
+                unused += "project is seen to use it: it"
+                what = self._what(seeding)
+                if result is Verdict.PER_EPOCH and self._looks_like_worker_init(
+                    function, param, sources
+                ):
+                    self._check_range(seeding, _Context(unused, scope), what)
+                    continue
+                if Source.WORKER_ID not in sources:
+                    continue
+                if result not in (Verdict.EPOCH_INVARIANT, Verdict.NOT_REPRODUCIBLE):
+                    continue
+                if not self._looks_like_worker_init(function, param, sources):
+                    continue
+                message = (
+                    f"{unused} {what} from {self._describe(sources)}, which would repeat "
+                    f"every epoch on {project.target.describe()}; derive the seed from "
+                    f"`torch.initial_seed()`"
+                )
+                self._report_once(seeding, message, None)
+                break
+
+    def _referenced(self) -> dict[Path, set[str]]:
+        """Return the qualnames of project functions used as values, by file."""
+        found: dict[Path, set[str]] = {}
+        for function in self.project.functions:
+            module = function.module
+            for qualname in function.function.references:
+                if module.function(qualname) is not None:
+                    found.setdefault(module.path, set()).add(qualname)
+                    continue
+                for target in self.project.resolve(qualname, module):
+                    if isinstance(target, FunctionRef):
+                        found.setdefault(target.path, set()).add(target.qualname)
+        return found
+
+    def _looks_like_worker_init(
+        self, function: FunctionRef, param: str, sources: frozenset[Source]
+    ) -> bool:
+        if Source.NUMPY_STATE in sources:
+            return True
+        names = (function.function.name.lower(), param.lower())
+        if any(word in name for word in _WORKER_WORDS for name in names):
+            return True
+        return any(
+            call.base is not None
+            and self.project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
+            for call in function.function.calls
+        )
+
+    # --- one seeding call ---
+
+    def _sources(self, seeding: Seeding, scope: SeedScope) -> frozenset[Source]:
+        if seeding.seed is None:
+            return frozenset({Source.ENTROPY})
+        return seed_sources(self.project, seeding.seed, scope)
+
+    def _check_seeding(self, seeding: Seeding, context: _Context) -> None:
+        sources = self._sources(seeding, context.scope)
+        in_dataset = context.entry is not None
+        if in_dataset and Source.WORKER_ID not in sources and Source.WORKER_SEED not in sources:
+            return  # seeding per item from the index or a constant is a choice, not a worker bug
+        result = verdict(sources, self.project.target, parameters_fixed=not in_dataset)
+        version = self.project.target.describe()
+        what = self._what(seeding)
+        if result is Verdict.PER_EPOCH:
+            self._check_range(seeding, context, what)
+            return
+        if not context.repeats or result is Verdict.UNKNOWN:
+            return
+        description = self._describe(sources)
+        if in_dataset and Source.WORKER_ID not in sources:
+            return
+        if result is Verdict.NOT_REPRODUCIBLE:
+            message = (
+                f"{context.subject} {what} from {description}: workers differ, but no "
+                f"`torch.manual_seed` can reproduce the run on {version}; derive the seed "
+                f"from `torch.initial_seed()`"
+            )
+            self._report_once(seeding, message, self._fix(seeding, context), "warning")
+            return
+        if Source.WORKER_ID in sources or Source.RANK in sources:
+            consequence = "every epoch repeats the previous epoch's random numbers"
+        else:
+            consequence = (
+                "every worker gets the same seed in every epoch, so workers draw identical "
+                "numbers and every epoch repeats them"
+            )
+        message = (
+            f"{context.subject} {what} from {description}: {consequence} on {version}; "
+            f"derive the seed from `torch.initial_seed()`"
+        )
+        self._report_once(seeding, message, self._fix(seeding, context))
+
+    def _check_range(self, seeding: Seeding, context: _Context, what: str) -> None:
+        if seeding.seed is None or not seeding.needs_32_bits:
+            return
+        origin = assignment_origin(seeding.function, seeding.seed)
+        if not may_exceed_32_bits(origin):
+            return
+        message = (
+            f"{context.subject} {what} from torch's worker seed, which is larger than "
+            f"2**32 - 1 in a worker on {self.project.target.describe()}: NumPy raises "
+            f"`ValueError: Seed must be between 0 and 2**32 - 1`; use "
+            f"`torch.initial_seed() % 2**32`"
+        )
+        self._report_once(seeding, message, None)
+
+    def _report_once(
+        self, seeding: Seeding, message: str, fix: Fix | None, severity: str = "error"
+    ) -> None:
+        key = (seeding.function.path, seeding.span)
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        self.report(seeding.function, seeding.span, message, fix=fix, severity=severity)
+
+    # --- wording ---
+
+    def _what(self, seeding: Seeding) -> str:
+        if seeding.kind is SinkKind.GLOBAL:
+            return f"reseeds {_LIBRARIES.get(seeding.library, seeding.library)}"
+        if seeding.kind is SinkKind.CONSTRUCTOR:
+            return f"creates `{_short(seeding.library)}(...)`"
+        if seeding.kind is SinkKind.METHOD:
+            return f"reseeds an RNG object with `{seeding.library}`"
+        names = [_LIBRARIES.get(name, f"`{name}`") for name in seeding.seeds]
+        libraries = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        return f"seeds {libraries} through `{seeding.library}`"
+
+    def _describe(self, sources: frozenset[Source]) -> str:
+        before = self.project.target.is_before(NUMPY_SEEDED_SINCE)
+        rank = " and the rank" if Source.RANK in sources else ""
+        if Source.NUMPY_STATE in sources:
+            why = (
+                "which workers inherit unchanged from the main process"
+                if before
+                else "which is 2147483648 in every worker once torch has seeded NumPy"
+            )
+            return f"`np.random.get_state()`{rank} ({why})"
+        if Source.NUMPY_DRAW in sources:
+            return (
+                f"a draw from NumPy's global RNG{rank}, which workers inherit unchanged from "
+                f"the main process"
+            )
+        if Source.ENTROPY in sources:
+            return "the clock, a process id or OS entropy"
+        fixed = sources & {Source.CONSTANT, Source.RUN_VALUE, Source.PARAMETER}
+        if Source.WORKER_ID in sources:
+            if fixed:
+                return f"a fixed value plus the worker id{rank}"
+            return f"the worker id{rank} alone"
+        if Source.RANK in sources:
+            return "a fixed value and the rank"
+        return "a fixed value"
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    # --- the fix ---
+
+    def _fix(self, seeding: Seeding, context: _Context) -> Fix | None:
+        function = seeding.function
+        facts = function.function
+        per_item = context.entry not in (None, "__iter__")
+        statement = seeding.span in facts.statement_calls
+        if per_item:
+            return self._delete_per_item(seeding, statement)
+        if seeding.seed is None:
+            return self._replace(seeding, seeding.call, (), context, fill_argument=True)
+        seeds = [
+            other.seed
+            for other in seedings(self.project, function, self_class=context.scope.self_class)
+            if other.seed is not None
+        ]
+        origin = assignment_origin(function, seeding.seed, seeds)
+        ranks = self._rank_terms(origin, context.scope)
+        if ranks is None:
+            return None
+        if seeding.is_torch and not ranks and statement:
+            title = "Delete the `torch.manual_seed(...)` line: torch seeds each worker itself"
+            return self._safety_fix(
+                title, context, FileEdits(function.path, (RemoveStatement(seeding.span),))
+            )
+        return self._replace(seeding, origin, ranks, context)
+
+    def _delete_per_item(self, seeding: Seeding, statement: bool) -> Fix | None:
+        if seeding.kind is not SinkKind.GLOBAL or not statement:
+            return None
+        if seeding.library == "numpy" and self.project.target.is_before(NUMPY_SEEDED_SINCE):
+            return None  # nothing else seeds NumPy in workers on old torch (see WS101)
+        title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
+        edits = FileEdits(seeding.function.path, (RemoveStatement(seeding.span),))
+        return Fix(title, Safety.SAFE, (edits,))
+
+    def _rank_terms(self, origin: Value, scope: SeedScope) -> tuple[Value, ...] | None:
+        """Return the rank terms of the seed to keep; None if they cannot be kept."""
+        terms = []
+        for term in additive_terms(origin):
+            sources = seed_sources(self.project, term, scope)
+            if Source.RANK in sources and Source.WORKER_ID not in sources:
+                terms.append(term)
+        for term in terms:
+            if term.span is None or origin.span is None or not _inside(term.span, origin.span):
+                return None
+        return tuple(terms)
+
+    def _replace(
+        self,
+        seeding: Seeding,
+        origin: Value,
+        ranks: tuple[Value, ...],
+        context: _Context,
+        *,
+        fill_argument: bool = False,
+    ) -> Fix | None:
+        function = seeding.function
+        if origin.span is None:
+            return None
+        avoid = frozenset(function.function.params) | frozenset(
+            a.target for a in function.function.assignments if "." not in a.target
+        )
+        torch = module_reference(function.module, "torch", "torch", avoid=avoid)
+        seed = f"{torch.expression}.initial_seed()"
+        if ranks:
+            kept = " + ".join(f"__keep_{index}__" for index in range(len(ranks)))
+            code = f"({seed} + {kept}) % 2**32"
+        else:
+            code = f"{seed} % 2**32"
+        spans = tuple(term.span for term in ranks if term.span is not None)
+        edits: list[Edit]
+        if fill_argument:
+            if seeding.call.args or seeding.call.keywords or seeding.call.base is None:
+                return None
+            callee = seeding.call.base
+            if callee.span is None:
+                return None
+            # `np.random.seed()` seeds from OS entropy: pass torch's worker seed instead.
+            edits = [ReplaceExpression(seeding.span, f"__keep_0__({code})", (callee.span,))]
+        else:
+            edits = [ReplaceExpression(origin.span, code, spans)]
+        edits.extend(torch.imports)
+        title = "Seed from `torch.initial_seed() % 2**32`, which changes every epoch"
+        if ranks:
+            title = "Seed from `torch.initial_seed()` plus the rank, which changes every epoch"
+        return self._safety_fix(title, context, FileEdits(function.path, tuple(edits)))
+
+    def _safety_fix(self, title: str, context: _Context, edits: FileEdits) -> Fix:
+        safety = Safety.UNSAFE if context.called_directly else Safety.SAFE
+        return Fix(title, safety, (edits,))
+
+
+def _in_fixed_order(loader: LoaderCall) -> bool:
+    """Return True if the loader passes `shuffle=False` literally and no sampler."""
+    shuffle = loader.argument("shuffle")
+    if shuffle.presence is not Presence.PASSED or not _is_literal(shuffle.value, "False"):
+        return False
+    for name in ("sampler", "batch_sampler"):
+        lookup = loader.argument(name)
+        if lookup.presence is Presence.MAYBE or (
+            lookup.presence is not Presence.ABSENT and not _is_literal(lookup.value, "None")
+        ):
+            return False
+    return True
+
+
+def _is_literal(value: Value | None, text: str) -> bool:
+    return value is not None and value.kind is Kind.CONSTANT and value.name == text
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def _short(qualname: str) -> str:
+    return qualname.replace("numpy.", "np.", 1).replace(".mtrand", "")
