@@ -188,6 +188,7 @@ def _run(
                     f"{project.config or 'none'}",
                     markup=False,
                     style="dim",
+                    soft_wrap=True,
                 )
         if options["quiet"] or not err.is_terminal:
             return list(run_paths(targets, settings, fix=fix))

@@ -177,4 +177,9 @@ def for_project(settings: Settings, root: Path) -> Settings:
     for name in ("ignore", "extend_select", "extend_exclude", "per_file_ignores"):
         if name in configured and getattr(settings, name):
             merged[name] = tuple(dict.fromkeys((*configured[name], *getattr(settings, name))))
+    if settings.select is not None:
+        # As in ruff, a selection on the command line starts afresh: the configuration's
+        # ignore and extend-select belonged to the selection it replaces.
+        merged["ignore"] = settings.ignore
+        merged["extend_select"] = settings.extend_select
     return replace(Settings(), **merged)
