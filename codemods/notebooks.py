@@ -199,7 +199,8 @@ def _is_magic(line: str) -> bool:
         return False
     return (
         stripped.startswith(("%", "!", "?"))
-        or stripped.endswith("?")
+        # `obj?` asks for help; `x = f(y)  # why?` is a comment.
+        or (stripped.endswith("?") and "#" not in stripped)
         or bool(_ASSIGNED_MAGIC.match(line))
     )
 
@@ -411,14 +412,18 @@ class _Layout:
     indent: int | str | None
     separators: tuple[str, str]
     ensure_ascii: bool
+    #: The line ending between JSON lines ("\r\n" in a notebook checked out on Windows).
+    newline: str = "\n"
 
     def dumps(self, document: Any) -> str:
-        return json.dumps(
+        text = json.dumps(
             document,
             indent=self.indent,
             separators=self.separators,
             ensure_ascii=self.ensure_ascii,
         )
+        # json.dumps escapes line breaks inside strings, so every "\n" here is structural.
+        return text if self.newline == "\n" else text.replace("\n", self.newline)
 
 
 def _layout(text: str, document: Any) -> _Layout | None:
@@ -430,10 +435,11 @@ def _layout(text: str, document: Any) -> _Layout | None:
         second = lines[1]
         prefix = second[: len(second) - len(second.lstrip(" \t"))]
         indent = len(prefix) if set(prefix) <= {" "} else prefix
+    newline = "\r\n" if "\r\n" in body else "\n"
     separator_options = [(",", ": ")] if indent is not None else [(", ", ": "), (",", ":")]
     for separators in separator_options:
         for ensure_ascii in (False, True):
-            layout = _Layout(indent, separators, ensure_ascii)
+            layout = _Layout(indent, separators, ensure_ascii, newline)
             if layout.dumps(document) == body:
                 return layout
     return None

@@ -290,6 +290,44 @@ def test_fix_keeps_a_layout_that_is_not_jupyters(repo: Path) -> None:
     assert len(removed) == 2  # the two edited cells' single-string sources
 
 
+def test_fix_keeps_windows_line_endings(repo: Path) -> None:
+    text = (nbformat.writes(_example()) + "\n").replace("\n", "\r\n")
+    path = repo / "nb.ipynb"
+    path.write_bytes(text.encode("utf-8"))
+
+    _fix(path)
+
+    after = path.read_bytes().decode("utf-8")
+    assert after.count("\n") == after.count("\r\n")
+    changed = [
+        line
+        for line in difflib.unified_diff(text.split("\r\n"), after.split("\r\n"), lineterm="", n=0)
+        if line.startswith("-") and not line.startswith("---")
+    ]
+    assert len(changed) == 2  # the last line of cell 2 gains a newline; cell 4's loader
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param("x = f(1)  # why?\n%time y = 2", id="a comment ending in a question mark"),
+        pytest.param('s = """\n!not a shell escape\n"""\n%matplotlib inline', id="string"),
+    ],
+)
+def test_masked_code_round_trips(source: str, repo: Path) -> None:
+    notebook = _notebook(
+        v4.new_code_cell(IMPORTS),
+        v4.new_code_cell(source),
+        v4.new_code_cell(DATASET),
+        v4.new_code_cell("loader = DataLoader(Noisy(), num_workers=4)"),
+    )
+    path = _write(notebook, repo / "nb.ipynb")
+    _fix(path)
+    fixed = nbformat.read(str(path), as_version=4)
+    assert fixed.cells[1].source == source
+    assert "worker_init_fn=seed_worker" in fixed.cells[3].source
+
+
 def test_fix_falls_back_to_jupyters_layout(repo: Path) -> None:
     """JSON that json.dumps cannot reproduce is written the way Jupyter writes it."""
     text = nbformat.writes(_example()).replace('"execution_count": 1,', '"execution_count": 1 ,')
