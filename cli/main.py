@@ -176,12 +176,18 @@ def _show_settings(paths: Sequence[Path], settings: Settings) -> None:
 
 def _run(
     paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[str, Any]
-) -> list[FileResult]:
+) -> tuple[list[FileResult], bool]:
+    """Run the engine; return the results and whether unsafe fixes apply.
+
+    Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
+    them (`unsafe-fixes = true`), which is how the engine decided too.
+    """
     err = Console(stderr=True, highlight=False)
     targets = paths or [Path.cwd()]
     try:
+        projects = list(project_settings(targets, settings))
         if options["verbose"]:
-            for project in project_settings(targets, settings):
+            for project in projects:
                 err.print(
                     f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
                     f"{project.target.describe()}; configuration "
@@ -190,14 +196,15 @@ def _run(
                     style="dim",
                     soft_wrap=True,
                 )
+        unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
         if options["quiet"] or not err.is_terminal:
-            return list(run_paths(targets, settings, fix=fix))
+            return list(run_paths(targets, settings, fix=fix)), unsafe
         with err.status("Analysing…") as status:
 
             def progress(stage: str, done: int, total: int) -> None:
                 status.update(f"{stage.capitalize()} {done}/{total} files…")
 
-            return list(run_paths(targets, settings, fix=fix, progress=progress))
+            return list(run_paths(targets, settings, fix=fix, progress=progress)), unsafe
     except ConfigError as error:
         raise ConfigurationError(str(error)) from error
 
@@ -256,15 +263,16 @@ def check(paths: tuple[Path, ...], **options: Any) -> None:
     settings = _settings(options)
     if options["show_settings"]:
         _show_settings(paths, settings)
-    results = _run(paths, settings, fix=False, options=options)
+    results, unsafe = _run(paths, settings, fix=False, options=options)
     findings = _all_findings(results)
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
-    unsafe = bool(settings.unsafe_fixes)
     if not _emit(findings, options, unsafe_fixes=unsafe):
         render.print_findings(out, findings, unsafe_fixes=unsafe)
+        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
         if not options["quiet"]:
             _print_summary(out, results, findings, unsafe_fixes=unsafe)
-    render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
+    else:
+        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
     sys.exit(_exit_code(results, findings, exit_zero=options["exit_zero"]))
 
 
@@ -341,7 +349,7 @@ def fix(
     settings = _settings(options, unsafe_fixes=unsafe_fixes)
     if options["show_settings"]:
         _show_settings(paths, settings)
-    results = _run(paths, settings, fix=True, options=options)
+    results, unsafe = _run(paths, settings, fix=True, options=options)
     machine = options["output_format"] != "text" or options["statistics"]
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
     # Standard output carries only the chosen format; people read the rest on stderr.
@@ -383,7 +391,6 @@ def fix(
         written.append(changed)
     # Under --diff, report what would remain once every shown change were applied.
     remaining = _remaining(results, changes if diff_only else written)
-    unsafe = bool(settings.unsafe_fixes)
     # Previews read the files: under --diff they do not hold the text `remaining` is about.
     if not _emit(remaining, options, unsafe_fixes=unsafe, previews=not diff_only):
         render.print_findings(out, remaining, unsafe_fixes=unsafe)

@@ -432,7 +432,7 @@ def _changed(
     *,
     fixed: tuple[Finding, ...],
     remaining: tuple[Finding, ...],
-) -> Changed | Failed:
+) -> Changed | Unchanged | Failed:
     source, new = workspace.source(path), workspace.texts[path]
     fixed_text = new
     if notebooks.is_notebook(path):
@@ -440,6 +440,8 @@ def _changed(
             source, new = notebooks.file_change(source, new)
         except notebooks.NotebookError as error:
             return Failed(path, f"fix not applied: {error}")
+        if new == source.text:
+            return Unchanged(path, _in_cells(workspace, path, remaining, fixed_text))
     return Changed(
         path,
         _in_cells(workspace, path, findings),

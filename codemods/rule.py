@@ -89,10 +89,11 @@ class Rule(ABC):
 
     @classmethod
     def fix_safety(cls) -> str:
-        """Return "safe", "unsafe", "mixed" or "none", from the "Fix safety" section.
+        """Return "safe", "unsafe" or "mixed" from the "Fix safety" section ("none": no fix).
 
-        The section starts with the verdict ("Safe: ...", "Unsafe: ...", or both words when
-        it depends, as in "Safe, except ... where it is unsafe").
+        The section's first sentence holds the verdict ("Safe: ...", "Unsafe: ...", or both
+        words when it depends, as in "Safe, except ... where it is unsafe"); "unknown" when it
+        has neither word.
         """
         if cls.FIX is FixAvailability.NEVER:
             return "none"

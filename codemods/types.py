@@ -202,7 +202,7 @@ class SkipReason(enum.Enum):
     NOT_UTF8 = "not_utf8"
     SYNTAX_ERROR = "syntax_error"
     UNREADABLE = "unreadable"
-    #: A notebook that is not valid nbformat JSON, or not a Python notebook.
+    #: A notebook that is not valid nbformat 4 JSON (other languages are EXCLUDED).
     INVALID_NOTEBOOK = "invalid_notebook"
     #: A notebook, and the optional notebook support (`workerseed[notebooks]`) is not installed.
     NOTEBOOKS_UNSUPPORTED = "notebooks_unsupported"

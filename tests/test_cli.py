@@ -252,6 +252,17 @@ def test_configuration_is_applied(repo: Path) -> None:
     assert run("check", "--no-cache", "--extend-select", "WS101").exit_code == 0
 
 
+def test_exclude_and_switches_from_the_configuration(repo: Path) -> None:
+    _pyproject(repo, "[tool.workerseed]\nexclude = ['train.py']\n")
+    assert run("check", "--no-cache").exit_code == 0
+    # A file named on the command line is checked even when excluded, as in ruff.
+    assert run("check", "--no-cache", "train.py").exit_code == 1
+    _pyproject(repo, "[tool.workerseed]\nunsafe-fixes = true\nrespect-gitignore = false\n")
+    text = run("check", "--show-settings").stdout
+    assert "unsafe-fixes = true" in text
+    assert "respect-gitignore = false" in text
+
+
 def test_config_option_reads_another_file(repo: Path) -> None:
     _pyproject(repo, "[tool.workerseed]\nignore = ['WS101']\n")
     other = repo / "ci" / "workerseed.toml"
