@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from codemods import (
+    ALL_RULES,
     Changed,
     ConfigError,
     Failed,
@@ -19,18 +20,21 @@ from codemods import (
     Settings,
     Skipped,
     __version__,
+    project_settings,
     rule_by_code,
     run_paths,
 )
 from codemods.files import WriteError, write_atomic
+from codemods.previews import preview_fixes
 
-from . import render
+from . import formats, render
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_CODES_HELP = (
     "Exit status: 0 if nothing was found (or everything was fixed), 1 if findings remain "
     "(with --diff: if any file would change), 2 for usage, configuration or internal errors."
 )
+FORMATS = ("text", "json", "sarif", "github")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,15 +83,27 @@ def shared_options(function: F) -> F:
         click.option(
             "--config",
             type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            help="Read [tool.workerseed] from this file instead of the project's pyproject.toml.",
+            help="Read settings from this file instead of the project's pyproject.toml "
+            "([tool.workerseed], or top-level keys in a file of its own).",
         ),
         click.option(
             "--format",
             "output_format",
-            type=click.Choice(["text", "json"]),
+            type=click.Choice(FORMATS),
             default="text",
             show_default=True,
-            help="Output format.",
+            help="Output format: text for people; json, sarif (2.1.0) or github (workflow "
+            "annotations) for tools.",
+        ),
+        click.option(
+            "--statistics",
+            is_flag=True,
+            help="Print the number of findings per rule instead of each finding (text or json).",
+        ),
+        click.option(
+            "--show-settings",
+            is_flag=True,
+            help="Print the resolved settings of each project and exit.",
         ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option(
@@ -103,9 +119,17 @@ def shared_options(function: F) -> F:
             help="Also analyse files that .gitignore excludes.",
         ),
         click.option(
-            "--verbose", "-v", is_flag=True, help="Also list skipped files and tracebacks."
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help="Also print each project's settings, skipped files and tracebacks.",
         ),
-        click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary."),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Print findings only: no summary, no warnings about skipped files.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -134,19 +158,91 @@ class ConfigurationError(click.ClickException):
     exit_code = EXIT_ERROR
 
 
-def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, quiet: bool) -> list[FileResult]:
-    err = Console(stderr=True)
+def _check_options(options: dict[str, Any]) -> None:
+    if options["quiet"] and options["verbose"]:
+        raise click.UsageError("--quiet and --verbose cannot be used together")
+    if options["statistics"] and options["output_format"] not in ("text", "json"):
+        raise click.UsageError("--statistics prints text or json, not " + options["output_format"])
+
+
+def _show_settings(paths: Sequence[Path], settings: Settings) -> None:
     try:
-        if quiet or not err.is_terminal:
-            return list(run_paths(paths or [Path.cwd()], settings, fix=fix))
+        projects = list(project_settings(paths or [Path.cwd()], settings))
+    except ConfigError as error:
+        raise ConfigurationError(str(error)) from error
+    click.echo(render.settings_text(projects), nl=False)
+    sys.exit(EXIT_CLEAN)
+
+
+def _run(
+    paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[str, Any]
+) -> tuple[list[FileResult], bool]:
+    """Run the engine; return the results and whether unsafe fixes apply.
+
+    Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
+    them (`unsafe-fixes = true`), which is how the engine decided too.
+    """
+    err = Console(stderr=True, highlight=False)
+    targets = paths or [Path.cwd()]
+    try:
+        projects = list(project_settings(targets, settings))
+        if options["verbose"]:
+            for project in projects:
+                err.print(
+                    f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
+                    f"{project.target.describe()}; configuration "
+                    f"{project.config or 'none'}",
+                    markup=False,
+                    style="dim",
+                    soft_wrap=True,
+                )
+        unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
+        if options["quiet"] or not err.is_terminal:
+            return list(run_paths(targets, settings, fix=fix)), unsafe
         with err.status("Analysing…") as status:
 
             def progress(stage: str, done: int, total: int) -> None:
                 status.update(f"{stage.capitalize()} {done}/{total} files…")
 
-            return list(run_paths(paths or [Path.cwd()], settings, fix=fix, progress=progress))
+            return list(run_paths(targets, settings, fix=fix, progress=progress)), unsafe
     except ConfigError as error:
         raise ConfigurationError(str(error)) from error
+
+
+def _all_findings(results: Sequence[FileResult]) -> list[Finding]:
+    return sorted(
+        (finding for result in results for finding in getattr(result, "findings", ())),
+        key=lambda finding: finding.sort_key,
+    )
+
+
+def _emit(
+    findings: Sequence[Finding],
+    options: dict[str, Any],
+    *,
+    unsafe_fixes: bool,
+    previews: bool = True,
+) -> bool:
+    """Print findings in a machine-readable format or as statistics; False for text lines."""
+    output_format = options["output_format"]
+    if options["statistics"]:
+        rows = render.statistics(findings, unsafe_fixes=unsafe_fixes)
+        if output_format == "json":
+            click.echo(formats.statistics_json(rows))
+        else:
+            render.print_statistics(Console(highlight=False), rows)
+        return True
+    if output_format == "text":
+        return False
+    if output_format == "github":
+        click.echo(formats.github(findings), nl=False)
+        return True
+    fix_previews = preview_fixes(findings) if previews else {}
+    if output_format == "json":
+        click.echo(formats.findings_json(findings, fix_previews, unsafe_fixes=unsafe_fixes))
+    else:
+        click.echo(formats.sarif(findings, fix_previews))
+    return True
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -158,22 +254,25 @@ def main() -> None:
 @main.command(epilog=EXIT_CODES_HELP)
 @shared_options
 def check(paths: tuple[Path, ...], **options: Any) -> None:
-    """Report DataLoader worker randomness bugs in PATHS (default: the current directory)."""
+    """Report DataLoader worker randomness bugs in PATHS (default: the current directory).
+
+    PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
+    rest of the repository it belongs to; findings are reported for PATHS only.
+    """
+    _check_options(options)
     settings = _settings(options)
-    results = _run(paths, settings, fix=False, quiet=options["quiet"])
-    findings = sorted(
-        (finding for result in results for finding in getattr(result, "findings", ())),
-        key=lambda finding: finding.sort_key,
-    )
+    if options["show_settings"]:
+        _show_settings(paths, settings)
+    results, unsafe = _run(paths, settings, fix=False, options=options)
+    findings = _all_findings(results)
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
-    unsafe = bool(settings.unsafe_fixes)
-    if options["output_format"] == "json":
-        click.echo(render.findings_json(findings))
-    else:
+    if not _emit(findings, options, unsafe_fixes=unsafe):
         render.print_findings(out, findings, unsafe_fixes=unsafe)
-        render.print_problems(err, results, verbose=options["verbose"])
+        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
         if not options["quiet"]:
             _print_summary(out, results, findings, unsafe_fixes=unsafe)
+    else:
+        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
     sys.exit(_exit_code(results, findings, exit_zero=options["exit_zero"]))
 
 
@@ -187,7 +286,7 @@ def _print_summary(
     fixable = sum(render.is_applicable(finding, unsafe_fixes) for finding in findings)
     hidden = sum(finding.fix is not None for finding in findings) - fixable
     skipped = sum(
-        isinstance(result, Skipped) and result.reason.value not in ("generated", "excluded")
+        isinstance(result, Skipped) and result.reason not in render.QUIET_REASONS
         for result in results
     )
     failed = sum(isinstance(result, Failed) for result in results)
@@ -217,6 +316,11 @@ def _exit_code(
     return EXIT_CLEAN
 
 
+def _interactive(console: Console) -> bool:
+    """Return True when a person can answer questions (stdin and the output are terminals)."""
+    return sys.stdin.isatty() and console.is_terminal
+
+
 @main.command(epilog=EXIT_CODES_HELP)
 @shared_options
 @click.option(
@@ -237,19 +341,27 @@ def fix(
     """Fix DataLoader worker randomness bugs in PATHS, showing each change as a diff.
 
     On a terminal, each change is reviewed: accept, skip, accept all, or quit. Without a
-    terminal (CI, pre-commit) or with --yes, every change is applied.
+    terminal (CI, pre-commit) or with --yes, every change is applied. With a format other
+    than text, diffs and questions go to standard error and the findings that remain to
+    standard output.
     """
+    _check_options(options)
     settings = _settings(options, unsafe_fixes=unsafe_fixes)
-    results = _run(paths, settings, fix=True, quiet=options["quiet"])
+    if options["show_settings"]:
+        _show_settings(paths, settings)
+    results, unsafe = _run(paths, settings, fix=True, options=options)
+    machine = options["output_format"] != "text" or options["statistics"]
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    # Standard output carries only the chosen format; people read the rest on stderr.
+    screen = err if machine else out
     changes = [result for result in results if isinstance(result, Changed)]
-    interactive = not (yes or diff_only) and sys.stdin.isatty() and out.is_terminal
+    interactive = not (yes or diff_only) and _interactive(screen)
     written: list[Changed] = []
     failures = 0
     apply_all = False
     for changed in changes:
         if not options["quiet"] or diff_only:
-            render.print_diff(out, changed)
+            render.print_diff(screen, changed)
         if diff_only:
             continue
         if interactive and not apply_all:
@@ -259,6 +371,7 @@ def fix(
                 type=click.Choice(["y", "n", "a", "q"]),
                 default="y",
                 show_choices=False,
+                err=machine,
             )
             if answer == "q":
                 break
@@ -278,15 +391,16 @@ def fix(
         written.append(changed)
     # Under --diff, report what would remain once every shown change were applied.
     remaining = _remaining(results, changes if diff_only else written)
-    unsafe = bool(settings.unsafe_fixes)
-    render.print_findings(out, remaining, unsafe_fixes=unsafe)
-    render.print_problems(err, results, verbose=options["verbose"])
+    # Previews read the files: under --diff they do not hold the text `remaining` is about.
+    if not _emit(remaining, options, unsafe_fixes=unsafe, previews=not diff_only):
+        render.print_findings(out, remaining, unsafe_fixes=unsafe)
+    render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
     if not options["quiet"]:
         fixed = sum(len(changed.fixed) for changed in written)
         verb = "would fix" if diff_only else "fixed"
         count = sum(len(changed.fixed) for changed in changes) if diff_only else fixed
         files = len(changes) if diff_only else len(written)
-        out.print(
+        screen.print(
             f"{render.plural(files, 'file')} {'would change' if diff_only else 'changed'}: "
             f"{verb} {render.plural(count, 'finding')}, {len(remaining)} remaining.",
             style="bold",
@@ -318,10 +432,12 @@ def rules(explain: str | None) -> None:
     console = Console()
     if explain is None:
         console.print(render.rules_table())
+        console.print("Run `workerseed rules --explain CODE` for a rule's documentation.")
         return
     rule = rule_by_code(explain)
     if rule is None:
-        raise click.BadParameter(f"no rule {explain!r}", param_hint="--explain")
+        codes = ", ".join(known.CODE for known in ALL_RULES)
+        raise click.BadParameter(f"no rule {explain!r} (rules: {codes})", param_hint="--explain")
     console.print(render.explain(rule))
 
 

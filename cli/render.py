@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import difflib
-import json
 import os
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Safety, Skipped
+from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Safety, Skipped, SkipReason
+from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
 from codemods.rule import Rule
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
+
+    from codemods import ProjectSettings
+
+#: Skip reasons that are expected and only listed with --verbose.
+QUIET_REASONS = frozenset({SkipReason.GENERATED, SkipReason.EXCLUDED})
 
 
 def display_path(path: Path) -> str:
@@ -40,11 +46,16 @@ def is_applicable(finding: Finding, unsafe_fixes: bool) -> bool:
     return fix is not None and (fix.safety is Safety.SAFE or unsafe_fixes)
 
 
+def location(finding: Finding) -> str:
+    """Return `path:line:col`, or `path:cell N:line:col` in a notebook (1-based columns)."""
+    cell = f"cell {finding.cell}:" if finding.cell is not None else ""
+    return f"{display_path(finding.path)}:{cell}{finding.span.line}:{finding.span.column + 1}"
+
+
 def finding_line(finding: Finding, *, unsafe_fixes: bool) -> Text:
     """Return `path:line:col: CODE [*] message` (the form editors and CI logs link)."""
     text = Text()
-    location = f"{display_path(finding.path)}:{finding.span.line}:{finding.span.column + 1}:"
-    text.append(location, style="bold")
+    text.append(location(finding) + ":", style="bold")
     text.append(" ")
     text.append(finding.code, style="bold red" if finding.severity == "error" else "bold yellow")
     if is_applicable(finding, unsafe_fixes):
@@ -60,16 +71,35 @@ def print_findings(console: Console, findings: Sequence[Finding], *, unsafe_fixe
         console.print(finding_line(finding, unsafe_fixes=unsafe_fixes), soft_wrap=True)
 
 
-def unified_diff(changed: Changed) -> str:
-    """Return the unified diff of a change, with paths as the user sees them."""
-    name = display_path(changed.path)
+def _diff(old: str, new: str, name: str) -> str:
     lines = difflib.unified_diff(
-        changed.old.splitlines(keepends=True),
-        changed.new.splitlines(keepends=True),
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
         fromfile=f"a/{name}",
         tofile=f"b/{name}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def unified_diff(changed: Changed) -> str:
+    """Return the unified diff of a change, with paths as the user sees them.
+
+    A notebook's diff compares the code of each changed cell, not the JSON around it.
+    """
+    name = display_path(changed.path)
+    if not is_notebook(changed.path):
+        return _diff(changed.old, changed.new, name)
+    old_cells, new_cells = notebook_cells(changed.old), notebook_cells(changed.new)
+
+    def ended(source: str) -> str:
+        # A cell's last line has no newline; without one, difflib shows it as changed.
+        return source if not source or source.endswith("\n") else source + "\n"
+
+    return "".join(
+        _diff(ended(old_cells.get(number, "")), ended(source), f"{name}:cell {number}")
+        for number, source in sorted(new_cells.items())
+        if source != old_cells.get(number, "")
+    )
 
 
 def print_diff(console: Console, changed: Changed) -> None:
@@ -88,8 +118,15 @@ def print_diff(console: Console, changed: Changed) -> None:
     )
 
 
-def print_problems(console: Console, results: Sequence[FileResult], *, verbose: bool) -> None:
-    """Print skipped and failed files to the error console."""
+def print_problems(
+    console: Console, results: Sequence[FileResult], *, verbose: bool, quiet: bool = False
+) -> None:
+    """Print failed files, and skipped ones unless `quiet`, to the error console."""
+    no_support = [
+        result
+        for result in results
+        if isinstance(result, Skipped) and result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED
+    ]
     for result in results:
         if isinstance(result, Failed):
             console.print(
@@ -100,9 +137,11 @@ def print_problems(console: Console, results: Sequence[FileResult], *, verbose: 
             )
             if verbose and result.traceback:
                 console.print(Text(result.traceback))
-        elif isinstance(result, Skipped) and (
-            verbose or result.reason.value not in ("generated", "excluded")
-        ):
+        elif isinstance(result, Skipped) and not quiet:
+            if result.reason in QUIET_REASONS and not verbose:
+                continue
+            if result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED and not verbose:
+                continue
             detail = f" ({result.detail})" if result.detail else ""
             console.print(
                 Text.assemble(
@@ -112,6 +151,15 @@ def print_problems(console: Console, results: Sequence[FileResult], *, verbose: 
                 ),
                 soft_wrap=True,
             )
+    if no_support and not quiet and not verbose:
+        # One line, not one per notebook: a repository may hold hundreds.
+        console.print(
+            Text.assemble(
+                ("warning", "bold yellow"),
+                f": {plural(len(no_support), 'notebook')} skipped: {INSTALL_HINT}",
+            ),
+            soft_wrap=True,
+        )
 
 
 def summary_line(
@@ -146,49 +194,39 @@ def assumed_versions(findings: Sequence[Finding]) -> Text | None:
     return Text(f"Assumed {', '.join(targets)}.", style="dim")
 
 
-def findings_json(findings: Sequence[Finding]) -> str:
-    """Return the findings as a JSON array."""
-    return json.dumps([finding_dict(finding) for finding in findings], indent=2)
+def statistics(
+    findings: Sequence[Finding], *, unsafe_fixes: bool
+) -> list[tuple[str, str, int, int]]:
+    """Return (code, name, count, fixable count) per rule that has findings, in code order."""
+    counts = Counter(finding.code for finding in findings)
+    fixable = Counter(finding.code for finding in findings if is_applicable(finding, unsafe_fixes))
+    names = {finding.code: finding.name for finding in findings}
+    return [(code, names[code], counts[code], fixable[code]) for code in sorted(counts)]
 
 
-def finding_dict(finding: Finding) -> dict[str, Any]:
-    """Return a finding as plain data."""
-    fix = finding.fix
-    return {
-        "code": finding.code,
-        "name": finding.name,
-        "message": finding.message,
-        "severity": finding.severity,
-        "path": display_path(finding.path),
-        "location": {"line": finding.span.line, "column": finding.span.column + 1},
-        "end_location": {"line": finding.span.end_line, "column": finding.span.end_column + 1},
-        "torch_version": {
-            "version": ".".join(map(str, finding.target.version))
-            if finding.target.version
-            else None,
-            "below": finding.target.below,
-            "source": finding.target.source,
-        },
-        "fix": None
-        if fix is None
-        else {
-            "title": fix.title,
-            "applicability": fix.safety.value,
-            "files": [display_path(file_edits.path) for file_edits in fix.files],
-        },
-    }
+def print_statistics(console: Console, rows: Sequence[tuple[str, str, int, int]]) -> None:
+    """Print one line per rule: count, code, `[*]` if fixable, name (as ruff does)."""
+    width = max((len(str(count)) for _, _, count, _ in rows), default=1)
+    for code, name, count, fixable in rows:
+        line = Text(f"{count:>{width}}  ")
+        line.append(code, style="bold red")
+        line.append(" [*] " if fixable else "     ", style="cyan")
+        line.append(name)
+        if fixable and fixable != count:
+            line.append(f" ({fixable} fixable)", style="dim")
+        console.print(line, soft_wrap=True)
 
 
 def rules_table() -> Table:
     """Return a table of every rule."""
-    table = Table("Code", "Name", "Default", "Fix", "What it does", header_style="bold")
+    table = Table("Code", "Name", "Default", "Fixable", "Fix safety", header_style="bold")
     for rule in ALL_RULES:
         table.add_row(
             rule.CODE,
-            rule.NAME,
+            Text(rule.NAME, no_wrap=True),
             "on" if rule.DEFAULT else "off",
             rule.FIX.value,
-            rule.summary(),
+            rule.fix_safety(),
         )
     return table
 
@@ -203,4 +241,61 @@ def explain(rule: type[Rule]) -> Markdown:
         if rule.DEFAULT
         else f"Off by default: enable with `--select {rule.CODE}`."
     )
-    return Markdown(header + default + "\n\n" + rule.documentation())
+    fix = f"Fix: {rule.FIX.value}; fix safety: {rule.fix_safety()}."
+    return Markdown(header + default + " " + fix + "\n\n" + rule.documentation())
+
+
+def _toml(value: object) -> str:
+    if value is None:
+        return '""'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def settings_text(projects: Sequence[ProjectSettings]) -> str:
+    """Return the resolved settings of each project, as TOML a user could paste back."""
+    from codemods.files import DEFAULT_EXCLUDES
+
+    defaults = tuple(rule.CODE for rule in ALL_RULES if rule.DEFAULT)
+    blocks = []
+    for project in projects:
+        settings = project.settings
+        target = project.target
+        version = ".".join(map(str, target.version)) if target.version else "latest"
+        torch_line = f"torch-version = {_toml(version)}  # from {target.source}"
+        if target.below:
+            torch_line = f"# torch-version: below {version} (from {target.source})"
+        config = str(project.config) if project.config else "none (defaults)"
+        lines = [
+            f"# project root: {project.root}",
+            f"# configuration: {config}",
+            f"# target: {project.target.describe()}",
+            "[tool.workerseed]",
+            f"rules = {_toml(project.rules)}  # the rules that run",
+            f"select = {_toml(settings.select or defaults)}"
+            + ("  # the defaults" if settings.select is None else ""),
+            f"extend-select = {_toml(settings.extend_select)}",
+            f"ignore = {_toml(settings.ignore)}",
+            f"exclude = {_toml(settings.exclude or DEFAULT_EXCLUDES)}"
+            + ("  # the defaults" if settings.exclude is None else ""),
+            f"extend-exclude = {_toml(settings.extend_exclude)}",
+            torch_line,
+            f"unsafe-fixes = {_toml(bool(settings.unsafe_fixes))}",
+            f"respect-gitignore = {_toml(settings.respect_gitignore)}",
+        ]
+        if settings.per_file_ignores:
+            lines.append("")
+            lines.append("[tool.workerseed.per-file-ignores]")
+            lines.extend(
+                f"{_toml(pattern)} = {_toml(codes)}" for pattern, codes in settings.per_file_ignores
+            )
+        else:
+            lines.append("per-file-ignores = {}")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)

@@ -6,7 +6,7 @@ lists the rules. Nothing here prints.
 
 from __future__ import annotations
 
-from .engine import check_project, run_paths, run_source
+from .engine import ProjectSettings, check_project, project_settings, run_paths, run_source
 from .registry import ALL_RULES, rule_by_code, selected_rules
 from .settings import ConfigError, Settings
 from .types import (
@@ -33,6 +33,7 @@ __all__ = [
     "FileResult",
     "Finding",
     "Fix",
+    "ProjectSettings",
     "Safety",
     "Settings",
     "SkipReason",
@@ -42,6 +43,7 @@ __all__ = [
     "Unchanged",
     "__version__",
     "check_project",
+    "project_settings",
     "rule_by_code",
     "run_paths",
     "run_source",

@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import files
+from . import files, notebooks
 from .analysis.facts import ModuleFacts
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
 from .registry import codes_matching, selected_rules
 from .rule import Rule
-from .settings import ConfigError, Settings, for_project
+from .settings import ConfigError, Settings, config_path, for_project
 from .summaries import (
     Contents,
     FactsCache,
@@ -254,6 +254,32 @@ def _target(root: Path, settings: Settings) -> TorchTarget:
     return detect_target(root)
 
 
+@dataclass(frozen=True)
+class ProjectSettings:
+    """The settings one project root is checked with, after reading its configuration."""
+
+    root: Path
+    #: The configuration file that was read, if any.
+    config: Path | None
+    settings: Settings
+    #: Codes of the rules that run.
+    rules: tuple[str, ...]
+    target: TorchTarget
+
+
+def project_settings(paths: Sequence[Path], settings: Settings) -> Iterator[ProjectSettings]:
+    """Yield the resolved settings of each project the paths belong to (ConfigError if invalid)."""
+    for root in _by_root(paths):
+        resolved = for_project(settings, root)
+        yield ProjectSettings(
+            root,
+            config_path(settings, root),
+            resolved,
+            tuple(rule.CODE for rule in selected_rules(resolved)),
+            _target(root, resolved),
+        )
+
+
 def run_paths(
     paths: Sequence[Path],
     settings: Settings,
@@ -390,11 +416,10 @@ def _run_project(
             results.append(Failed(path, f"fix not applied: {errors[path]}"))
         elif path in workspace.texts:
             results.append(
-                Changed(
+                _changed(
+                    workspace,
                     path,
                     own,
-                    workspace.source(path),
-                    workspace.texts[path],
                     fixed=tuple(fixed.get(path, ())),
                     remaining=tuple((remaining_by_path or {}).get(path, ())),
                 )
@@ -402,8 +427,45 @@ def _run_project(
         else:
             # After fixing, what is left here may differ: a fix elsewhere can resolve it.
             left = own if remaining_by_path is None else tuple(remaining_by_path.get(path, ()))
-            results.append(Unchanged(path, left))
+            results.append(Unchanged(path, _in_cells(workspace, path, left)))
     yield from sorted(results, key=lambda result: result.path.as_posix())
+
+
+def _in_cells(
+    workspace: _Workspace, path: Path, findings: tuple[Finding, ...], text: str | None = None
+) -> tuple[Finding, ...]:
+    """Locate a notebook's findings in its cells (`text`: the module they were made on)."""
+    if not findings or not notebooks.is_notebook(path):
+        return findings
+    module = text if text is not None else workspace.source(path).text
+    return tuple(notebooks.locate(finding, module) for finding in findings)
+
+
+def _changed(
+    workspace: _Workspace,
+    path: Path,
+    findings: tuple[Finding, ...],
+    *,
+    fixed: tuple[Finding, ...],
+    remaining: tuple[Finding, ...],
+) -> Changed | Unchanged | Failed:
+    source, new = workspace.source(path), workspace.texts[path]
+    fixed_text = new
+    if notebooks.is_notebook(path):
+        try:
+            source, new = notebooks.file_change(source, new)
+        except notebooks.NotebookError as error:
+            return Failed(path, f"fix not applied: {error}")
+        if new == source.text:
+            return Unchanged(path, _in_cells(workspace, path, remaining, fixed_text))
+    return Changed(
+        path,
+        _in_cells(workspace, path, findings),
+        source,
+        new,
+        fixed=_in_cells(workspace, path, fixed),
+        remaining=_in_cells(workspace, path, remaining, fixed_text),
+    )
 
 
 def run_source(

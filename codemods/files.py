@@ -18,6 +18,7 @@ from codemods.types import SkipReason, SourceFile
 
 __all__ = [
     "DEFAULT_EXCLUDES",
+    "SOURCE_SUFFIXES",
     "SourceError",
     "WriteError",
     "decode_source",
@@ -55,6 +56,8 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 )
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+#: What directory discovery collects: Python files and Jupyter notebooks.
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
 def find_project_root(path: Path) -> Path:
@@ -80,7 +83,7 @@ def discover(
     extend_exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
 ) -> Iterator[Path]:
-    """Yield the Python files in `paths` (files or directories below `root`), sorted."""
+    """Yield the Python files and notebooks in `paths` (files or directories below `root`)."""
     root_real = os.path.realpath(root)
     excludes = Patterns.from_lines([*(exclude or DEFAULT_EXCLUDES), *extend_exclude])
     gitignore = GitIgnore.for_root(Path(root_real)) if respect_gitignore else None
@@ -133,7 +136,7 @@ def _walk(
             name = entry.name
             try:
                 is_dir = entry.is_dir()
-                if not is_dir and not (name.endswith(".py") and entry.is_file()):
+                if not is_dir and not (name.endswith(SOURCE_SUFFIXES) and entry.is_file()):
                     continue
                 is_link = entry.is_symlink()
             except OSError:
@@ -205,7 +208,14 @@ def read_bytes(path: Path) -> tuple[bytes, int]:
 
 
 def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
-    """Decode `raw` as Python source (PEP 263 cookie or BOM), keeping its line endings."""
+    """Decode `raw` as Python source (PEP 263 cookie or BOM), keeping its line endings.
+
+    A notebook's text is its code cells as one module (see `codemods.notebooks`).
+    """
+    if path.suffix.lower() == ".ipynb":
+        from . import notebooks  # imports this module
+
+        return notebooks.read_module(path, raw, mode)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as error:

@@ -95,6 +95,25 @@ class Rule(ABC):
         return section.split("\n\n")[0].replace("\n", " ").strip()
 
     @classmethod
+    def fix_safety(cls) -> str:
+        """Return "safe", "unsafe" or "mixed" from the "Fix safety" section ("none": no fix).
+
+        The section's first sentence holds the verdict ("Safe: ...", "Unsafe: ...", or both
+        words when it depends, as in "Safe, except ... where it is unsafe"); "unknown" when it
+        has neither word.
+        """
+        if cls.FIX is FixAvailability.NEVER:
+            return "none"
+        verdict = cls.sections().get("Fix safety", "").split(".")[0].lower()
+        safe = re.search(r"\bsafe\b", verdict) is not None
+        unsafe = re.search(r"\bunsafe\b", verdict) is not None
+        if safe and unsafe:
+            return "mixed"
+        if unsafe:
+            return "unsafe"
+        return "safe" if safe else "unknown"
+
+    @classmethod
     def sections(cls) -> dict[str, str]:
         """Return the documentation's `## Heading` sections by heading."""
         parts = re.split(r"^## +(.+)$", cls.documentation(), flags=re.MULTILINE)

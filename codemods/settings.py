@@ -57,34 +57,68 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return tuple(value)
+        if not all(item.strip() for item in value):
+            raise ConfigError(f"{where}: empty string in {value!r}")
+        return tuple(item.strip() for item in value)
     raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
 
 
-def _settings_from_table(table: Mapping[str, Any], origin: str) -> dict[str, Any]:
+def _rule_selectors(value: Any, where: str) -> tuple[str, ...]:
+    """Return rule codes or prefixes, checking that each names at least one rule."""
+    from .registry import codes_matching  # the registry imports this module
+
+    selectors = _strings(value, where)
+    codes_matching(selectors, where)
+    return selectors
+
+
+def _display(path: Path) -> str:
+    """Return `path` as a user would type it: relative to the working directory if below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (OSError, ValueError):
+        return str(path)
+
+
+def _settings_from_table(
+    table: Mapping[str, Any], origin: str, section: str, source: str
+) -> dict[str, Any]:
+    """Check and convert a configuration table (`origin`: the file, for messages)."""
     values: dict[str, Any] = {}
     for key, value in table.items():
-        where = f"{origin}: [tool.workerseed] {key}"
+        where = f"{origin}: {section}{key}"
         name = _CONFIG_KEYS.get(key)
         if name is None:
             known = ", ".join(sorted(_CONFIG_KEYS))
-            raise ConfigError(
-                f"{origin}: unknown key {key!r} in [tool.workerseed] (known: {known})"
-            )
-        if name in ("select", "ignore", "extend_select", "exclude", "extend_exclude"):
+            in_section = f" in {section.strip()}" if section else ""
+            raise ConfigError(f"{origin}: unknown key {key!r}{in_section} (known: {known})")
+        if name in ("select", "ignore", "extend_select"):
+            values[name] = _rule_selectors(value, where)
+        elif name in ("exclude", "extend_exclude"):
             values[name] = _strings(value, where)
         elif name == "per_file_ignores":
             if not isinstance(value, dict):
-                raise ConfigError(f"{where}: expected a table of glob = [codes]")
+                raise ConfigError(
+                    f'{where}: expected a table of glob = [codes], e.g. {{ "tests/*" = ["WS201"] }}'
+                )
             values[name] = tuple(
-                (str(pattern), _strings(codes, f"{where}.{pattern}"))
+                (str(pattern), _rule_selectors(codes, f'{where}."{pattern}"'))
                 for pattern, codes in value.items()
             )
         elif name == "torch_version":
-            if not isinstance(value, str | int | float):
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
                 raise ConfigError(f'{where}: expected a version string such as "1.8"')
+            from .analysis.torch_version import target_from_option
+
+            try:
+                target_from_option(str(value), source)
+            except ValueError:
+                raise ConfigError(
+                    f"{where}: invalid torch version {value!r}; expected e.g. "
+                    '"1.8", "1.8.1" or "latest"'
+                ) from None
             values[name] = str(value)
-            values["torch_version_source"] = origin
+            values["torch_version_source"] = source
         else:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: expected true or false, got {value!r}")
@@ -93,23 +127,36 @@ def _settings_from_table(table: Mapping[str, Any], origin: str) -> dict[str, Any
 
 
 def load_config(path: Path, *, required: bool) -> dict[str, Any]:
-    """Return the `[tool.workerseed]` values of a pyproject-style file (empty if none)."""
+    """Return the `[tool.workerseed]` values of a pyproject-style file (empty if none).
+
+    A file not named pyproject.toml (given with `--config`) may instead hold the keys at
+    its top level, like a `workerseed.toml`.
+    """
+    origin = _display(path)
     if not path.is_file():
         if required:
-            raise ConfigError(f"{path}: configuration file not found")
+            raise ConfigError(f"{origin}: configuration file not found")
         return {}
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read configuration: {error}") from error
+        raise ConfigError(f"{origin}: cannot read configuration: {error}") from error
     tool = document.get("tool", {})
     table = tool.get("workerseed") if isinstance(tool, dict) else None
+    section = "[tool.workerseed] "
+    if table is None and path.name != "pyproject.toml" and "tool" not in document:
+        table, section = document, ""
     if table is None:
-        # A dedicated file (workerseed.toml) may hold the keys at the top level.
-        table = document if required and "tool" not in document else {}
+        return {}
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.workerseed] must be a table")
-    return _settings_from_table(table, path.name)
+        raise ConfigError(f"{origin}: [tool.workerseed] must be a table")
+    return _settings_from_table(table, origin, section, path.name)
+
+
+def config_path(settings: Settings, root: Path) -> Path | None:
+    """Return the configuration file `settings` read for the project at `root`, if any."""
+    path = settings.config or root / "pyproject.toml"
+    return path if path.is_file() else None
 
 
 def for_project(settings: Settings, root: Path) -> Settings:
@@ -130,4 +177,9 @@ def for_project(settings: Settings, root: Path) -> Settings:
     for name in ("ignore", "extend_select", "extend_exclude", "per_file_ignores"):
         if name in configured and getattr(settings, name):
             merged[name] = tuple(dict.fromkeys((*configured[name], *getattr(settings, name))))
+    if settings.select is not None:
+        # As in ruff, a selection on the command line starts afresh: the configuration's
+        # ignore and extend-select belonged to the selection it replaces.
+        merged["ignore"] = settings.ignore
+        merged["extend_select"] = settings.extend_select
     return replace(Settings(), **merged)

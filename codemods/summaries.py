@@ -6,6 +6,7 @@ import ast
 import contextlib
 import gc
 import hashlib
+import importlib.util
 import os
 import pickle
 import shutil
@@ -244,9 +245,12 @@ def _analysis_version() -> str:
     sources = [
         package / "summaries.py",
         package / "files.py",
+        package / "notebooks.py",
         *sorted((package / "analysis").glob("*.py")),
     ]
     hasher = hashlib.sha256()
+    # Whether notebooks can be read decides whether they have summaries at all.
+    hasher.update(b"notebooks" if importlib.util.find_spec("nbformat") else b"no notebooks")
     for source in sources:
         with contextlib.suppress(OSError):
             hasher.update(source.read_bytes())

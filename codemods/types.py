@@ -200,6 +200,9 @@ class Finding:
     fix: Fix | None = None
     #: "error" for duplicated randomness; "warning" for lesser problems (non-reproducible seeds).
     severity: str = "error"
+    #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
+    #: lines from that cell's first line. None for a Python file.
+    cell: int | None = None
 
     @property
     def fixable(self) -> bool:
@@ -207,10 +210,11 @@ class Finding:
         return self.fix is not None
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        """Order findings by file, position, code and message, so output is stable."""
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
+        """Order findings by file, cell, position, code and message, so output is stable."""
         return (
             self.path.as_posix(),
+            self.cell or 0,
             self.span.line,
             self.span.column,
             self.code,
@@ -229,6 +233,10 @@ class SkipReason(enum.Enum):
     NOT_UTF8 = "not_utf8"
     SYNTAX_ERROR = "syntax_error"
     UNREADABLE = "unreadable"
+    #: A notebook that is not valid nbformat 4 JSON (other languages are EXCLUDED).
+    INVALID_NOTEBOOK = "invalid_notebook"
+    #: A notebook, and the optional notebook support (`workerseed[notebooks]`) is not installed.
+    NOTEBOOKS_UNSUPPORTED = "notebooks_unsupported"
 
 
 @dataclass(frozen=True)

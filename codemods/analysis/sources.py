@@ -141,7 +141,7 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     """
     text = os.fspath(path)
     directory, _, filename = text.rpartition(os.sep)
-    stem = filename[:-3] if filename.endswith(".py") else filename
+    stem = os.path.splitext(filename)[0]  # x.py and x.ipynb are both module x
     parts = [] if stem == "__init__" else [stem]
     package: list[str] = []
     while directory in packages:

@@ -1,0 +1,91 @@
+"""What each finding's fix would change, as text (for JSON and SARIF output).
+
+`fix` applies all fixes together; a preview applies one finding's fix alone to the files as
+they are on disk, and describes the result as whole-line text replacements and a diff. A
+notebook's preview is a change to its JSON file, exactly what `fix` would write.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import files, notebooks
+from .types import Edit, Finding, SourceFile, Span
+
+__all__ = ["FilePreview", "TextEdit", "preview_fixes"]
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text of `span` (1-based lines, 0-based columns) with `content`.
+
+    An empty span inserts; an empty `content` deletes. Edits cover whole lines.
+    """
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True)
+class FilePreview:
+    """One file's text before and after a fix."""
+
+    path: Path
+    old: str
+    new: str
+    edits: tuple[TextEdit, ...]
+
+
+def _text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    return tuple(
+        TextEdit(Span(i1 + 1, 0, i2 + 1, 0), "".join(new_lines[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    )
+
+
+def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePreview, ...]]:
+    """Return what each finding's fix alone would change; leave out fixes that cannot apply."""
+    # libcst is imported only when something is fixed: it costs more than checking a tree.
+    from .fixes.apply import FixError, apply_edits
+
+    sources: dict[Path, SourceFile | None] = {}
+
+    def source(path: Path) -> SourceFile | None:
+        if path not in sources:
+            try:
+                sources[path] = files.read_source(path)
+            except files.SourceError:
+                sources[path] = None
+        return sources[path]
+
+    previews: dict[Finding, tuple[FilePreview, ...]] = {}
+    for finding in findings:
+        if finding.fix is None:
+            continue
+        edits: dict[Path, list[Edit]] = {}
+        for file_edits in finding.fix.files:
+            edits.setdefault(file_edits.path, []).extend(file_edits.edits)
+        changes = []
+        for path, path_edits in edits.items():
+            original = source(path)
+            if original is None:
+                break
+            try:
+                new = apply_edits(original.text, path_edits)
+                old = original.text
+                if notebooks.is_notebook(path):
+                    file_source, new = notebooks.file_change(original, new)
+                    old = file_source.text
+            except (FixError, notebooks.NotebookError):
+                break
+            changes.append(FilePreview(path, old, new, _text_edits(old, new)))
+        else:
+            previews[finding] = tuple(changes)
+    return previews
