@@ -168,8 +168,7 @@ class UnseededNumpyInWorkers(Rule):
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
         return (
-            f"`{chain[0]}` draws from `{name}`{via} "
-            f"({self._relative(draw.function.path)}:{line})"
+            f"`{chain[0]}` draws from `{name}`{via} ({self._relative(draw.function.path)}:{line})"
         )
 
     def _relative(self, path: Path) -> str:
