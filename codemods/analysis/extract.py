@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..types import Span
-from .facts import UNKNOWN, Assignment, ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+from .facts import (
+    UNKNOWN,
+    Assignment,
+    AttributeStore,
+    ClassFacts,
+    FunctionFacts,
+    Kind,
+    ModuleFacts,
+    Value,
+)
 
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
@@ -83,6 +92,7 @@ class _FunctionBuilder:
     qualname: str
     calls: list[Value] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
+    attribute_stores: list[AttributeStore] = field(default_factory=list)
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
@@ -163,6 +173,7 @@ class _Extractor:
                 params=(),
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                attribute_stores=tuple(builder.attribute_stores),
                 has_docstring=_has_docstring(tree.body),
             )
         )
@@ -336,10 +347,19 @@ class _Extractor:
         for target in targets:
             for element, element_value in _unpack(target, value):
                 name = self._target_name(element, scope)
-                if name is None:
-                    continue
                 summary = self.value(element_value, scope) if element_value else UNKNOWN
-                builder.assignments.append(Assignment(name, summary, self._positions.span(element)))
+                if name is not None:
+                    span = self._positions.span(element)
+                    builder.assignments.append(Assignment(name, summary, span))
+                elif isinstance(element, ast.Attribute):
+                    builder.attribute_stores.append(
+                        AttributeStore(
+                            self.value(element.value, scope),
+                            element.attr,
+                            summary,
+                            self._positions.span(element),
+                        )
+                    )
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -422,6 +442,7 @@ class _Extractor:
                 decorators=decorators,
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
+                attribute_stores=tuple(builder.attribute_stores),
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),

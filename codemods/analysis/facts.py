@@ -93,6 +93,16 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class AttributeStore:
+    """`base.attribute = value` where `base` is not `self` itself (e.g. `info.dataset.rng`)."""
+
+    base: Value
+    attribute: str
+    value: Value
+    span: Span
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     """A function, method, lambda, or a module's top-level code (qualname "<module>")."""
 
@@ -114,6 +124,8 @@ class FunctionFacts:
     #: Every call made by this function's own code (not by functions nested in it).
     calls: tuple[Value, ...] = ()
     assignments: tuple[Assignment, ...] = ()
+    #: Stores to attributes of anything but `self` itself (`self.a.b = v` included).
+    attribute_stores: tuple[AttributeStore, ...] = ()
     returns: tuple[Value, ...] = ()
     #: Names read here that are bound by an enclosing function (captured variables).
     free_names: tuple[str, ...] = ()
