@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from .rule import Rule
+from .rules.rng_object_shared_by_workers import RngObjectSharedByWorkers
 from .rules.unseeded_numpy_in_workers import UnseededNumpyInWorkers
 from .settings import ConfigError, Settings
 
-ALL_RULES: tuple[type[Rule], ...] = (UnseededNumpyInWorkers,)
+ALL_RULES: tuple[type[Rule], ...] = (UnseededNumpyInWorkers, RngObjectSharedByWorkers)
 
 
 def rule_by_code(code: str) -> type[Rule] | None:

@@ -29,17 +29,6 @@ def _bound_to(module: ModuleFacts, qualname: str) -> str | None:
     return min(candidates, key=lambda name: (len(name), name))
 
 
-def module_binds(module: ModuleFacts, qualname: str) -> bool:
-    """Return True if `module` imports `qualname` (or something from it) at module level."""
-    prefix = qualname + "."
-    return any(
-        value.kind is Kind.NAME
-        and any(name == qualname or name.startswith(prefix) for name in value.qualnames)
-        for _, values in module.bindings
-        for value in values
-    )
-
-
 def module_reference(
     module: ModuleFacts, qualname: str, preferred: str, *, avoid: Collection[str] = ()
 ) -> Reference:
