@@ -432,7 +432,13 @@ class RngIndex:
                 yield FunctionRef.of(function.module, other)
 
     def shards(self, reached: Reached, per_item: PerItemRngs) -> bool:
-        """Return True if `reached` (or code it calls) asks `get_worker_info()` for its shard."""
+        """Return True if iterable per-item code asks `get_worker_info()` for its shard here.
+
+        Only `__iter__`/`__next__` can shard: a map-style dataset's items are chosen by the
+        sampler in the main process.
+        """
+        if reached.chain[0].rpartition(".")[2] not in ("__iter__", "__next__"):
+            return False
         functions = [reached.function]
         functions.extend(callee.function for callee in callees(self.project, reached))
         return any(
@@ -589,7 +595,7 @@ class _Scan:
                 continue
             targets = self.project.targets(call.base, self.function.module)
             if not any(
-                isinstance(target, FunctionRef) and target.function.name == RESEED_IN_WORKER
+                isinstance(target, FunctionRef) and is_reseed_helper(self.project, target)
                 for target in targets
             ):
                 continue
@@ -619,6 +625,21 @@ class _Scan:
             ):
                 for held in held_classes(self.project, self_class, base.name):
                     yield held, store.attribute
+
+
+def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
+    """Return True for workerseed's `_reseed_rngs_in_worker`, not a namesake of the user's."""
+    facts = function.function
+    return (
+        facts.name == RESEED_IN_WORKER
+        and facts.class_qualname is None
+        and not facts.nested
+        and any(
+            project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
+            for call in facts.calls
+            if call.base is not None
+        )
+    )
 
 
 def _self_path(value: Value) -> tuple[str, ...] | None:

@@ -23,6 +23,7 @@ from ..analysis.rng_objects import (
     RngObject,
     RngUse,
     UseKind,
+    is_reseed_helper,
     rng_library,
 )
 from ..fixes.helpers import (
@@ -108,12 +109,14 @@ class RngObjectSharedByWorkers(Rule):
     """Flags RNG objects that every DataLoader worker receives as an identical copy.
 
     ## What it does
-    Checks for RNG objects (`np.random.default_rng(...)`, `np.random.RandomState(...)`,
-    `np.random.Generator(...)`, `random.Random(...)`, `torch.Generator(...)`, seeded or not)
-    that a Dataset creates before the workers start (in `__init__` or code it calls, as a
-    class attribute, or at module level) and that its per-item code (`__getitem__`,
-    `__getitems__`, `__iter__` and the project code they call, including transforms the
-    dataset holds) draws from.
+    Checks for RNG objects that exist before DataLoader workers start and that a Dataset
+    draws from for every item.
+
+    The objects are `np.random.default_rng(...)`, `np.random.RandomState(...)`,
+    `np.random.Generator(...)`, `random.Random(...)` and `torch.Generator(...)`, seeded or
+    not, created in `__init__` (or code it calls), as a class attribute, or at module level.
+    Per-item code is `__getitem__`, `__getitems__`, `__iter__` and the project code they
+    call, including transforms the dataset holds.
 
     ## Why it matters
     Each DataLoader worker process gets a *copy* of the dataset. torch seeds `random`,
@@ -201,6 +204,9 @@ class RngObjectSharedByWorkers(Rule):
     - A class whose instances have no `__dict__` (every class in its hierarchy declares
       `__slots__`) gets no fix. A Dataset subclass that declares `__slots__` still has a
       `__dict__` (torch's `Dataset` declares none), so it is fixed.
+    - An RNG created as a default argument value (`def __init__(self, rng=default_rng(0))`),
+      a per-item method assigned rather than defined (`__getitem__ = load`), or a transform
+      built dynamically (`getattr(module, name)(**config)`) is not seen.
     - A `worker_init_fn` defined outside the project is assumed not to reseed RNG objects.
     - A dataset holding a `torch.Generator` cannot be sent to spawn or forkserver workers
       with torch's default sharing strategy (pytorch/pytorch#146828); the fix does not
@@ -383,9 +389,9 @@ class RngObjectSharedByWorkers(Rule):
         reason = self._plan_instance(dataset, obj, uses, candidate, plan)
         if reason is None:
             return
-        if self._plan_namespace(obj, draws, candidate, plan):
-            return
-        candidate.reasons.append(reason)
+        planned, better = self._plan_namespace(obj, draws, candidate, plan)
+        if not planned:
+            candidate.reasons.append(better or reason)
 
     def _plan_instance(
         self,
@@ -430,8 +436,12 @@ class RngObjectSharedByWorkers(Rule):
 
     def _plan_namespace(
         self, obj: RngObject, draws: list[RngUse], candidate: _Candidate, plan: _Plan
-    ) -> bool:
-        """Plan `_reseed_rngs_in_worker(sys.modules[__name__], ...)` where it is drawn."""
+    ) -> tuple[bool, str | None]:
+        """Plan `_reseed_rngs_in_worker(sys.modules[__name__], ...)` where it is drawn.
+
+        Return whether it was planned, and a reason that is better than the instance
+        route's when the route exists but cannot be used.
+        """
         planned: list[tuple[FunctionRef, str]] = []
         for use in draws:
             function = use.reached.function
@@ -441,18 +451,21 @@ class RngObjectSharedByWorkers(Rule):
                 or function.function.qualname == "<module>"
                 or obj not in self.index.objects_at_name(function.module, path)
             ):
-                return False
+                return False, None
             if not self._helper_handles(function.module, obj.creation):
-                return False
+                return False, _stale_helper(obj.creation)
             planned.append((function, path))
         for function, path in planned:
             plan.add(plan.namespace, function, path, obj)
             candidate.functions.append((function, path))
             plan.need(function.path, obj.creation)
-        return True
+        return True, None
 
     def _helper_handles(self, module: ModuleFacts, creation: Creation) -> bool:
-        """Return True unless `module` has a `_reseed_rng_object` that skips this RNG type."""
+        """Return True unless `module` has helpers that are not ours or skip this RNG type."""
+        own = module.function(RESEED_IN_WORKER)
+        if own is not None and not is_reseed_helper(self.project, FunctionRef.of(module, own)):
+            return False
         helper = module.function(RESEED_OBJECT)
         if helper is None:
             return True
@@ -801,8 +814,8 @@ def _instances_have_dict(index: RngIndex, ref: ClassRef) -> bool:
 
 def _stale_helper(creation: Creation) -> str:
     return (
-        f"the module's `{RESEED_OBJECT}` does not handle `{creation.rng_type}`; delete the "
-        "inserted helpers and run `fix` again"
+        f"the module's own `{RESEED_IN_WORKER}` or `{RESEED_OBJECT}` is not workerseed's, "
+        f"or does not handle `{creation.rng_type}`; rename or delete it and run `fix` again"
     )
 
 
