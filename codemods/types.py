@@ -79,6 +79,15 @@ class ReplaceExpression:
 
 
 @dataclass(frozen=True)
+class WrapExpression:
+    """Replace the expression at `target` with `before` + its own code + `after`."""
+
+    target: Span
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
 class RemoveStatement:
     """Remove the simple statement that contains the expression at `target`."""
 
@@ -131,6 +140,7 @@ Edit = (
     | AddDictEntry
     | InsertStatements
     | ReplaceExpression
+    | WrapExpression
     | RemoveStatement
     | AddHelper
     | HoistFunction

@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 
 import cli.main
 from cli.main import main
+from codemods import ALL_RULES
 
 DATA = """\
 import numpy as np
@@ -107,10 +108,9 @@ def test_verbose_prints_settings_and_skipped_files(repo: Path) -> None:
     (repo / "gen.py").write_text("# @generated\nfrom torch.utils.data import Dataset\n")
     result = run("check", "--no-cache", "--verbose")
     assert result.exit_code == 1
-    assert (
-        f"{repo}: rules WS101, WS102, WS103; torch 1.8.1 (requirements.txt); configuration none"
-        in (result.stderr)
-    )
+    defaults = ", ".join(rule.CODE for rule in ALL_RULES if rule.DEFAULT)
+    expected = f"{repo}: rules {defaults}; torch 1.8.1 (requirements.txt); configuration none"
+    assert expected in result.stderr
     assert "gen.py: skipped, generated (marked as generated)" in result.stderr
 
 
@@ -289,7 +289,7 @@ def test_show_settings_prints_the_resolved_settings_and_exits_0(repo: Path) -> N
     text = result.stdout
     assert f"# project root: {repo}" in text
     assert f"# configuration: {repo / 'pyproject.toml'}" in text
-    assert 'rules = ["WS102", "WS103"]  # the rules that run' in text
+    assert 'rules = ["WS102", "WS103", "WS201"]  # the rules that run' in text
     assert 'ignore = ["WS101"]' in text
     assert 'extend-exclude = ["legacy"]' in text
     assert 'torch-version = "1.8.1"  # from requirements.txt' in text

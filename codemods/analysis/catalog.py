@@ -280,3 +280,16 @@ RANK_ENVIRONMENT = frozenset(
 #: Ways to read an environment variable by name.
 ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv", "os.environ.__getitem__"})
 ENVIRONMENT = frozenset({"os.environ"})
+
+#: RNG classes with no state of their own to duplicate (they read os.urandom).
+STATELESS_RNGS = frozenset({"random.SystemRandom"})
+
+#: RNG-object methods that only inspect it: calling them is neither a draw nor a reseed.
+RNG_INSPECT_METHODS = frozenset(
+    {"get_state", "getstate", "initial_seed", "device", "tomaxint", "__repr__", "__getstate__"}
+)
+
+#: Draws that decide an order or a selection: what an IterableDataset shards by.
+ORDER_DRAWS = frozenset(
+    {"shuffle", "permutation", "permuted", "choice", "choices", "sample", "randperm"}
+)

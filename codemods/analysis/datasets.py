@@ -29,6 +29,10 @@ class Reached:
     self_class: ClassRef | None
     #: Qualnames from the per-item entry method to `function`.
     chain: tuple[str, ...]
+    #: Which object `self` is inside `function`, as attribute names from the dataset
+    #: instance: () for the dataset itself, ("transform",) for `self.transform` of it; None
+    #: when it is an object created in per-item code or reached otherwise.
+    holder: tuple[str, ...] | None = ()
 
 
 @dataclass(frozen=True)
@@ -181,11 +185,11 @@ def per_item_code(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
     """Return `entries` and everything they call in the project, breadth first."""
-    seen: dict[tuple[FunctionRef, ClassRef | None], Reached] = {}
+    seen: dict[tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None], Reached] = {}
     queue = list(entries)
     while queue:
         current = queue.pop(0)
-        key = (current.function, current.self_class)
+        key = (current.function, current.self_class, current.holder)
         if key in seen:
             continue
         seen[key] = current
@@ -201,35 +205,36 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
         callee = call.base
         if callee is None:
             continue
-        for function, self_class in _resolve_callee(project, callee, caller):
-            yield Reached(function, self_class, (*caller.chain, function.qualname))
+        for function, self_class, holder in _resolve_callee(project, callee, caller):
+            yield Reached(function, self_class, (*caller.chain, function.qualname), holder)
 
 
 def _resolve_callee(
     project: Project, callee: Value, caller: Reached
-) -> Iterator[tuple[FunctionRef, ClassRef | None]]:
+) -> Iterator[tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None]]:
     module = caller.function.module
     self_class = caller.self_class
+    same = caller.holder
     if callee.kind is Kind.FUNCTION:
         nested = module.function(callee.name)
         if nested is not None:
-            yield FunctionRef.of(module, nested), self_class
+            yield FunctionRef.of(module, nested), self_class, same
         return
     if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
         for target in project.targets(callee, module):
             if isinstance(target, FunctionRef):
-                yield target, project.class_of_function(target)
+                yield target, project.class_of_function(target), None
             elif isinstance(target, ClassRef):
                 found = project.find_method(target, "__init__")
                 if found is not None:
-                    yield found[1], target
+                    yield found[1], target, None
         return
     if self_class is None:
         return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
         if found is not None:
-            yield found[1], self_class
+            yield found[1], self_class, same
         return
     if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
         return
@@ -237,19 +242,19 @@ def _resolve_callee(
     if holder.kind is Kind.SELF:
         found = project.find_method(self_class, callee.name)
         if found is not None:
-            yield found[1], self_class
+            yield found[1], self_class, same
             return
         # `self.transform(x)`: an object the dataset holds, called per item.
         for held in held_classes(project, self_class, callee.name):
             found = project.find_method(held, "__call__")
             if found is not None:
-                yield found[1], held
+                yield found[1], held, _extend(same, callee.name)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         for held in held_classes(project, self_class, holder.name):
             found = project.find_method(held, callee.name)
             if found is not None:
-                yield found[1], held
+                yield found[1], held, _extend(same, holder.name)
         return
     if holder.kind is Kind.CALL and _is_super(holder):
         defining = project.class_of_function(caller.function)
@@ -259,8 +264,12 @@ def _resolve_callee(
                 method = owner.cls.method(callee.name)
                 function = owner.module.function(method) if method else None
                 if function is not None:
-                    yield FunctionRef.of(owner.module, function), self_class
+                    yield FunctionRef.of(owner.module, function), self_class, same
                     return
+
+
+def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
+    return None if holder is None else (*holder, attribute)
 
 
 def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:

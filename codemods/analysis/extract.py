@@ -22,6 +22,7 @@ from ..types import Span
 from .facts import (
     UNKNOWN,
     Assignment,
+    AttributeStore,
     ClassFacts,
     FunctionFacts,
     ItemStore,
@@ -94,6 +95,7 @@ class _FunctionBuilder:
     calls: list[Value] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
     item_stores: list[ItemStore] = field(default_factory=list)
+    attribute_stores: list[AttributeStore] = field(default_factory=list)
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
@@ -181,6 +183,7 @@ class _Extractor:
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
                 item_stores=tuple(builder.item_stores),
+                attribute_stores=tuple(builder.attribute_stores),
                 has_docstring=_has_docstring(tree.body),
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
@@ -371,10 +374,19 @@ class _Extractor:
                     )
                     continue
                 name = self._target_name(element, scope)
-                if name is None:
-                    continue
                 summary = self.value(element_value, scope) if element_value else UNKNOWN
-                builder.assignments.append(Assignment(name, summary, self._positions.span(element)))
+                if name is not None:
+                    span = self._positions.span(element)
+                    builder.assignments.append(Assignment(name, summary, span))
+                elif isinstance(element, ast.Attribute):
+                    builder.attribute_stores.append(
+                        AttributeStore(
+                            self.value(element.value, scope),
+                            element.attr,
+                            summary,
+                            self._positions.span(element),
+                        )
+                    )
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -518,6 +530,7 @@ class _Extractor:
                 calls=tuple(builder.calls),
                 assignments=tuple(builder.assignments),
                 item_stores=tuple(builder.item_stores),
+                attribute_stores=tuple(builder.attribute_stores),
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),

@@ -121,6 +121,16 @@ class ItemStore:
 
 
 @dataclass(frozen=True)
+class AttributeStore:
+    """`base.attribute = value` where `base` is not `self` itself (e.g. `info.dataset.rng`)."""
+
+    base: Value
+    attribute: str
+    value: Value
+    span: Span
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     """A function, method, lambda, or a module's top-level code (qualname "<module>")."""
 
@@ -144,6 +154,8 @@ class FunctionFacts:
     assignments: tuple[Assignment, ...] = ()
     #: `name[key] = value` stores (e.g. entries added to a kwargs dict after it is built).
     item_stores: tuple[ItemStore, ...] = ()
+    #: Stores to attributes of anything but `self` itself (`self.a.b = v` included).
+    attribute_stores: tuple[AttributeStore, ...] = ()
     returns: tuple[Value, ...] = ()
     #: Names read here that are bound by an enclosing function (captured variables).
     free_names: tuple[str, ...] = ()

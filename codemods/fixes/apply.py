@@ -30,6 +30,7 @@ from ..types import (
     RemoveStatement,
     ReplaceExpression,
     Span,
+    WrapExpression,
 )
 from .hoist import (
     HoistError,
@@ -120,6 +121,9 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             except HoistError as error:
                 raise FixError(f"{error}; fix not applied") from error
             transformer.add_hoist(plan)
+        elif isinstance(edit, WrapExpression):
+            node = find(edit.target, (cst.BaseExpression,))
+            transformer.wraps[node] = (edit.before, edit.after)
         elif isinstance(edit, RemoveStatement):
             node = find(edit.target, (cst.BaseExpression,))
             transformer.removals.add(node)
@@ -184,6 +188,7 @@ class _Transformer(cst.CSTTransformer):
         self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
         self.replacements: dict[cst.CSTNode, str] = {}
+        self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
         self.helpers: list[AddHelper] = []
         self.helper_names: set[str] = set()
@@ -260,7 +265,7 @@ class _Transformer(cst.CSTTransformer):
         result = super().on_leave(original_node, updated_node)
         if (
             isinstance(original_node, cst.BaseExpression)
-            and original_node in self.replacements
+            and (original_node in self.replacements or original_node in self.wraps)
             and not isinstance(original_node, cst.Call | cst.Dict)
             and isinstance(result, cst.BaseExpression)
         ):
@@ -316,6 +321,10 @@ class _Transformer(cst.CSTTransformer):
         self, original_node: cst.BaseExpression, updated_node: cst.BaseExpression
     ) -> cst.BaseExpression:
         code = self.replacements.get(original_node)
+        wrap = self.wraps.get(original_node)
+        if wrap is not None:
+            inner = cst.Module(body=[]).code_for_node(updated_node.with_changes(lpar=[], rpar=[]))
+            code = f"{wrap[0]}{inner}{wrap[1]}"
         if code is None:
             return updated_node
         replacement = cst.parse_expression(code)
