@@ -325,7 +325,7 @@ def _open_workspace(
         cache.put(outcome)
         return outcome
 
-    sources = SourceSet(root, dict(contents.raw), summarise)
+    sources = SourceSet(root, dict(contents.raw), summarise, filtered=settings.prefilter)
     if not settings.prefilter:
         selected = list(contents.raw)
     else:

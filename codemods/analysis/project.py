@@ -17,8 +17,10 @@ from . import catalog
 from .facts import ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
 from .sources import SourceSet
 
-#: How many re-exports / aliases a name is followed through.
+#: How many project classes deep a class hierarchy is followed.
 _MAX_HOPS = 8
+#: How many re-exports and aliases deep a name is followed.
+_MAX_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,12 @@ class Project:
         self.target = target
         self.sources = modules if isinstance(modules, SourceSet) else SourceSet.of(root, modules)
         self._resolved: dict[tuple[str, Path | None], tuple[Target, ...]] = {}
+        #: Resolution depth now, and whether the depth limit cut an answer short.
+        self._depth = 0
+        self._cut = False
         self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
         self._families: dict[frozenset[str], Family] = {}
+        self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
 
     # --- modules and names ---
 
@@ -141,15 +147,29 @@ class Project:
         """Return what the dotted `qualname` denotes (several targets if it is ambiguous)."""
         key = (qualname, near.path if near else None)
         cached = self._resolved.get(key)
-        if cached is None:
-            self._resolved[key] = ()  # guards against re-export cycles
-            cached = tuple(dict.fromkeys(self._resolve(qualname, near, 0)))
+        if cached is not None:
+            return cached
+        if self._depth >= _MAX_DEPTH:
+            self._cut = True
+            return ()
+        # Every re-export is resolved through this cache: packages that star-import each
+        # other reach the same name along many paths, and each is followed once. The empty
+        # entry ends re-export cycles.
+        self._resolved[key] = ()
+        outer_cut, self._cut = self._cut, False
+        self._depth += 1
+        try:
+            cached = tuple(dict.fromkeys(self._resolve(qualname, near)))
+        finally:
+            self._depth -= 1
+        if self._cut:
+            del self._resolved[key]  # cut short by the depth limit: not the whole answer
+        else:
             self._resolved[key] = cached
+        self._cut = self._cut or outer_cut
         return cached
 
-    def _resolve(self, qualname: str, near: ModuleFacts | None, hops: int) -> Iterator[Target]:
-        if hops > _MAX_HOPS:
-            return
+    def _resolve(self, qualname: str, near: ModuleFacts | None) -> Iterator[Target]:
         parts = qualname.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.module_named(".".join(parts[:cut]), near)
@@ -158,13 +178,11 @@ class Project:
             rest = parts[cut:]
             if not rest:
                 return  # a module itself: not a class, function or variable
-            yield from self._resolve_in_module(module, rest, hops)
+            yield from self._resolve_in_module(module, rest)
             return
         yield ExternalRef(qualname)
 
-    def _resolve_in_module(
-        self, module: ModuleFacts, rest: list[str], hops: int
-    ) -> Iterator[Target]:
+    def _resolve_in_module(self, module: ModuleFacts, rest: list[str]) -> Iterator[Target]:
         # Classes (with nested classes and methods) and functions defined in the module.
         for length in range(len(rest), 0, -1):
             qualname = ".".join(rest[:length])
@@ -180,19 +198,27 @@ class Project:
         values = module.binding(rest[0])
         if not values:
             for star in module.star_imports:
-                found = list(self._resolve(".".join([star, *rest]), module, hops + 1))
+                # Only project modules can be followed; a module that names itself would
+                # grow the name forever (`pkg.x.x.x...`).
+                star_module = self.module_named(star, module)
+                if star_module is None or star_module.path == module.path:
+                    continue
+                found = self.resolve(".".join([star, *rest]), module)
                 if found and not all(isinstance(target, ExternalRef) for target in found):
                     yield from found
                     return
             return
+        own = f"{module.module}.{rest[0]}"
         for value in values:
             if value.kind is Kind.NAME:
                 for qualname in value.qualnames:
-                    if qualname == f"{module.module}.{rest[0]}":
+                    if qualname == own:
                         if len(rest) == 1:
                             yield VariableRef(module, rest[0], values, module.path)
                         continue
-                    yield from self._resolve(".".join([qualname, *rest[1:]]), module, hops + 1)
+                    if qualname.startswith(own + "."):
+                        continue  # `x = x.y`: the variable's own attribute, unknowable
+                    yield from self.resolve(".".join([qualname, *rest[1:]]), module)
             elif len(rest) == 1:
                 yield VariableRef(module, rest[0], values, module.path)
 
@@ -401,6 +427,45 @@ class Project:
                     sites.append(CallSite(caller, call))
         self._callers[ref] = sites
         return sites
+
+    def names_denoting(self, ref: FunctionRef | ClassRef) -> frozenset[str]:
+        """Return the identifiers that may denote `ref` anywhere in the project.
+
+        Its own name, and the names modules bind to it (`from .seeding import seed_worker
+        as init`, `init = seed_worker`), followed from module to module: any reference to
+        `ref` spells one of them.
+        """
+        cached = self._denoting.get(ref)
+        if cached is not None:
+            return cached
+        names = {ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name}
+        searched: set[str] = set()
+        while names - searched:
+            batch = names - searched
+            searched |= batch
+            for module in self.modules_mentioning(*batch):
+                for name, values in module.bindings:
+                    if name in names or not any(spelled(value) & names for value in values):
+                        continue
+                    if any(ref in self.targets(value, module) for value in values):
+                        names.add(name)
+        result = frozenset(names)
+        self._denoting[ref] = result
+        return result
+
+    def is_referenced(self, ref: FunctionRef) -> bool:
+        """Return True if project code uses function `ref` as a value (passes, stores it)."""
+        names = self.names_denoting(ref)
+        for module in self.modules_mentioning(*names):
+            for function in module.functions:
+                for qualname in function.references:
+                    if qualname.rpartition(".")[2] not in names:
+                        continue
+                    if module.path == ref.path and qualname == ref.qualname:
+                        return True
+                    if ref in self.resolve(qualname, module):
+                        return True
+        return False
 
 
 def spelled(value: Value) -> set[str]:

@@ -11,7 +11,8 @@ in one of two ways:
   contain any of those identifiers cannot contribute to the answer.
 
 Both are exact: they never change a finding, only how many files are parsed. With
-`eager=True` every file is parsed up front (the reference behaviour the tests compare with).
+`filtered=False` no text question filters anything: every module "mentions" everything
+(the reference behaviour the tests compare with).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class SourceSet:
         summarise: Summarise,
         *,
         parsed: Iterable[ModuleFacts] = (),
-        eager: bool = False,
+        filtered: bool = True,
     ) -> None:
         self.root = root
         self._raw = raw
@@ -53,9 +54,9 @@ class SourceSet:
             for alias in module_aliases(path, root, packages):
                 self._by_name.setdefault(alias, []).append(path)
         self._mention_cache: dict[frozenset[str], tuple[Path, ...]] = {}
-        if eager:
-            for path in paths:
-                self.facts(path)
+        self._pattern_cache: dict[bytes, tuple[Path, ...]] = {}
+        #: Text questions skip files (False: every file is taken to match every question).
+        self.filtered = filtered
 
     @classmethod
     def of(cls, root: Path, modules: Iterable[ModuleFacts]) -> SourceSet:
@@ -98,21 +99,41 @@ class SourceSet:
         paths = self._mention_cache.get(key)
         if paths is None:
             paths = self._mention_cache[key] = tuple(self._mentioning(key))
+        yield from self._summaries(paths)
+
+    def matching(self, pattern: bytes) -> Iterator[ModuleFacts]:
+        """Yield the modules whose text matches the regular expression `pattern`."""
+        paths = self._pattern_cache.get(pattern)
+        if paths is None:
+            compiled = re.compile(pattern)
+            paths = self._pattern_cache[pattern] = tuple(
+                path
+                for path in self.paths
+                if self._may_match(path, lambda raw: compiled.search(raw) is not None)
+            )
+        yield from self._summaries(paths)
+
+    def _summaries(self, paths: Iterable[Path]) -> Iterator[ModuleFacts]:
         for path in paths:
             facts = self.facts(path)
             if facts is not None:
                 yield facts
 
+    def _may_match(self, path: Path, matches: Callable[[bytes], object]) -> bool:
+        raw = self._raw.get(path)
+        # Summarised from text we no longer hold: never skip it.
+        return not self.filtered or raw is None or bool(matches(raw))
+
     def _mentioning(self, names: frozenset[str]) -> Iterator[Path]:
         encoded = [name.encode() for name in sorted(names)]
-        # `bytes.find` is far faster than a regex; the regex only confirms word boundaries.
-        word = re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![\w])")
+        word = _words(encoded)
+
+        def mentions(raw: bytes) -> bool:
+            # `bytes.find` is far faster than a regex; the regex only confirms word boundaries.
+            return any(name in raw for name in encoded) and word.search(raw) is not None
+
         for path in self.paths:
-            raw = self._raw.get(path)
-            if raw is None:
-                yield path  # summarised from text we no longer hold: never skip it
-                continue
-            if any(name in raw for name in encoded) and word.search(raw):
+            if self._may_match(path, mentions):
                 yield path
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
@@ -125,11 +146,17 @@ class SourceSet:
         if facts.path in self._raw:
             self._raw[facts.path] = raw
         self._mention_cache.clear()
+        self._pattern_cache.clear()
 
     @property
     def parsed_count(self) -> int:
         """Return how many files have been summarised."""
         return len(self._facts)
+
+
+def _words(encoded: list[bytes]) -> re.Pattern[bytes]:
+    """Return a pattern matching any of the identifiers `encoded` as a whole word."""
+    return re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![\w])")
 
 
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:

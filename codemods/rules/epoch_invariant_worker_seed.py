@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_co
 from ..analysis.facts import Kind, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
-from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.project import ClassRef, FunctionRef, spelled
 from ..analysis.seeds import (
     NUMPY_SEEDED_SINCE,
     Seeding,
@@ -39,6 +40,8 @@ _LIBRARIES = {
 }
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)
+#: Any spelling of those words, in any case.
+_WORKER_PATTERN = b"(?i)" + b"|".join(word.encode() for word in _WORKER_WORDS)
 
 
 @dataclass(frozen=True)
@@ -276,38 +279,27 @@ class EpochInvariantWorkerSeed(Rule):
 
     def _check_unused(self, used: set[FunctionRef]) -> None:
         project = self.project
-        referenced = self._referenced()
-        for function in project.functions:
+        for function in self._unused_candidates():
             facts = function.function
-            if (
-                function in used
-                or facts.qualname in referenced.get(function.path, set())
-                or facts.qualname == "<module>"
-                or facts.is_method
-                or facts.nested
-                or facts.decorators
-                or facts.positional_count < 1
-                or project.callers(function)
-            ):
+            if function in used or not self._looks_like_worker_init(function, facts.params[0]):
+                continue
+            found = seedings(project, function)
+            if not found or project.callers(function) or project.is_referenced(function):
                 continue
             param = facts.params[0]
             scope = SeedScope(function, worker_param=param)
-            for seeding in seedings(project, function):
+            for seeding in found:
                 sources = self._sources(seeding, scope)
                 result = verdict(sources, project.target)
                 unused = f"`{facts.name}` looks like a worker_init_fn but no DataLoader in the "
                 unused += "project is seen to use it: it"
                 what = self._what(seeding)
-                if result is Verdict.PER_EPOCH and self._looks_like_worker_init(
-                    function, param, sources
-                ):
+                if result is Verdict.PER_EPOCH:
                     self._check_range(seeding, _Context(unused, scope), what)
                     continue
                 if Source.WORKER_ID not in sources:
                     continue
                 if result not in (Verdict.EPOCH_INVARIANT, Verdict.NOT_REPRODUCIBLE):
-                    continue
-                if not self._looks_like_worker_init(function, param, sources):
                     continue
                 message = (
                     f"{unused} {what} from {self._describe(sources)}, which would repeat "
@@ -317,31 +309,43 @@ class EpochInvariantWorkerSeed(Rule):
                 self._report_once(seeding, message, None)
                 break
 
-    def _referenced(self) -> dict[Path, set[str]]:
-        """Return the qualnames of project functions used as values, by file."""
-        found: dict[Path, set[str]] = {}
-        for function in self.project.functions:
-            module = function.module
-            for qualname in function.function.references:
-                if module.function(qualname) is not None:
-                    found.setdefault(module.path, set()).add(qualname)
-                    continue
-                for target in self.project.resolve(qualname, module):
-                    if isinstance(target, FunctionRef):
-                        found.setdefault(target.path, set()).add(target.qualname)
-        return found
+    def _unused_candidates(self) -> Iterator[FunctionRef]:
+        """Yield module-level functions that may look like a worker_init_fn.
 
-    def _looks_like_worker_init(
-        self, function: FunctionRef, param: str, sources: frozenset[Source]
-    ) -> bool:
-        if Source.NUMPY_STATE in sources:
+        Such a function's file spells "worker" (its name or first parameter), or a name
+        for `get_worker_info` or `np.random.get_state`: no other file needs to be read.
+        """
+        project = self.project
+        hints = project.family(catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE).names
+        modules = {
+            module.path: module
+            for module in (
+                *project.sources.matching(_WORKER_PATTERN),
+                *project.modules_mentioning(*hints),
+            )
+        }
+        for path in sorted(modules):
+            module = modules[path]
+            for facts in module.functions:
+                if (
+                    facts.qualname != "<module>"
+                    and not facts.is_method
+                    and not facts.nested
+                    and not facts.decorators
+                    and facts.positional_count >= 1
+                ):
+                    yield FunctionRef.of(module, facts)
+
+    def _looks_like_worker_init(self, function: FunctionRef, param: str) -> bool:
+        spellings = (function.function.name.lower(), param.lower())
+        if any(word in spelling for word in _WORKER_WORDS for spelling in spellings):
             return True
-        names = (function.function.name.lower(), param.lower())
-        if any(word in name for word in _WORKER_WORDS for name in names):
-            return True
+        hints = catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE
+        names = self.project.family(hints).names
         return any(
             call.base is not None
-            and self.project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
+            and spelled(call.base) & names  # resolve only what can be one of them
+            and self.project.is_one_of(call.base, function.module, hints)
             for call in function.function.calls
         )
 
