@@ -40,6 +40,11 @@ _NOQA = re.compile(
 )
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+#: Nodes without expressions inside: `Load`/`Store` markers and operators.
+_SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+#: Kinds a name can resolve to when it (or an attribute of it) may be a qualified name.
+_MAY_NAME = frozenset({Kind.NAME, Kind.ALTERNATIVES, Kind.FUNCTION})
 
 
 class _Positions:
@@ -47,22 +52,28 @@ class _Positions:
 
     def __init__(self, text: str) -> None:
         self._lines = None if text.isascii() else text.splitlines(keepends=True)
+        #: Lines whose byte columns differ from their character columns (non-ASCII).
+        self._wide: dict[int, bytes] = {}
+        if self._lines is not None:
+            for number, line in enumerate(self._lines, 1):
+                if not line.isascii():
+                    self._wide[number] = line.encode("utf-8")
 
     def column(self, line: int, byte_column: int) -> int:
-        if self._lines is None or line > len(self._lines):
+        encoded = self._wide.get(line)
+        if encoded is None:
             return byte_column
-        encoded = self._lines[line - 1].encode("utf-8")
         return len(encoded[:byte_column].decode("utf-8", errors="ignore"))
 
     def span(self, node: ast.AST) -> Span:
         line: int = getattr(node, "lineno", 1)
         end_line: int = getattr(node, "end_lineno", None) or line
-        return Span(
-            line,
-            self.column(line, getattr(node, "col_offset", 0)),
-            end_line,
-            self.column(end_line, getattr(node, "end_col_offset", None) or 0),
-        )
+        column: int = getattr(node, "col_offset", 0)
+        end_column: int = getattr(node, "end_col_offset", None) or 0
+        if self._wide:
+            column = self.column(line, column)
+            end_column = self.column(end_line, end_column)
+        return Span(line, column, end_line, end_column)
 
 
 @dataclass
@@ -401,48 +412,79 @@ class _Extractor:
 
     def _visit_expression(self, node: ast.expr, scope: _Scope) -> None:
         """Record every call, reference and `self` read in `node`; lambdas are functions."""
+        facts = scope.facts
         # Each entry says whether the node is called (`f` in `f()`) or is the base of an
         # attribute (`m` in `m.f`): neither is a use of the name as a value.
         stack: list[tuple[ast.AST, bool]] = [(node, False)]
+        pop, push = stack.pop, stack.append
         while stack:
-            current, inside = stack.pop()
-            if (
-                not inside
-                and isinstance(current, ast.Name | ast.Attribute)
-                and isinstance(current.ctx, ast.Load)
-                and scope.facts is not None
-            ):
-                self._record_reference(current, scope, scope.facts)
-                if isinstance(current, ast.Name) and self._is_local(current.id, scope):
-                    reads = scope.facts.local_reads
-                    reads[current.id] = reads.get(current.id, 0) + 1
-            if isinstance(current, ast.Lambda):
+            current, inside = pop()
+            kind = type(current)
+            if kind is ast.Name:
+                assert isinstance(current, ast.Name)
+                if not inside and facts is not None and type(current.ctx) is ast.Load:
+                    self._record_reference(current, scope, facts)
+                    if self._is_local(current.id, scope):
+                        reads = facts.local_reads
+                        reads[current.id] = reads.get(current.id, 0) + 1
+                continue
+            if kind is ast.Attribute:
+                assert isinstance(current, ast.Attribute)
+                base = current.value
+                if facts is not None:
+                    if not inside and type(current.ctx) is ast.Load:
+                        self._record_reference(current, scope, facts)
+                    if (
+                        type(base) is ast.Name
+                        and self._resolve_name(base.id, scope, None).kind is Kind.SELF
+                    ):
+                        facts.self_reads.add(current.attr)
+                push((base, True))
+                continue
+            if kind is ast.Call:
+                assert isinstance(current, ast.Call)
+                if facts is not None:
+                    facts.calls.append(self.value(current, scope))
+                for keyword in reversed(current.keywords):
+                    push((keyword.value, False))
+                for arg in reversed(current.args):
+                    push((arg, False))
+                push((current.func, True))
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.Lambda:
+                assert isinstance(current, ast.Lambda)
                 self._visit_lambda(current, scope)
                 continue
-            if isinstance(current, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-                self._visit_comprehension(current, scope)
+            if kind in _COMPREHENSIONS:
+                self._visit_comprehension(current, scope)  # type: ignore[arg-type]
                 continue
-            if isinstance(current, ast.Call) and scope.facts is not None:
-                scope.facts.calls.append(self.value(current, scope))
-            if (
-                isinstance(current, ast.Attribute)
-                and isinstance(current.value, ast.Name)
-                and scope.facts is not None
-                and self._resolve_name(current.value.id, scope, None).kind is Kind.SELF
-            ):
-                scope.facts.self_reads.add(current.attr)
-            children = list(ast.iter_child_nodes(current))
-            if isinstance(current, ast.Call):
-                marked = [(child, child is current.func) for child in children]
-            elif isinstance(current, ast.Attribute):
-                marked = [(child, child is current.value) for child in children]
-            else:
-                marked = [(child, False) for child in children]
-            stack.extend(reversed(marked))
+            children: list[tuple[ast.AST, bool]] = []
+            for name in kind._fields:
+                child = getattr(current, name, None)
+                if isinstance(child, ast.AST):
+                    if not isinstance(child, _SKIPPED):
+                        children.append((child, False))
+                elif isinstance(child, list):
+                    children.extend(
+                        (item, False)
+                        for item in child
+                        if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED)
+                    )
+            children.reverse()
+            stack.extend(children)
 
     def _record_reference(
         self, node: ast.Name | ast.Attribute, scope: _Scope, builder: _FunctionBuilder
     ) -> None:
+        root: ast.expr = node
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name:
+            return  # an attribute of a call or a subscript never names a function or module
+        if self._resolve_name(root.id, scope, None).kind not in _MAY_NAME:
+            return  # `self.x`, `param.y`: no qualified name to record
         value = self.value(node, scope)
         for option in value.alternatives():
             if option.kind is Kind.NAME:
