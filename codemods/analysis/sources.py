@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .facts import ModuleFacts
+from .text_index import TextIndex
 
 #: Summarise one file: its facts, or None if it cannot be analysed.
 Summarise = Callable[[Path], ModuleFacts | None]
@@ -55,6 +56,8 @@ class SourceSet:
                 self._by_name.setdefault(alias, []).append(path)
         self._mention_cache: dict[frozenset[str], tuple[Path, ...]] = {}
         self._pattern_cache: dict[bytes, tuple[Path, ...]] = {}
+        self._index: TextIndex | None = None
+        self._indexed: tuple[Path, ...] = ()
         #: Text questions skip files (False: every file is taken to match every question).
         self.filtered = filtered
 
@@ -98,18 +101,16 @@ class SourceSet:
             return
         paths = self._mention_cache.get(key)
         if paths is None:
-            paths = self._mention_cache[key] = tuple(self._mentioning(key))
+            paths = self._mention_cache[key] = self._mentioning(key)
         yield from self._summaries(paths)
 
     def matching(self, pattern: bytes) -> Iterator[ModuleFacts]:
-        """Yield the modules whose text matches the regular expression `pattern`."""
+        """Yield the modules whose text matches the regular expression `pattern` (which
+        must not match a NUL byte)."""
         paths = self._pattern_cache.get(pattern)
         if paths is None:
-            compiled = re.compile(pattern)
-            paths = self._pattern_cache[pattern] = tuple(
-                path
-                for path in self.paths
-                if self._may_match(path, lambda raw: compiled.search(raw) is not None)
+            paths = self._pattern_cache[pattern] = self._select(
+                lambda index: index.matching(re.compile(pattern))
             )
         yield from self._summaries(paths)
 
@@ -119,22 +120,19 @@ class SourceSet:
             if facts is not None:
                 yield facts
 
-    def _may_match(self, path: Path, matches: Callable[[bytes], object]) -> bool:
-        raw = self._raw.get(path)
-        # Summarised from text we no longer hold: never skip it.
-        return not self.filtered or raw is None or bool(matches(raw))
+    def _mentioning(self, names: frozenset[str]) -> tuple[Path, ...]:
+        return self._select(lambda index: index.spelling(names))
 
-    def _mentioning(self, names: frozenset[str]) -> Iterator[Path]:
-        encoded = [name.encode() for name in sorted(names)]
-        word = _words(encoded)
-
-        def mentions(raw: bytes) -> bool:
-            # `bytes.find` is far faster than a regex; the regex only confirms word boundaries.
-            return any(name in raw for name in encoded) and word.search(raw) is not None
-
-        for path in self.paths:
-            if self._may_match(path, mentions):
-                yield path
+    def _select(self, search: Callable[[TextIndex], frozenset[int]]) -> tuple[Path, ...]:
+        """Return the files `search` finds in the text index, and every file without text."""
+        if not self.filtered:
+            return self.paths
+        if self._index is None:
+            self._indexed = tuple(path for path in self.paths if path in self._raw)
+            self._index = TextIndex([self._raw[path] for path in self._indexed])
+        found = {self._indexed[index] for index in search(self._index)}
+        # A file summarised from text we no longer hold is never skipped.
+        return tuple(path for path in self.paths if path in found or path not in self._raw)
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         """Record the summary of `path`, made elsewhere (None: it cannot be analysed)."""
@@ -147,16 +145,12 @@ class SourceSet:
             self._raw[facts.path] = raw
         self._mention_cache.clear()
         self._pattern_cache.clear()
+        self._index = None
 
     @property
     def parsed_count(self) -> int:
         """Return how many files have been summarised."""
         return len(self._facts)
-
-
-def _words(encoded: list[bytes]) -> re.Pattern[bytes]:
-    """Return a pattern matching any of the identifiers `encoded` as a whole word."""
-    return re.compile(rb"(?<![\w])(?:" + b"|".join(map(re.escape, encoded)) + rb")(?![\w])")
 
 
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:

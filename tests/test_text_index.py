@@ -1,0 +1,42 @@
+"""Unit tests for codemods.analysis.text_index: which files spell an identifier."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codemods.analysis.text_index import TextIndex
+
+FILES = [
+    b"from torch.utils.data import DataLoader\n",
+    b"class MyDataLoader:\n    pass\n",
+    b"loader = DataLoader_v2()\n",
+    b"x = 1  # DataLoader",
+    b"",
+    b"DataLoader",
+]
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        pytest.param(["DataLoader"], {0, 3, 5}, id="whole words only, at the edges of a file"),
+        pytest.param(["MyDataLoader"], {1}, id="a longer identifier is its own word"),
+        pytest.param(["DataLoader", "MyDataLoader"], {0, 1, 3, 5}, id="any of several names"),
+        pytest.param(["Missing"], set(), id="no file"),
+        pytest.param([], set(), id="no names"),
+    ],
+)
+def test_spelling(names: list[str], expected: set[int]) -> None:
+    assert TextIndex(FILES).spelling(names) == expected
+
+
+def test_a_word_cut_by_the_end_of_a_file_is_not_joined_with_the_next() -> None:
+    assert TextIndex([b"Data", b"Loader"]).spelling(["DataLoader"]) == set()
+
+
+def test_matching_finds_each_file_once() -> None:
+    pattern = re.compile(rb"(?i)worker")
+    index = TextIndex([b"def seed_worker(w): pass", b"WORKER = 1\nworker = 2", b"x = 1"])
+    assert index.matching(pattern) == {0, 1}
