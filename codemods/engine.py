@@ -8,13 +8,15 @@ processed. It never writes files either; `files.write_atomic` does that for the 
 from __future__ import annotations
 
 import fnmatch
+import os
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import files, notebooks
-from .analysis.facts import ModuleFacts
+from .analysis.facts import FunctionSource, ModuleFacts
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
@@ -31,6 +33,7 @@ from .summaries import (
     summarise_many,
     summarise_source,
 )
+from .summaries import reopen as summaries_reopen
 from .types import (
     Changed,
     Edit,
@@ -291,14 +294,38 @@ def run_paths(
 
     Each path is analysed together with the rest of the repository it belongs to, so a
     Dataset defined in a file that was not named is still found; results (and edits) are
-    limited to the named paths. Raises ConfigError for an invalid configuration.
+    limited to the named paths. Several repositories are analysed side by side in worker
+    processes (`settings.jobs`). Raises ConfigError for an invalid configuration.
     """
-    for root, requested_paths in _by_root(paths).items():
-        with collector_paused():
-            results = list(
-                _run_project(root, requested_paths, settings, fix=fix, progress=progress)
-            )
-        yield from results
+    groups = _by_root(paths)
+    workers = min(len(groups), settings.jobs or os.cpu_count() or 1)
+    if workers <= 1:
+        for root, requested in groups.items():
+            yield from _project_results(root, requested, settings, fix, progress)
+        return
+    # One repository per process; each analyses its own files without a pool of its own.
+    single = replace(settings, jobs=1)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(_project_results, root, requested, single, fix)
+            for root, requested in groups.items()
+        ]
+        for done, future in enumerate(futures, 1):
+            yield from future.result()
+            if progress:
+                progress("projects", done, len(futures))
+
+
+def _project_results(
+    root: Path,
+    requested: list[Path],
+    settings: Settings,
+    fix: bool,
+    progress: Progress | None = None,
+) -> list[FileResult]:
+    """Return the results of one repository (a separate function so a process can run it)."""
+    with collector_paused():
+        return list(_run_project(root, requested, settings, fix=fix, progress=progress))
 
 
 def _open_workspace(
@@ -325,7 +352,12 @@ def _open_workspace(
         cache.put(outcome)
         return outcome
 
-    sources = SourceSet(root, dict(contents.raw), summarise, filtered=settings.prefilter)
+    def reopen(path: Path) -> FunctionSource:
+        return summaries_reopen(path, contents.raw[path], contents.modes[path], root)
+
+    sources = SourceSet(
+        root, dict(contents.raw), summarise, filtered=settings.prefilter, reopen=reopen
+    )
     if not settings.prefilter:
         selected = list(contents.raw)
     else:

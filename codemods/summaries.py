@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import files
-from .analysis.extract import extract, module_name_for
-from .analysis.facts import ModuleFacts
+from .analysis.extract import extract, function_source, module_name_for
+from .analysis.facts import FunctionSource, ModuleFacts
 from .types import Failed, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.
@@ -77,6 +77,15 @@ def collector_paused() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def reopen(path: Path, raw: bytes, mode: int, root: Path) -> FunctionSource:
+    """Parse a file again to summarise the functions its cached summary left for later."""
+    source = files.decode_source(path, raw, mode)
+    with warnings.catch_warnings(), collector_paused():
+        warnings.simplefilter("ignore")
+        tree = ast.parse(source.text, filename=str(path))
+        return function_source(tree, source.text, path, module_name_for(path, root))
 
 
 def summarise_bytes(

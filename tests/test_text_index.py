@@ -39,4 +39,4 @@ def test_a_word_cut_by_the_end_of_a_file_is_not_joined_with_the_next() -> None:
 def test_matching_finds_each_file_once() -> None:
     pattern = re.compile(rb"(?i)worker")
     index = TextIndex([b"def seed_worker(w): pass", b"WORKER = 1\nworker = 2", b"x = 1"])
-    assert index.matching(pattern) == {0, 1}
+    assert index.matching(pattern, b"worker") == {0, 1}

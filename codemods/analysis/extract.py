@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
-import re
-import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +22,8 @@ from .facts import (
     AttributeStore,
     ClassFacts,
     FunctionFacts,
+    FunctionSource,
+    FunctionTable,
     ItemStore,
     Kind,
     ModuleFacts,
@@ -34,11 +33,6 @@ from .facts import (
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
 _MAX_DEPTH = 24
-_NOQA = re.compile(
-    r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
-    re.IGNORECASE,
-)
-
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 #: Nodes without expressions inside: `Load`/`Store` markers and operators.
@@ -133,29 +127,19 @@ def module_name_for(path: Path, root: Path) -> str:
 
 
 def extract(tree: ast.Module, text: str, path: Path, module: str) -> ModuleFacts:
-    """Summarise the parsed module `tree` of file `path`, imported as `module`."""
+    """Summarise the parsed module `tree` of file `path`, imported as `module`.
+
+    Module-level code, classes and bindings are summarised now; the bodies of top-level
+    functions and methods when they are first asked for (see `facts.FunctionTable`).
+    """
     return _Extractor(text, path, module).run(tree)
 
 
-def _noqa(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    if "noqa" not in text and "NOQA" not in text:
-        return ()
-    found: list[tuple[int, tuple[str, ...]]] = []
-    try:
-        comments = [
-            (token.start[0], token.string)
-            for token in tokenize.generate_tokens(io.StringIO(text).readline)
-            if token.type == tokenize.COMMENT
-        ]
-    except (tokenize.TokenError, SyntaxError):
-        comments = [(number, line) for number, line in enumerate(text.splitlines(), 1)]
-    for line, comment in comments:
-        match = _NOQA.search(comment)
-        if match is None:
-            continue
-        codes = match.group("codes")
-        found.append((line, tuple(re.split(r"[,\s]+", codes.upper())) if codes else ()))
-    return tuple(found)
+def function_source(tree: ast.Module, text: str, path: Path, module: str) -> FunctionSource:
+    """Return what summarises the functions of a module again (for a cached summary)."""
+    extractor = _Extractor(text, path, module)
+    extractor.run(tree)
+    return extractor
 
 
 class _Extractor:
@@ -175,6 +159,26 @@ class _Extractor:
         self._names: dict[tuple[_Scope, str], Value] = {}
         # `:=` cannot bind anything in a file whose text does not contain it.
         self._has_walrus = ":=" in text
+        #: Top-level functions and methods whose bodies are summarised when asked for.
+        self._pending: dict[str, list[tuple[_Function, _Scope]]] = {}
+        self._lines: list[str] | None = None
+
+    # --- functions summarised on demand (facts.FunctionSource) ---
+
+    @property
+    def lines(self) -> list[str]:
+        """Return the module's text, line by line (line ends kept)."""
+        if self._lines is None:
+            self._lines = self._text.splitlines(keepends=True)
+        return self._lines
+
+    def summarise(self, qualname: str) -> list[FunctionFacts]:
+        """Summarise the pending function `qualname` (every definition of it) and what it
+        contains; return their facts."""
+        start = len(self._functions)
+        for node, scope in self._pending.pop(qualname, []):
+            self._visit_body_of(node, scope, qualname)
+        return self._functions[start:]
 
     # --- entry point ---
 
@@ -200,14 +204,20 @@ class _Extractor:
                 references=tuple(sorted(builder.references)),
             )
         )
+        pending = {
+            qualname: (
+                min(node.lineno for node, _ in nodes),
+                max(node.end_lineno or node.lineno for node, _ in nodes),
+            )
+            for qualname, nodes in self._pending.items()
+        }
         return ModuleFacts(
             path=self._path,
             module=self._module,
             bindings=self._module_bindings(),
             classes=tuple(self._classes),
-            functions=tuple(self._functions),
+            table=FunctionTable(self._functions, pending, self),
             star_imports=tuple(self._star_imports),
-            noqa=_noqa(self._text),
             module_names=frozenset(scope.bindings),
         )
 
@@ -548,6 +558,14 @@ class _Extractor:
             self._visit_expression(decorator, scope)
         self._visit_arguments(node.args, scope)
         qualname = self._child_qualname(scope, node.name)
+        if not self._inside_function(scope):
+            self._pending.setdefault(qualname, []).append((node, scope))
+            return
+        self._visit_body_of(node, scope, qualname)
+
+    def _visit_body_of(self, node: _Function, scope: _Scope, qualname: str) -> None:
+        """Summarise function `node`, defined in `scope`, whose decorators and defaults were
+        visited where it is defined."""
         decorators = tuple(self.value(decorator, scope) for decorator in node.decorator_list)
         is_static = any(_is_builtin(value, "staticmethod") for value in decorators)
         params = _parameter_names(node.args)

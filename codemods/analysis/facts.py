@@ -9,10 +9,14 @@ scopes, so no rule ever looks at raw source text.
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..types import Span
+from .suppressions import Suppressions, noqa_comments
 
 
 class Kind(enum.Enum):
@@ -213,6 +217,148 @@ class ClassFacts:
         return None
 
 
+class FunctionSource(Protocol):
+    """Summarises the functions of one module that were left for later."""
+
+    def summarise(self, qualname: str) -> list[FunctionFacts]:
+        """Summarise the top-level function or method `qualname` and the functions in it."""
+        ...
+
+    @property
+    def lines(self) -> list[str]:
+        """Return the module's text, line by line."""
+        ...
+
+
+#: Re-creates a FunctionSource from the file (after a summary was cached or pickled).
+Reopen = Callable[[], FunctionSource]
+
+
+class FunctionTable:
+    """A module's functions: summarised when first asked for.
+
+    Most functions of a file never matter to a finding, and summarising a body costs
+    several times what parsing it does. Module-level code is summarised at once; each
+    top-level function and method (with what is nested in it) when a question asks for
+    it, by name or because its text spells a name the question is about. The answers do
+    not depend on what was asked before: functions come in source order.
+    """
+
+    def __init__(
+        self,
+        done: Iterable[FunctionFacts],
+        pending: dict[str, tuple[int, int]],
+        source: FunctionSource | None,
+    ) -> None:
+        self._by_name: dict[str, FunctionFacts] = {}
+        self._done: list[FunctionFacts] = []
+        self._add(done)
+        #: Top-level qualname -> its first and last line, for what is not summarised yet.
+        self._pending = dict(pending)
+        self._source = source
+        self._reopen: Reopen | None = None
+        self._sorted: tuple[FunctionFacts, ...] | None = None
+        self._noqa: Suppressions | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        # What is pending is summarised again from the file if it is ever asked for.
+        return {"done": self._done, "pending": self._pending, "noqa": self._noqa}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._by_name = {}
+        self._done = []
+        self._add(state["done"])
+        self._pending = state["pending"]
+        self._source = None
+        self._reopen = None
+        self._noqa = state["noqa"]
+
+    def attach(self, reopen: Reopen) -> None:
+        """Say how to read the file again, when its summary came from a cache or a process."""
+        if self._source is None:
+            self._reopen = reopen
+
+    def get(self, qualname: str) -> FunctionFacts | None:
+        """Return the last function defined with this qualname."""
+        top = _top_level(qualname)
+        if top in self._pending:
+            self._summarise(top)
+        return self._by_name.get(qualname)
+
+    def within(self, qualname: str) -> tuple[FunctionFacts, ...]:
+        """Return the functions defined inside function `qualname` (nested defs, lambdas)."""
+        self.get(qualname)
+        prefix = (qualname + ".<locals>.", qualname + ".<lambda")
+        return tuple(f for f in self._ordered() if f.qualname.startswith(prefix))
+
+    def all(self) -> tuple[FunctionFacts, ...]:
+        """Return every function, in source order."""
+        for qualname in list(self._pending):
+            self._summarise(qualname)
+        return self._ordered()
+
+    def spelling(self, names: frozenset[str]) -> tuple[FunctionFacts, ...]:
+        """Return the functions, in source order, leaving out only functions not yet
+        summarised whose text spells none of `names` (they cannot be about them)."""
+        alternatives = "|".join(map(re.escape, sorted(names)))
+        # Word boundaries as the text index draws them: any non-ASCII letter is one.
+        return self.matching(re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])"))
+
+    def matching(self, pattern: re.Pattern[str]) -> tuple[FunctionFacts, ...]:
+        """Return the functions, in source order, leaving out only functions not yet
+        summarised in whose text `pattern` does not match."""
+        if self._pending:
+            lines = self._lines()
+            for qualname, (first, last) in list(self._pending.items()):
+                if pattern.search("".join(lines[first - 1 : last])):
+                    self._summarise(qualname)
+        return self._ordered()
+
+    def noqa(self) -> Suppressions:
+        """Return the module's `# noqa` comments (read from its text when first asked)."""
+        if self._noqa is None:
+            self._noqa = noqa_comments("".join(self._lines()))
+        return self._noqa
+
+    def _lines(self) -> list[str]:
+        return self._open().lines
+
+    def _open(self) -> FunctionSource:
+        if self._source is None:
+            if self._reopen is None:
+                raise RuntimeError("the file of this summary cannot be read again")
+            self._source = self._reopen()
+        return self._source
+
+    def _summarise(self, qualname: str) -> None:
+        del self._pending[qualname]
+        self._add(self._open().summarise(qualname))
+
+    def _add(self, functions: Iterable[FunctionFacts]) -> None:
+        for function in functions:
+            self._done.append(function)
+            previous = self._by_name.get(function.qualname)
+            if previous is None or _position(previous) <= _position(function):
+                self._by_name[function.qualname] = function
+        self._sorted = None
+
+    def _ordered(self) -> tuple[FunctionFacts, ...]:
+        if self._sorted is None:
+            self._sorted = tuple(sorted(self._done, key=_position))
+        return self._sorted
+
+
+def _top_level(qualname: str) -> str:
+    """Return the top-level function or method a (nested) function's qualname lies in."""
+    for marker in (".<locals>.", ".<lambda"):
+        qualname = qualname.partition(marker)[0]
+    return qualname
+
+
+def _position(function: FunctionFacts) -> tuple[int, int, str]:
+    return (function.span.line, function.span.column, function.qualname)
+
+
 @dataclass(frozen=True)
 class ModuleFacts:
     """Everything the rules need to know about one file."""
@@ -223,15 +369,38 @@ class ModuleFacts:
     #: Module-level bindings from imports and assignments: name -> possible values.
     bindings: tuple[tuple[str, tuple[Value, ...]], ...] = ()
     classes: tuple[ClassFacts, ...] = ()
-    functions: tuple[FunctionFacts, ...] = ()
+    #: The module's functions (module-level code as "<module>"), summarised on demand.
+    table: FunctionTable = field(
+        default_factory=lambda: FunctionTable((), {}, None), compare=False, repr=False
+    )
     #: Modules imported with `from module import *`.
     star_imports: tuple[str, ...] = ()
-    #: Line -> suppressed codes (an empty tuple means a bare noqa comment).
-    noqa: tuple[tuple[int, tuple[str, ...]], ...] = ()
     #: Every name bound at module level (imports, defs, classes, assignments).
     module_names: frozenset[str] = field(default_factory=frozenset)
     #: SHA-256 of the file's bytes.
     digest: str = ""
+
+    @property
+    def noqa(self) -> Suppressions:
+        """Return (line, suppressed codes) pairs; no codes means a bare `# noqa`."""
+        return self.table.noqa()
+
+    @property
+    def functions(self) -> tuple[FunctionFacts, ...]:
+        """Return every function of the module, in source order (summarising them all)."""
+        return self.table.all()
+
+    def functions_within(self, qualname: str) -> tuple[FunctionFacts, ...]:
+        """Return the functions nested in function `qualname` (defs and lambdas)."""
+        return self.table.within(qualname)
+
+    def functions_spelling(self, names: frozenset[str]) -> tuple[FunctionFacts, ...]:
+        """Return the functions whose code may use one of the identifiers `names`."""
+        return self.table.spelling(names)
+
+    def functions_matching(self, pattern: re.Pattern[str]) -> tuple[FunctionFacts, ...]:
+        """Return the functions in whose code `pattern` may match."""
+        return self.table.matching(pattern)
 
     def binding(self, name: str) -> tuple[Value, ...]:
         """Return the module-level values bound to `name` (empty if none)."""
@@ -242,11 +411,7 @@ class ModuleFacts:
 
     def function(self, qualname: str) -> FunctionFacts | None:
         """Return the last function with this qualname."""
-        found = None
-        for function in self.functions:
-            if function.qualname == qualname:
-                found = function
-        return found
+        return self.table.get(qualname)
 
     def class_(self, qualname: str) -> ClassFacts | None:
         """Return the last class with this qualname."""

@@ -74,12 +74,9 @@ _Found = tuple[FunctionRef, int, bool, bool, Value, FunctionRef]
 def _code_of(project: Project, path: Path, fallback: FunctionRef) -> FunctionRef:
     if path == fallback.path:
         return fallback
-    for module in project.modules:
-        if module.path == path:
-            code = module.function("<module>")
-            if code is not None:
-                return FunctionRef.of(module, code)
-    return fallback
+    module = project.module_at(path)
+    code = module.function("<module>") if module is not None else None
+    return FunctionRef.of(module, code) if module is not None and code is not None else fallback
 
 
 def _worker_param(function: FunctionRef, offset: int) -> str | None:

@@ -349,8 +349,9 @@ class Project:
 
     def functions_mentioning(self, *names: str) -> Iterator[FunctionRef]:
         """Yield the functions (and module bodies) of the modules that mention one of `names`."""
+        wanted = frozenset(names)
         for module in self.modules_mentioning(*names):
-            for function in module.functions:
+            for function in module.functions_spelling(wanted):
                 yield FunctionRef.of(module, function)
 
     def subclasses_of(self, qualnames: frozenset[str]) -> tuple[ClassRef, ...]:
@@ -457,7 +458,7 @@ class Project:
         """Return True if project code uses function `ref` as a value (passes, stores it)."""
         names = self.names_denoting(ref)
         for module in self.modules_mentioning(*names):
-            for function in module.functions:
+            for function in module.functions_spelling(names):
                 for qualname in function.references:
                     if qualname.rpartition(".")[2] not in names:
                         continue

@@ -427,7 +427,7 @@ class RngIndex:
     def _with_lambdas(self, function: FunctionRef) -> Iterator[FunctionRef]:
         yield function
         prefix = f"{function.qualname}.<lambda"
-        for other in function.module.functions:
+        for other in function.module.functions_within(function.qualname):
             if other.qualname.startswith(prefix):
                 yield FunctionRef.of(function.module, other)
 

@@ -22,11 +22,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .facts import ModuleFacts
+from .facts import FunctionSource, ModuleFacts
 from .text_index import TextIndex
 
 #: Summarise one file: its facts, or None if it cannot be analysed.
 Summarise = Callable[[Path], ModuleFacts | None]
+#: Read a file again to summarise what its summary left for later.
+Reopen = Callable[[Path], FunctionSource]
 
 
 class SourceSet:
@@ -40,10 +42,12 @@ class SourceSet:
         *,
         parsed: Iterable[ModuleFacts] = (),
         filtered: bool = True,
+        reopen: Reopen | None = None,
     ) -> None:
         self.root = root
         self._raw = raw
         self._summarise = summarise
+        self._reopen = reopen
         self._facts: dict[Path, ModuleFacts | None] = {facts.path: facts for facts in parsed}
         self._by_name: dict[str, list[Path]] = {}
         paths = sorted(set(raw) | set(self._facts), key=os.fspath)
@@ -74,7 +78,7 @@ class SourceSet:
     def facts(self, path: Path) -> ModuleFacts | None:
         """Return the summary of `path`, summarising it now if needed."""
         if path not in self._facts:
-            self._facts[path] = self._summarise(path)
+            self.add(path, self._summarise(path))
         return self._facts[path]
 
     def parsed(self) -> Iterator[ModuleFacts]:
@@ -104,13 +108,14 @@ class SourceSet:
             paths = self._mention_cache[key] = self._mentioning(key)
         yield from self._summaries(paths)
 
-    def matching(self, pattern: bytes) -> Iterator[ModuleFacts]:
-        """Yield the modules whose text matches the regular expression `pattern` (which
-        must not match a NUL byte)."""
+    def matching(self, pattern: bytes, containing: bytes) -> Iterator[ModuleFacts]:
+        """Yield the modules whose text matches the regular expression `pattern`, every
+        match of which contains `containing` (in any case)."""
         paths = self._pattern_cache.get(pattern)
         if paths is None:
+            compiled = re.compile(pattern)
             paths = self._pattern_cache[pattern] = self._select(
-                lambda index: index.matching(re.compile(pattern))
+                lambda index: index.matching(compiled, containing)
             )
         yield from self._summaries(paths)
 
@@ -137,6 +142,11 @@ class SourceSet:
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         """Record the summary of `path`, made elsewhere (None: it cannot be analysed)."""
         self._facts[path] = facts
+        reopen = self._reopen
+        if facts is not None and reopen is not None:
+            # A summary from the cache or another process summarises the rest of its
+            # functions from the file, if they are ever asked for.
+            facts.table.attach(lambda: reopen(path))
 
     def replace(self, facts: ModuleFacts, raw: bytes) -> None:
         """Use new facts and bytes for a file (after a fix rewrote it)."""

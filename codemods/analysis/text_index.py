@@ -33,6 +33,7 @@ class TextIndex:
         self._starts = [*starts, position]
         self._buffer = _SEPARATOR.join(texts) + _SEPARATOR
         self._words: dict[str, frozenset[int]] = {}
+        self._lowered: bytes | None = None
 
     def spelling(self, names: Iterable[str]) -> frozenset[int]:
         """Return the indices of the files that contain one of `names` as a whole word."""
@@ -41,17 +42,23 @@ class TextIndex:
             found |= self._spelling(name)
         return frozenset(found)
 
-    def matching(self, pattern: re.Pattern[bytes]) -> frozenset[int]:
-        """Return the indices of the files in which `pattern` matches (within one file)."""
+    def matching(self, pattern: re.Pattern[bytes], containing: bytes) -> frozenset[int]:
+        """Return the indices of the files in which `pattern` matches.
+
+        Every match of `pattern` contains `containing` (in any case): only the files that
+        contain it are searched with the pattern.
+        """
+        if self._lowered is None:
+            self._lowered = self._buffer.lower()
+        lowered, starts = self._lowered, self._starts
+        needle = containing.lower()
         found: set[int] = set()
-        position = 0
-        while True:
-            match = pattern.search(self._buffer, position)
-            if match is None:
-                break
-            index = bisect_right(self._starts, match.start()) - 1
-            found.add(index)
-            position = self._starts[index + 1]  # the rest of this file cannot add anything
+        position = lowered.find(needle)
+        while position >= 0:
+            index = bisect_right(starts, position) - 1
+            if pattern.search(self._buffer, starts[index], starts[index + 1]) is not None:
+                found.add(index)
+            position = lowered.find(needle, starts[index + 1])
         return frozenset(index for index in found if index < self._count)
 
     def _spelling(self, name: str) -> frozenset[int]:

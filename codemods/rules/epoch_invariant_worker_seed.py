@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
-from ..analysis.facts import Kind, Value
+from ..analysis.facts import FunctionFacts, Kind, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.project import ClassRef, FunctionRef, spelled
@@ -40,8 +41,10 @@ _LIBRARIES = {
 }
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)
-#: Any spelling of those words, in any case.
-_WORKER_PATTERN = b"(?i)" + b"|".join(word.encode() for word in _WORKER_WORDS)
+#: A `def` whose name or first parameter spells one of those words, in any case.
+_WORKER_DEF = re.compile(
+    r"(?i)\bdef\s[^(]*(?:{0})|\bdef\s[^(]*\(\s*[^,)]*(?:{0})".format("|".join(_WORKER_WORDS))
+)
 
 
 @dataclass(frozen=True)
@@ -312,21 +315,27 @@ class EpochInvariantWorkerSeed(Rule):
     def _unused_candidates(self) -> Iterator[FunctionRef]:
         """Yield module-level functions that may look like a worker_init_fn.
 
-        Such a function's file spells "worker" (its name or first parameter), or a name
-        for `get_worker_info` or `np.random.get_state`: no other file needs to be read.
+        Such a function's name or first parameter spells "worker", or its code spells a
+        name for `get_worker_info` or `np.random.get_state`: only files (and functions)
+        whose text can hold one are read.
         """
         project = self.project
         hints = project.family(catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE).names
-        modules = {
+        named = {
             module.path: module
-            for module in (
-                *project.sources.matching(_WORKER_PATTERN),
-                *project.modules_mentioning(*hints),
-            )
+            for module in project.sources.matching(_WORKER_DEF.pattern.encode(), b"worker")
         }
-        for path in sorted(modules):
-            module = modules[path]
-            for facts in module.functions:
+        spelling = {module.path: module for module in project.modules_mentioning(*hints)}
+        for path in sorted(named.keys() | spelling.keys()):
+            functions: dict[str, FunctionFacts] = {}
+            if path in named:
+                for facts in named[path].functions_matching(_WORKER_DEF):
+                    functions[facts.qualname] = facts
+            if path in spelling:
+                for facts in spelling[path].functions_spelling(hints):
+                    functions[facts.qualname] = facts
+            module = named.get(path) or spelling[path]
+            for facts in sorted(functions.values(), key=lambda f: (f.span, f.qualname)):
                 if (
                     facts.qualname != "<module>"
                     and not facts.is_method

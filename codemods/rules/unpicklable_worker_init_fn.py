@@ -231,7 +231,7 @@ class UnpicklableWorkerInitFn(Rule):
         targets = [a.target for a in outer.assignments]
         if name in outer.params or targets.count(name) > (1 if assigned else 0):
             return False
-        nested = [f.name for f in module.functions if f.qualname.startswith(enclosing + ".")]
+        nested = [f.name for f in module.functions_within(enclosing)]
         return own or name not in nested
 
     def _fresh(self, module: ModuleFacts, base: str, enclosing: str) -> str:
