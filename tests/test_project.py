@@ -91,3 +91,11 @@ def test_is_referenced(files: dict[str, str], expected: bool) -> None:
     function = module.function("init")
     assert function is not None
     assert project.is_referenced(FunctionRef.of(module, function)) is expected
+
+
+def test_a_global_statement_at_module_level_is_summarised() -> None:
+    """`global x` outside any function is legal; resolving `x` once looped forever."""
+    project = _project({"main.py": "global counter\ncounter = 0\nvalues = [counter for _ in []]\n"})
+    module = project.module_named("main")
+    assert module is not None
+    assert module.binding("counter")

@@ -831,7 +831,8 @@ class _Extractor:
         current: _Scope | None = scope
         crossed: list[_Scope] = []
         while current is not None:
-            if name in current.globals:
+            # `global x` at module level (legal, if pointless) must not loop forever.
+            if name in current.globals and current is not self._module_scope:
                 current = self._module_scope
                 continue
             is_visible = current is scope or current.kind != "class"
