@@ -21,7 +21,7 @@ from ..types import Span
 from . import catalog
 from .datasets import MAX_CALL_DEPTH, Reached, callees, held_classes, per_item_code, reachable
 from .facts import Kind, ModuleFacts, Value
-from .project import ClassRef, FunctionRef, Project, VariableRef
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
 #: The helpers workerseed inserts; a call to one of them is a reseed, not a draw.
 RESEED_IN_WORKER = "_reseed_rngs_in_worker"
@@ -640,6 +640,40 @@ def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
             if call.base is not None
         )
     )
+
+
+#: External bases whose instances have no `__dict__` of their own.
+_SLOTTED_BASES = frozenset({"builtins.object", "typing.Generic", "typing.Protocol"})
+
+
+def instances_have_dict(project: Project, ref: ClassRef) -> bool:
+    """Return True unless every class in `ref`'s hierarchy declares `__slots__`."""
+    if any(not owner.cls.has_slots for owner in project.mro(ref)):
+        return True
+    return any(
+        not (isinstance(target, ExternalRef) and target.qualname in _SLOTTED_BASES)
+        and not isinstance(target, ClassRef)
+        for target in project.ancestors(ref)
+    )
+
+
+def reseed_helpers_handle(project: Project, module: ModuleFacts, rng_type: str) -> bool:
+    """Return True unless `module` has reseed helpers that are not ours or skip `rng_type`."""
+    own = module.function(RESEED_IN_WORKER)
+    if own is not None and not is_reseed_helper(project, FunctionRef.of(module, own)):
+        return False
+    helper = module.function(RESEED_OBJECT)
+    if helper is None:
+        return True
+    handled: set[str] = set()
+    for call in helper.calls:
+        if (
+            call.base is not None
+            and len(call.args) == 2
+            and project.is_one_of(call.base, module, frozenset({"builtins.isinstance"}))
+        ):
+            handled |= project.qualnames(call.args[1], module)
+    return rng_type in handled
 
 
 def _self_path(value: Value) -> tuple[str, ...] | None:

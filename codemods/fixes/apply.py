@@ -16,7 +16,7 @@ from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
 from ..types import (
@@ -24,10 +24,12 @@ from ..types import (
     AddHelper,
     AddImport,
     AddKeyword,
+    AddParameter,
     Edit,
     HoistFunction,
     InsertStatements,
     RemoveStatement,
+    RemoveUnusedImport,
     ReplaceExpression,
     Span,
     WrapExpression,
@@ -41,6 +43,7 @@ from .hoist import (
     moved_def,
     plan_hoist,
 )
+from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
@@ -100,6 +103,7 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 
     transformer = _Transformer()
     imports: list[AddImport] = []
+    unused_imports: list[RemoveUnusedImport] = []
     for edit in dict.fromkeys(edits):
         if isinstance(edit, AddKeyword):
             node = find(edit.call, (cst.Call,))
@@ -131,8 +135,13 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             if edit.name not in transformer.helper_names:
                 transformer.helpers.append(edit)
                 transformer.helper_names.add(edit.name)
+        elif isinstance(edit, AddParameter):
+            node = find(edit.definition, (cst.FunctionDef,), start_only=True)
+            transformer.parameters.setdefault(node, []).append((edit.name, edit.annotation))
         elif isinstance(edit, AddImport):
             imports.append(edit)
+        elif isinstance(edit, RemoveUnusedImport):
+            unused_imports.append(edit)
     try:
         fixed = module.visit(transformer)
     except cst.ParserSyntaxError as error:
@@ -144,6 +153,13 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         for item in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
         fixed = AddImportsVisitor(context).transform_module(fixed)
+    if unused_imports:
+        context = CodemodContext()
+        for removal in dict.fromkeys(unused_imports):
+            RemoveImportsVisitor.remove_unused_import(
+                context, removal.module, removal.obj, removal.asname
+            )
+        fixed = RemoveImportsVisitor(context).transform_module(fixed)
     code = fixed.code
     try:
         ast.parse(code)
@@ -187,6 +203,7 @@ class _Transformer(cst.CSTTransformer):
         self.keywords: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
+        self.parameters: dict[cst.CSTNode, list[tuple[str, str | None]]] = {}
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
@@ -401,7 +418,10 @@ class _Transformer(cst.CSTTransformer):
                 statements.extend(new)
         if not statements:
             statements = [cst.SimpleStatementLine(body=[cst.Pass()])]
-        return updated_node.with_changes(body=body.with_changes(body=statements))
+        updated_node = updated_node.with_changes(body=body.with_changes(body=statements))
+        for name, annotation in self.parameters.get(original_node, []):
+            updated_node = add_parameter(updated_node, name, annotation)
+        return updated_node
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
