@@ -79,6 +79,16 @@ class ReplaceExpression:
 
 
 @dataclass(frozen=True)
+class PackArguments:
+    """Make the positional arguments of the call at `call` one tuple: `f(a, b)` -> `f((a, b))`.
+
+    Comments and line breaks between the arguments stay, inside the tuple.
+    """
+
+    call: Span
+
+
+@dataclass(frozen=True)
 class WrapExpression:
     """Replace the expression at `target` with `before` + its own code + `after`."""
 
@@ -163,6 +173,7 @@ Edit = (
     | AddDictEntry
     | InsertStatements
     | ReplaceExpression
+    | PackArguments
     | WrapExpression
     | RemoveStatement
     | AddHelper

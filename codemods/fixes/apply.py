@@ -28,6 +28,7 @@ from ..types import (
     Edit,
     HoistFunction,
     InsertStatements,
+    PackArguments,
     RemoveStatement,
     RemoveUnusedImport,
     ReplaceExpression,
@@ -75,6 +76,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         else:
             nodes = by_span.get((span.line, span.column, span.end_line, span.end_column), [])
         matches = [node for node in nodes if isinstance(node, kinds)]
+        if not matches and not start_only:
+            # ast counts a tuple's parentheses as part of it; libcst's position excludes them.
+            inner = (span.line, span.column + 1, span.end_line, span.end_column - 1)
+            matches = [
+                node
+                for node in by_span.get(inner, [])
+                if isinstance(node, cst.Tuple) and isinstance(node, kinds) and node.lpar
+            ]
         if not matches:
             raise FixError(f"the code at line {span.line} has changed; fix not applied")
         return matches[0]
@@ -125,6 +134,8 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             except HoistError as error:
                 raise FixError(f"{error}; fix not applied") from error
             transformer.add_hoist(plan)
+        elif isinstance(edit, PackArguments):
+            transformer.packs.add(find(edit.call, (cst.Call,)))
         elif isinstance(edit, WrapExpression):
             node = find(edit.target, (cst.BaseExpression,))
             transformer.wraps[node] = (edit.before, edit.after)
@@ -204,6 +215,7 @@ class _Transformer(cst.CSTTransformer):
         self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
         self.parameters: dict[cst.CSTNode, list[tuple[str, str | None]]] = {}
+        self.packs: set[cst.CSTNode] = set()
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
@@ -236,6 +248,8 @@ class _Transformer(cst.CSTTransformer):
     # --- expressions ---
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node in self.packs:
+            updated_node = _packed(updated_node)
         for keyword, value in self.keywords.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(keyword),
@@ -509,6 +523,28 @@ class _Keep(cst.CSTTransformer):
 
 
 _KEEP = re.compile(r"__keep_(\d+)__")
+
+
+def _packed(call: cst.Call) -> cst.Call:
+    """Return `call` with its arguments as one tuple, keeping what lies between them."""
+    elements: list[cst.BaseElement] = []
+    for arg in call.args:
+        if arg.star == "*":
+            starred = cst.StarredElement(
+                value=arg.value, comma=arg.comma, whitespace_before_value=arg.whitespace_after_star
+            )
+            elements.append(starred)
+        else:
+            elements.append(cst.Element(value=arg.value, comma=arg.comma))
+    closing = call.args[-1].whitespace_after_arg if call.args else cst.SimpleWhitespace("")
+    shape = cst.Tuple(
+        elements=elements,
+        lpar=[cst.LeftParen(whitespace_after=call.whitespace_before_args)],
+        rpar=[cst.RightParen(whitespace_before=closing)],
+    )
+    return call.with_changes(
+        args=[cst.Arg(value=shape)], whitespace_before_args=cst.SimpleWhitespace("")
+    )
 
 
 def _quote_style(node: cst.Dict) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..analysis import catalog
 from ..analysis.facts import Kind, Value
-from ..types import AddKeyword, Edit, ReplaceExpression, Safety, Span
+from ..types import AddKeyword, Edit, PackArguments, ReplaceExpression, Safety, Span
 
 #: Legacy functions that take their shape as separate arguments: `rand(2, 3)`.
 SHAPE_ARGUMENTS = {"rand": "random", "randn": "standard_normal"}
@@ -87,31 +87,25 @@ def _shape_call(call: Value, callee: Span, name: str, target: str) -> Rewrite | 
     starred = [arg for arg in args if arg.kind is Kind.STARRED]
     if not starred and len(args) <= 1:
         return Rewrite((ReplaceExpression(callee, target),), Safety.SAFE, f"`{target}(...)`")
-    keep = tuple(_inner(arg) for arg in args)
-    if any(span is None for span in keep):
+    if len(args) > 1:
+        edits = (ReplaceExpression(callee, target), PackArguments(call.span))
+        if len(starred) == len(args):
+            caveat = (
+                f"`np.random.{name}(*a, *b)` returns a float when every part is empty, "
+                f"`{target}((*a, *b))` a 0-d array"
+            )
+            return Rewrite(edits, Safety.UNSAFE, f"`{target}((...))`", caveat)
+        return Rewrite(edits, Safety.SAFE, f"`{target}((d0, d1, ...))`")
+    # `rand(*shape)` -> `random(shape)`: a float when `shape` is empty, now a 0-d array.
+    shape = _inner(args[0])
+    if shape is None:
         return NoRewrite("an argument cannot be located")
-    elements = [
-        f"*__keep_{index}__" if arg.kind is Kind.STARRED else f"__keep_{index}__"
-        for index, arg in enumerate(args)
-    ]
-    spans = tuple(span for span in keep if span is not None)
-    if len(args) == 1:
-        # `rand(*shape)` -> `random(shape)`: a float when `shape` is empty, now a 0-d array.
-        edit = ReplaceExpression(call.span, f"{target}(__keep_0__)", spans)
-        caveat = (
-            f"`np.random.{name}(*shape)` returns a float when `shape` is empty, "
-            f"`{target}(shape)` a 0-d array; and `shape` must now be a sequence"
-        )
-        return Rewrite((edit,), Safety.UNSAFE, f"`{target}(shape)`", caveat)
-    shape = f"({', '.join(elements)})"
-    edit = ReplaceExpression(call.span, f"{target}({shape})", spans)
-    if len(starred) == len(args):
-        caveat = (
-            f"`np.random.{name}(*a, *b)` returns a float when every part is empty, "
-            f"`{target}((*a, *b))` a 0-d array"
-        )
-        return Rewrite((edit,), Safety.UNSAFE, f"`{target}((...))`", caveat)
-    return Rewrite((edit,), Safety.SAFE, f"`{target}((d0, d1, ...))`")
+    edit = ReplaceExpression(call.span, f"{target}(__keep_0__)", (shape,))
+    caveat = (
+        f"`np.random.{name}(*shape)` returns a float when `shape` is empty, "
+        f"`{target}(shape)` a 0-d array; and `shape` must now be a sequence"
+    )
+    return Rewrite((edit,), Safety.UNSAFE, f"`{target}(shape)`", caveat)
 
 
 def _randint(call: Value, callee: Span, target: str) -> Rewrite:

@@ -199,8 +199,8 @@ class LegacyNumpyRandomInDataset(Rule):
         subject = f"`np.random.{call.name}` in {self._where(dataset, call)}"
         if not call.is_draw:
             message = (
-                f"{subject} sets NumPy's legacy global RNG state; a `numpy.random.Generator` "
-                "has no global state, so it is not rewritten"
+                f"{subject} {_STATE_VERBS[call.name]} NumPy's legacy global RNG; a "
+                "`numpy.random.Generator` has no global state to match, so it is not rewritten"
             )
             self.report(call.function, span, message)
             return
@@ -260,9 +260,16 @@ class LegacyNumpyRandomInDataset(Rule):
         except ValueError:
             path = state.function.path.as_posix()
         return (
-            f"per-item code also sets NumPy's global state (`np.random.{state.name}`, "
-            f"{path}:{line}), which a Generator would not follow"
+            f"per-item code also {_STATE_VERBS[state.name]} NumPy's global RNG "
+            f"(`np.random.{state.name}`, {path}:{line}), which a Generator would not follow"
         )
+
+
+_STATE_VERBS = {
+    "seed": "reseeds",
+    "get_state": "reads the state of",
+    "set_state": "sets the state of",
+}
 
 
 def _by_file(edits: list[tuple[Path, Edit]]) -> tuple[FileEdits, ...]:
