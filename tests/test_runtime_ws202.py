@@ -10,6 +10,8 @@ main process's torch stream alone when workers do the drawing.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 import torch.utils.data._utils.worker as torch_worker
@@ -49,7 +51,7 @@ PROGRAMS = {
 }
 #: The programs whose Generator comes from torch's RNG (not from a seed the dataset owns).
 TORCH_SEEDED = [program for program in PROGRAMS if program != "ws202_existing_generator"]
-FORK = {"multiprocessing_context": "fork"}
+FORK: dict[str, Any] = {"multiprocessing_context": "fork"}
 
 
 @pytest.fixture(scope="module")
