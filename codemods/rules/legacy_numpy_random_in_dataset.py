@@ -28,12 +28,14 @@ class LegacyNumpyRandomInDataset(Rule):
 
     ## What it does
     Checks for calls of NumPy's legacy global-RNG functions (`np.random.rand`,
-    `np.random.randint`, `np.random.normal`, `np.random.shuffle`, `np.random.seed`, ...) in
-    the per-item code of a Dataset: `__getitem__`, `__getitems__`, `__iter__` and the project
-    functions and methods they call, including transforms the dataset holds. Every import form
-    is recognised (`np.random.rand`, `numpy.random.rand`, `from numpy.random import rand`,
-    `import numpy.random as npr`, `from numpy import random as npr`). The rule is opt-in:
-    `--select WS202` (or `--extend-select WS202`).
+    `np.random.randint`, `np.random.seed`, ...) in the per-item code of a Dataset.
+
+    Per-item code is `__getitem__`, `__getitems__`, `__iter__` and the project functions and
+    methods they call, including transforms the dataset holds. Every import form is
+    recognised: `np.random.rand`, `numpy.random.rand`, `from numpy.random import rand`,
+    `import numpy.random as npr`, `from numpy import random as npr`. The rule is opt-in:
+    `--select WS202` (or `--extend-select WS202`). Datasets that every DataLoader of the
+    project loads with `num_workers=0` are left alone.
 
     ## Why it matters
     The legacy functions share one hidden global state with every other library in the
@@ -44,9 +46,10 @@ class LegacyNumpyRandomInDataset(Rule):
     NumPy itself recommends a `Generator` per purpose instead:
 
     > The preferred best practice for getting reproducible pseudorandom numbers is to
-    > instantiate a generator object with a seed and pass it around. [...] Using the global
-    > state is not recommended.
-    > — [NumPy: Legacy random generation][legacy]
+    > instantiate a generator object with a seed and pass it around. The implicit global
+    > RandomState behind the `numpy.random.*` convenience functions can cause problems,
+    > especially when threads or other forms of concurrency are involved.
+    > — [NEP 19: Random number generator policy][nep19]
 
     A Generator kept in the dataset is the WS201 bug, though: every worker receives an
     identical copy. The fix therefore reseeds it in every worker.
@@ -58,7 +61,7 @@ class LegacyNumpyRandomInDataset(Rule):
             image = load(index)
             if np.random.rand() < 0.5:
                 image = image[:, ::-1]
-            return image + np.random.randn(*image.shape) * 0.1
+            return image + np.random.normal(0.0, 0.1, image.shape)
     ```
 
     Use instead:
@@ -69,7 +72,7 @@ class LegacyNumpyRandomInDataset(Rule):
             image = load(index)
             if rng.random() < 0.5:
                 image = image[:, ::-1]
-            return image + rng.standard_normal(image.shape) * 0.1
+            return image + rng.normal(0.0, 0.1, image.shape)
     ```
 
     ## Fix
@@ -146,12 +149,13 @@ class LegacyNumpyRandomInDataset(Rule):
       third-party code are not seen.
 
     ## References
-    - [NumPy: Legacy random generation][legacy]
+    - [NEP 19: Random number generator policy][nep19]
+    - [NumPy: Legacy random generation](https://numpy.org/doc/stable/reference/random/legacy.html)
     - [NumPy: Random `Generator`](https://numpy.org/doc/stable/reference/random/generator.html)
     - [PyTorch docs: Randomness in multi-process data loading][docs]
     - [Ruff NPY002: numpy-legacy-random](https://docs.astral.sh/ruff/rules/numpy-legacy-random/)
 
-    [legacy]: https://numpy.org/doc/stable/reference/random/legacy.html
+    [nep19]: https://numpy.org/neps/nep-0019-rng-policy.html
     [docs]: https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading
     """
 
