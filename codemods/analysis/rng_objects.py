@@ -437,17 +437,7 @@ class RngIndex:
         Only `__iter__`/`__next__` can shard: a map-style dataset's items are chosen by the
         sampler in the main process.
         """
-        if reached.chain[0].rpartition(".")[2] not in ("__iter__", "__next__"):
-            return False
-        functions = [reached.function]
-        functions.extend(callee.function for callee in callees(self.project, reached))
-        return any(
-            self.project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
-            for function in functions
-            if function in per_item.functions
-            for call in function.function.calls
-            if call.base is not None
-        )
+        return shards_here(self.project, reached, per_item.functions)
 
     # --- paths ---
 
@@ -481,6 +471,24 @@ class RngIndex:
             full = f"{qualname}.{rest}" if rest else qualname
             found.extend(self._qualname_objects(full, module))
         return tuple(dict.fromkeys(found))
+
+
+def shards_here(project: Project, reached: Reached, functions: frozenset[FunctionRef]) -> bool:
+    """Return True if iterable per-item code asks `get_worker_info()` for its shard here.
+
+    `functions` is every function the per-item code runs; only `__iter__`/`__next__` can
+    shard, since a map-style dataset's items are chosen by the sampler in the main process.
+    """
+    if reached.chain[0].rpartition(".")[2] not in ("__iter__", "__next__"):
+        return False
+    nearby = [reached.function, *(callee.function for callee in callees(project, reached))]
+    return any(
+        project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
+        for function in nearby
+        if function in functions
+        for call in function.function.calls
+        if call.base is not None
+    )
 
 
 def local_path(module: ModuleFacts, qualname: str) -> str | None:

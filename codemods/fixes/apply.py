@@ -179,6 +179,23 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return code
 
 
+def _reindented(code: str, indent: str) -> str:
+    """Return helper `code` (indented by four spaces) indented by `indent` instead.
+
+    Docstrings follow too: their continuation lines are string content, which libcst
+    would otherwise leave at four spaces in a module indented by two or by tabs.
+    """
+    code = textwrap.dedent(code)
+    if indent == "    ":
+        return code
+    lines = []
+    for line in code.splitlines(keepends=True):
+        stripped = line.lstrip(" ")
+        levels, extra = divmod(len(line) - len(stripped), 4)
+        lines.append(indent * levels + " " * extra + stripped)
+    return "".join(lines)
+
+
 def _statements(code: str) -> list[cst.BaseStatement]:
     return list(cst.parse_module(textwrap.dedent(code).strip() + "\n").body)
 
@@ -475,7 +492,8 @@ class _Transformer(cst.CSTTransformer):
         for helper in self.helpers:
             if helper.name in defined:
                 continue
-            for position, statement in enumerate(_statements(helper.code)):
+            code = _reindented(helper.code, updated_node.default_indent)
+            for position, statement in enumerate(_statements(code)):
                 blank = [cst.EmptyLine(), cst.EmptyLine()] if position == 0 else []
                 if position == 0 and not index:
                     blank = []

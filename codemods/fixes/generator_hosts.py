@@ -409,12 +409,10 @@ class GeneratorHosts:
                 f"the module's own `{RESEED_IN_WORKER}` or `{RESEED_OBJECT}` is not workerseed's, "
                 "or does not handle NumPy Generators; rename or delete it and run `fix` again"
             )
+        if not numpy_rng or NUMPY_RNG not in module.module_names:
+            return None
         own = module.function(NUMPY_RNG)
-        if (
-            numpy_rng
-            and own is not None
-            and not self._is_numpy_rng_helper(FunctionRef.of(module, own))
-        ):
+        if own is None or not self._is_numpy_rng_helper(FunctionRef.of(module, own)):
             return f"the module's own `{NUMPY_RNG}` is not workerseed's; rename it"
         return None
 

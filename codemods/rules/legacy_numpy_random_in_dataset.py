@@ -16,7 +16,7 @@ from ..analysis.facts import Kind, ModuleFacts
 from ..analysis.loaders import loader_calls
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.randomness import LegacyNumpyCall, legacy_numpy_calls
-from ..analysis.rng_objects import RngIndex
+from ..analysis.rng_objects import RngIndex, shards_here
 from ..fixes.generator_api import NoRewrite, rewrite_call
 from ..fixes.generator_hosts import GeneratorHosts, NoAccess, host_of
 from ..rule import FixAvailability, Rule
@@ -168,36 +168,33 @@ class LegacyNumpyRandomInDataset(Rule):
         project = self.project
         loaders = [(call, datasets_of_loader(project, call)) for call in loader_calls(project)]
         calls: dict[tuple[str, int, int], tuple[ClassRef, LegacyNumpyCall]] = {}
-        contexts: dict[FunctionRef, list[tuple[ClassRef, Reached]]] = {}
-        #: Datasets whose per-item code sets NumPy's global state: their draws get no fix.
-        state_calls: dict[ClassRef, LegacyNumpyCall] = {}
+        #: Every host of per-item code, with the datasets (and paths) that reach it.
+        self._contexts: dict[FunctionRef, list[tuple[ClassRef, Reached]]] = {}
+        #: The functions each dataset's per-item code runs.
+        self._code: dict[ClassRef, frozenset[FunctionRef]] = {}
+        #: Datasets whose per-item code reseeds or reads NumPy's global state: no fix.
+        self._state_calls: dict[ClassRef, LegacyNumpyCall] = {}
         for dataset in dataset_classes(project):
             if single_process_only(project, dataset, loaders):
                 continue
             reached = per_item_code(project, dataset)
+            self._code[dataset] = frozenset(current.function for current in reached)
             for current in reached:
                 host = host_of(current.function)
                 if host is not None:
-                    contexts.setdefault(host, []).append((dataset, current))
+                    self._contexts.setdefault(host, []).append((dataset, current))
             for call in legacy_numpy_calls(project, reached):
                 span = call.call.span
                 assert span is not None
                 key = (call.function.path.as_posix(), span.line, span.column)
                 calls.setdefault(key, (dataset, call))
                 if not call.is_draw:
-                    state_calls.setdefault(dataset, call)
-        hosts = GeneratorHosts(project, RngIndex(project), contexts)
+                    self._state_calls.setdefault(dataset, call)
+        self._hosts = GeneratorHosts(project, RngIndex(project), self._contexts)
         for dataset, call in calls.values():
-            self._report(dataset, call, hosts, state_calls, contexts)
+            self._report(dataset, call)
 
-    def _report(
-        self,
-        dataset: ClassRef,
-        call: LegacyNumpyCall,
-        hosts: GeneratorHosts,
-        state_calls: dict[ClassRef, LegacyNumpyCall],
-        contexts: dict[FunctionRef, list[tuple[ClassRef, Reached]]],
-    ) -> None:
+    def _report(self, dataset: ClassRef, call: LegacyNumpyCall) -> None:
         span = call.call.span
         assert span is not None
         subject = f"`np.random.{call.name}` in {self._where(dataset, call)}"
@@ -209,7 +206,7 @@ class LegacyNumpyRandomInDataset(Rule):
             self.report(call.function, span, message)
             return
         message = f"{subject} draws from NumPy's legacy global RNG"
-        fix, reason = self._fix(dataset, call, hosts, state_calls, contexts)
+        fix, reason = self._fix(dataset, call)
         if reason is not None:
             message += f"; no automatic fix: {reason}"
         else:
@@ -223,24 +220,13 @@ class LegacyNumpyRandomInDataset(Rule):
             return f"`{function}`"
         return f"`{function}` (per-item code of `{dataset.name}`, via `{chain[0]}`)"
 
-    def _fix(
-        self,
-        dataset: ClassRef,
-        call: LegacyNumpyCall,
-        hosts: GeneratorHosts,
-        state_calls: dict[ClassRef, LegacyNumpyCall],
-        contexts: dict[FunctionRef, list[tuple[ClassRef, Reached]]],
-    ) -> tuple[Fix | None, str | None]:
-        if not call.certain:
-            return None, f"`{call.name}` may also name another function here"
+    def _fix(self, dataset: ClassRef, call: LegacyNumpyCall) -> tuple[Fix | None, str | None]:
+        reason = self._refusal(dataset, call)
+        if reason is not None:
+            return None, reason
         host = host_of(call.function)
-        if host is None:
-            return None, "it runs in module-level code, where no object can hold a Generator"
-        for reaching, _ in contexts.get(host, []):
-            blocker = state_calls.get(reaching)
-            if blocker is not None:
-                return None, self._blocked(blocker)
-        access = hosts.access(host)
+        assert host is not None
+        access = self._hosts.access(host)
         if isinstance(access, NoAccess):
             return None, access.reason
         rewrite = rewrite_call(call.call, call.name, access.expression)
@@ -255,6 +241,27 @@ class LegacyNumpyRandomInDataset(Rule):
         if rewrite.caveat:
             title += f" (unsafe: {rewrite.caveat})"
         return Fix(title, rewrite.safety, _by_file(edits)), None
+
+    def _refusal(self, dataset: ClassRef, call: LegacyNumpyCall) -> str | None:
+        """Return why the call must keep drawing from the global RNG, if it must."""
+        if not call.certain:
+            return f"`{call.name}` may also name another function here"
+        host = host_of(call.function)
+        if host is None:
+            return "it runs in module-level code, where no object can hold a Generator"
+        for reaching, _ in self._contexts.get(host, []):
+            blocker = self._state_calls.get(reaching)
+            if blocker is not None:
+                return self._blocked(blocker)
+        if call.name in _ORDER_DRAWS and shards_here(
+            self.project, call.reached, self._code[dataset]
+        ):
+            return (
+                f"`{call.reached.chain[0]}` shards by `get_worker_info()`, and this draw may "
+                "decide which items each worker gets: every worker must make it alike, which a "
+                "per-worker Generator does not"
+            )
+        return None
 
     def _blocked(self, state: LegacyNumpyCall) -> str:
         span = state.call.span
@@ -274,6 +281,8 @@ _STATE_VERBS = {
     "get_state": "reads the state of",
     "set_state": "sets the state of",
 }
+#: Legacy draws that decide an order or a selection (what an IterableDataset shards by).
+_ORDER_DRAWS = frozenset({"shuffle", "permutation", "choice"})
 
 
 def _by_file(edits: list[tuple[Path, Edit]]) -> tuple[FileEdits, ...]:
