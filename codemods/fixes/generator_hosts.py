@@ -130,6 +130,12 @@ class GeneratorHosts:
                 f"`{cls.name}` declares `__slots__` and its instances have no `__dict__` "
                 "to keep a Generator in"
             )
+        outside = self._caller_outside_per_item_code(host, cls)
+        if outside is not None:
+            return NoAccess(
+                f"{name} is also called from `{outside}`, which is not per-item code "
+                "(its draws would change too)"
+            )
         existing = self._existing_local(host)
         if existing is not None:
             return Access(existing)
@@ -137,6 +143,22 @@ class GeneratorHosts:
         if reused is not None:
             return reused
         return self._lazy(host, cls)
+
+    def _caller_outside_per_item_code(self, host: FunctionRef, cls: ClassRef) -> str | None:
+        """Return a method of the class that calls `self.<host>()` but is not per-item code."""
+        name = host.function.name
+        for owner in self.project.mro(cls):
+            for _, qualname in owner.cls.methods:
+                method = owner.module.function(qualname)
+                if method is None:
+                    continue
+                caller = FunctionRef.of(owner.module, method)
+                if caller in self.contexts or caller == host:
+                    continue
+                for function in _with_nested(caller):
+                    if any(_calls_self_method(call, name) for call in function.calls):
+                        return method.qualname
+        return None
 
     def _existing_local(self, host: FunctionRef) -> str | None:
         """Return the local variable `host` already assigns `_numpy_rng(self)` to, if any."""
@@ -471,3 +493,15 @@ def _with_nested(host: FunctionRef) -> Iterator[FunctionFacts]:
     for function in host.module.functions:
         if function.qualname.startswith(prefix):
             yield function
+
+
+def _calls_self_method(call: Value, name: str) -> bool:
+    """Return True for `self.<name>(...)`."""
+    callee = call.base
+    return (
+        callee is not None
+        and callee.kind is Kind.ATTRIBUTE
+        and callee.name == name
+        and callee.base is not None
+        and callee.base.kind is Kind.SELF
+    )

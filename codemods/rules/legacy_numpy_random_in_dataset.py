@@ -135,9 +135,14 @@ class LegacyNumpyRandomInDataset(Rule):
     - Only the module-level functions are migrated; methods of `np.random.RandomState`
       objects are left alone (WS201 reseeds those objects).
     - A helper function defined in another module, called from outside per-item code, or
-      passed around, is reported without a fix, and so are static methods, class methods
-      and module-level code: giving them a Generator is not a local change. Callers outside
-      the repository (when a helper is public API of a library) are not seen.
+      passed around, is reported without a fix, and so are static methods, class methods,
+      methods that `__init__` (or other code that is not per-item) also calls, and
+      module-level code: giving them a Generator is not a local change, or would change
+      draws made outside the workers. Callers outside the repository (when a helper is
+      public API of a library) are not seen.
+    - A `shuffle`, `permutation` or `choice` in an `IterableDataset.__iter__` that shards by
+      `get_worker_info()` is reported without a fix: it may decide which items each worker
+      gets, which every worker must decide alike.
     - The Generator is created at the first draw; if that happens before
       `torch.manual_seed` is called (say, at import time), runs are not reproducible.
     - `random_integers(low, high)` is assumed to get a `high` that is not None at run time.
