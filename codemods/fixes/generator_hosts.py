@@ -344,6 +344,7 @@ class GeneratorHosts:
         if parameter is None:
             return NoAccess(f"{label} uses every name the Generator could have")
         self._planning[host] = parameter
+        decided = set(self._access)
         try:
             edits: list[tuple[Path, Edit]] = [(host.path, AddParameter(facts.span, parameter))]
             for site in sites:
@@ -352,6 +353,9 @@ class GeneratorHosts:
                 assert site.call.span is not None
                 access = self.access(caller)
                 if isinstance(access, NoAccess):
+                    # Callers planned meanwhile may count on this parameter: plan them again.
+                    for other in set(self._access) - decided:
+                        del self._access[other]
                     return NoAccess(
                         f"its caller `{caller.function.qualname}` cannot pass one: {access.reason}"
                     )

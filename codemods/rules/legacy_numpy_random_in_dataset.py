@@ -302,9 +302,9 @@ def _unused_imports(module: ModuleFacts, call: LegacyNumpyCall) -> list[RemoveUn
     wanted = {f"{random}.{call.name}" for random in catalog.NUMPY_RANDOM_MODULES}
     removals = []
     for name, values in module.bindings:
-        if len(values) != 1 or values[0].kind is not Kind.NAME:
+        if len(values) != 1 or values[0].kind is not Kind.NAME or len(values[0].qualnames) != 1:
             continue
-        (qualname,) = values[0].qualnames or ("",)
+        (qualname,) = values[0].qualnames
         if qualname in wanted:
             random, _, function = qualname.rpartition(".")
             removals.append(
