@@ -118,7 +118,7 @@ class LegacyNumpyRandomInDataset(Rule):
       `num_workers=0` this is a change: the legacy calls drew from NumPy's global state,
       which `torch.manual_seed` does not seed, so the original was reproducible only under
       `np.random.seed`. After the fix `np.random.seed` no longer affects these draws and
-      `torch.manual_seed` does;
+      `torch.manual_seed` does (a reused generator keeps following its own seed);
     - two datasets (two instances of one class in a `ConcatDataset`, say) draw independent
       numbers, as they did from the one global state.
 
