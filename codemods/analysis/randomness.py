@@ -123,12 +123,11 @@ def _legacy_call(
     names = project.qualnames(call.base, module) & NUMPY_LEGACY
     if not names:
         return None
-    functions = {catalog.numpy_legacy_function(name) for name in names}
+    legacy = {found for name in names if (found := catalog.numpy_legacy_function(name))}
     targets = project.targets(call.base, module)
     certain = (
-        len(functions) == 1
+        len(legacy) == 1
         and bool(targets)
         and all(isinstance(target, ExternalRef) and target.qualname in names for target in targets)
     )
-    name = min(function for function in functions if function is not None)
-    return LegacyNumpyCall(reached, function, call, name, certain)
+    return LegacyNumpyCall(reached, function, call, min(legacy), certain)

@@ -50,8 +50,6 @@ NUMPY_RNG = "_numpy_rng"
 GENERATOR = "numpy.random.Generator"
 #: Names the generator goes by in a function, in order of preference.
 LOCAL_NAMES = ("rng", "np_rng", "numpy_rng", "_rng")
-#: Where a reused generator is reseeded: the methods a worker calls first for every item.
-ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__")
 _BUILTINS = frozenset(dir(builtins))
 _CLASSMETHOD = "builtins.classmethod"
 
@@ -298,7 +296,7 @@ class GeneratorHosts:
         ):
             return []
         edits: list[tuple[Path, Edit]] = []
-        for method in ENTRY_METHODS:
+        for method in catalog.ENTRY_METHODS:
             found = self.project.find_method(dataset, method)
             if found is None:
                 continue

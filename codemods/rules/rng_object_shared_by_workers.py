@@ -56,8 +56,6 @@ from ..types import (
     WrapExpression,
 )
 
-#: The methods a worker calls first for every item (or every stream), where the reseed goes.
-ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__")
 _WALKER_TITLE = (
     f"Pass `worker_init_fn={RESEED_WALKER}`, which reseeds every RNG object in the worker's dataset"
 )
@@ -408,7 +406,7 @@ class RngObjectSharedByWorkers(Rule):
         if not valid:
             return "per-item code reaches it through a name the fix cannot reseed it by"
         entries = []
-        for method in ENTRY_METHODS:
+        for method in catalog.ENTRY_METHODS:
             found = project.find_method(dataset, method)
             if found is not None and found[1] not in entries:
                 entries.append(found[1])
@@ -626,7 +624,7 @@ class RngObjectSharedByWorkers(Rule):
                     for returned in target.function.returns:
                         yield from self._external_rngs(returned, target, depth + 1)
                 elif isinstance(target, ClassRef) and not any(
-                    project.find_method(target, method) for method in ENTRY_METHODS
+                    project.find_method(target, method) for method in catalog.ENTRY_METHODS
                 ):
                     # A project subclass of a third-party dataset: its per-item code is not ours.
                     found = list(self._argument_rngs(option, where, depth + 1))
