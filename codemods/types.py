@@ -79,6 +79,16 @@ class ReplaceExpression:
 
 
 @dataclass(frozen=True)
+class PackArguments:
+    """Make the positional arguments of the call at `call` one tuple: `f(a, b)` -> `f((a, b))`.
+
+    Comments and line breaks between the arguments stay, inside the tuple.
+    """
+
+    call: Span
+
+
+@dataclass(frozen=True)
 class WrapExpression:
     """Replace the expression at `target` with `before` + its own code + `after`."""
 
@@ -127,8 +137,31 @@ class HoistFunction:
 
 
 @dataclass(frozen=True)
+class AddParameter:
+    """Add parameter `name` (annotated with `annotation`, if given) to the def at `definition`.
+
+    It goes last among the plain parameters, or, after `*args`, a `*`, or a parameter with a
+    default, among the keyword-only ones (before any `**kwargs`). Callers must pass it by
+    keyword. Several AddParameter edits of one def merge.
+    """
+
+    definition: Span
+    name: str
+    annotation: str | None = None
+
+
+@dataclass(frozen=True)
 class AddImport:
     """Ensure `import module [as asname]` or `from module import obj [as asname]`."""
+
+    module: str
+    obj: str | None = None
+    asname: str | None = None
+
+
+@dataclass(frozen=True)
+class RemoveUnusedImport:
+    """Remove `import module [as asname]` or `from module import obj [as asname]` if unused."""
 
     module: str
     obj: str | None = None
@@ -140,11 +173,14 @@ Edit = (
     | AddDictEntry
     | InsertStatements
     | ReplaceExpression
+    | PackArguments
     | WrapExpression
     | RemoveStatement
     | AddHelper
     | HoistFunction
+    | AddParameter
     | AddImport
+    | RemoveUnusedImport
 )
 
 

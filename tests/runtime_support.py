@@ -125,3 +125,28 @@ def repeated_across_epochs(draws: list[Draw]) -> int:
 def values(draws: list[Draw]) -> list[tuple[int, float]]:
     """Return the (epoch, value) stream, for comparing runs."""
     return [(draw.epoch, draw.value) for draw in draws]
+
+
+class Programs:
+    """Fixes each program once (with `settings`) and caches the draws of each run."""
+
+    def __init__(self, factory: Any, settings: Settings) -> None:
+        #: A pytest.TempPathFactory.
+        self._factory = factory
+        self._settings = settings
+        self._pairs: dict[str, Pair] = {}
+        self._draws: dict[tuple[str, str, tuple[tuple[str, Any], ...]], list[Draw]] = {}
+
+    def pair(self, program: str) -> Pair:
+        if program not in self._pairs:
+            directory = self._factory.mktemp(program)
+            self._pairs[program] = fix_and_import(program, directory, self._settings)
+        return self._pairs[program]
+
+    def draws(self, program: str, version: str, **options: Any) -> list[Draw]:
+        key = (program, version, tuple(sorted(options.items())))
+        if key not in self._draws:
+            pair = self.pair(program)
+            module = pair.before if version == "before" else pair.after
+            self._draws[key] = collect(module, **options)
+        return self._draws[key]

@@ -10,15 +10,12 @@ aliases, and (where torch allows it) under spawn.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from runtime_support import (
-    Draw,
-    Pair,
+    Programs,
     collect,
     duplicated_across_workers,
-    fix_and_import,
     repeated_across_epochs,
     values,
 )
@@ -51,32 +48,9 @@ PROGRAMS = {
 FORK = {"multiprocessing_context": "fork"}
 
 
-class Programs:
-    """Fixes each program once per test session and caches the draws of each run."""
-
-    def __init__(self, factory: pytest.TempPathFactory) -> None:
-        self._factory = factory
-        self._pairs: dict[str, Pair] = {}
-        self._draws: dict[tuple[str, str, tuple[tuple[str, Any], ...]], list[Draw]] = {}
-
-    def pair(self, program: str) -> Pair:
-        if program not in self._pairs:
-            directory = self._factory.mktemp(program)
-            self._pairs[program] = fix_and_import(program, directory, SETTINGS)
-        return self._pairs[program]
-
-    def draws(self, program: str, version: str, **options: Any) -> list[Draw]:
-        key = (program, version, tuple(sorted(options.items())))
-        if key not in self._draws:
-            pair = self.pair(program)
-            module = pair.before if version == "before" else pair.after
-            self._draws[key] = collect(module, **options)
-        return self._draws[key]
-
-
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory: pytest.TempPathFactory) -> Programs:
-    return Programs(tmp_path_factory)
+    return Programs(tmp_path_factory, SETTINGS)
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

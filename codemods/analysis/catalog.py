@@ -52,6 +52,8 @@ GET_WORKER_INFO = frozenset(
 
 #: The methods a DataLoader worker calls per item (or per stream, for iterable datasets).
 PER_ITEM_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
+#: The methods a worker calls first for every item (or stream): where a per-worker reseed goes.
+ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__")
 
 #: Legacy NumPy global-RNG functions that draw random numbers.
 NUMPY_LEGACY_DRAWS = frozenset(

@@ -8,7 +8,7 @@ whose class defines `__call__`), and classes instantiated per item.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from . import catalog
@@ -62,6 +62,27 @@ def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     for loader in loader_calls(project):
         found.extend(datasets_of_loader(project, loader).classes)
     return tuple(dict.fromkeys(found))
+
+
+def single_process_only(
+    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
+) -> bool:
+    """Return True if every DataLoader that may load `dataset` is provably single-process.
+
+    `loaders` are the project's DataLoader calls with the datasets each may load. A dataset
+    no loader is seen to load may be loaded anywhere, and so may one that a loader with an
+    unresolved dataset argument may start workers for.
+    """
+    explicit = [
+        loader
+        for loader, datasets in loaders
+        if any(dataset in project.mro(ref) for ref in datasets.classes)
+    ]
+    if not explicit or any(loader.may_start_workers() for loader in explicit):
+        return False
+    return not any(
+        loader.may_start_workers() and not datasets.complete for loader, datasets in loaders
+    )
 
 
 def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from . import catalog
 from .datasets import Reached, per_item_code, reachable
 from .facts import Value
-from .project import ClassRef, FunctionRef, Project
+from .project import ClassRef, ExternalRef, FunctionRef, Project
 
 
 @dataclass(frozen=True)
@@ -59,3 +59,75 @@ def seeds_numpy(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` (or project code it calls) seeds NumPy's global RNG."""
     start = Reached(function, project.class_of_function(function), (function.qualname,))
     return any(calls_to(project, reachable(project, [start]), NUMPY_GLOBAL_SEED))
+
+
+NUMPY_LEGACY = frozenset(
+    f"{module}.{name}"
+    for module in catalog.NUMPY_RANDOM_MODULES
+    for name in catalog.NUMPY_LEGACY_DRAWS | catalog.NUMPY_LEGACY_STATE
+)
+
+
+@dataclass(frozen=True)
+class LegacyNumpyCall:
+    """A call of a legacy `numpy.random` function in per-item code."""
+
+    reached: Reached
+    #: The function whose own code makes the call: `reached.function`, or a lambda or
+    #: function defined inside it.
+    function: FunctionRef
+    call: Value
+    #: The legacy function, e.g. "rand".
+    name: str
+    #: False when the callee may also be something else (another function bound to the name).
+    certain: bool
+
+    @property
+    def is_draw(self) -> bool:
+        """Return True for a draw (`rand`, `normal`), False for `seed`, `get_state`, `set_state`."""
+        return self.name in catalog.NUMPY_LEGACY_DRAWS
+
+
+def legacy_numpy_calls(project: Project, code: Iterable[Reached]) -> list[LegacyNumpyCall]:
+    """Return the legacy `np.random.*` calls (draws and state) in per-item `code`.
+
+    `code` is what `datasets.per_item_code` returns; lambdas and functions defined inside
+    those functions are searched too.
+    """
+    found: dict[tuple[str, int, int], LegacyNumpyCall] = {}
+    for reached in code:
+        for function in _with_nested(reached.function):
+            for call in function.function.calls:
+                legacy = _legacy_call(project, reached, function, call)
+                if legacy is not None and call.span is not None:
+                    key = (function.path.as_posix(), call.span.line, call.span.column)
+                    found.setdefault(key, legacy)
+    return list(found.values())
+
+
+def _with_nested(function: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield `function` and the lambdas and functions defined inside it."""
+    yield function
+    prefix = f"{function.qualname}.<"
+    for other in function.module.functions:
+        if other.qualname.startswith(prefix) and other.class_qualname is None:
+            yield FunctionRef.of(function.module, other)
+
+
+def _legacy_call(
+    project: Project, reached: Reached, function: FunctionRef, call: Value
+) -> LegacyNumpyCall | None:
+    if call.base is None:
+        return None
+    module = function.module
+    names = project.qualnames(call.base, module) & NUMPY_LEGACY
+    if not names:
+        return None
+    legacy = {found for name in names if (found := catalog.numpy_legacy_function(name))}
+    targets = project.targets(call.base, module)
+    certain = (
+        len(legacy) == 1
+        and bool(targets)
+        and all(isinstance(target, ExternalRef) and target.qualname in names for target in targets)
+    )
+    return LegacyNumpyCall(reached, function, call, min(legacy), certain)

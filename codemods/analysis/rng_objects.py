@@ -21,7 +21,7 @@ from ..types import Span
 from . import catalog
 from .datasets import MAX_CALL_DEPTH, Reached, callees, held_classes, per_item_code, reachable
 from .facts import Kind, ModuleFacts, Value
-from .project import ClassRef, FunctionRef, Project, VariableRef
+from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
 #: The helpers workerseed inserts; a call to one of them is a reseed, not a draw.
 RESEED_IN_WORKER = "_reseed_rngs_in_worker"
@@ -437,17 +437,7 @@ class RngIndex:
         Only `__iter__`/`__next__` can shard: a map-style dataset's items are chosen by the
         sampler in the main process.
         """
-        if reached.chain[0].rpartition(".")[2] not in ("__iter__", "__next__"):
-            return False
-        functions = [reached.function]
-        functions.extend(callee.function for callee in callees(self.project, reached))
-        return any(
-            self.project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
-            for function in functions
-            if function in per_item.functions
-            for call in function.function.calls
-            if call.base is not None
-        )
+        return shards_here(self.project, reached, per_item.functions)
 
     # --- paths ---
 
@@ -481,6 +471,24 @@ class RngIndex:
             full = f"{qualname}.{rest}" if rest else qualname
             found.extend(self._qualname_objects(full, module))
         return tuple(dict.fromkeys(found))
+
+
+def shards_here(project: Project, reached: Reached, functions: frozenset[FunctionRef]) -> bool:
+    """Return True if iterable per-item code asks `get_worker_info()` for its shard here.
+
+    `functions` is every function the per-item code runs; only `__iter__`/`__next__` can
+    shard, since a map-style dataset's items are chosen by the sampler in the main process.
+    """
+    if reached.chain[0].rpartition(".")[2] not in ("__iter__", "__next__"):
+        return False
+    nearby = [reached.function, *(callee.function for callee in callees(project, reached))]
+    return any(
+        project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
+        for function in nearby
+        if function in functions
+        for call in function.function.calls
+        if call.base is not None
+    )
 
 
 def local_path(module: ModuleFacts, qualname: str) -> str | None:
@@ -640,6 +648,40 @@ def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
             if call.base is not None
         )
     )
+
+
+#: External bases whose instances have no `__dict__` of their own.
+_SLOTTED_BASES = frozenset({"builtins.object", "typing.Generic", "typing.Protocol"})
+
+
+def instances_have_dict(project: Project, ref: ClassRef) -> bool:
+    """Return True unless every class in `ref`'s hierarchy declares `__slots__`."""
+    if any(not owner.cls.has_slots for owner in project.mro(ref)):
+        return True
+    return any(
+        not (isinstance(target, ExternalRef) and target.qualname in _SLOTTED_BASES)
+        and not isinstance(target, ClassRef)
+        for target in project.ancestors(ref)
+    )
+
+
+def reseed_helpers_handle(project: Project, module: ModuleFacts, rng_type: str) -> bool:
+    """Return True unless `module` has reseed helpers that are not ours or skip `rng_type`."""
+    own = module.function(RESEED_IN_WORKER)
+    if own is not None and not is_reseed_helper(project, FunctionRef.of(module, own)):
+        return False
+    helper = module.function(RESEED_OBJECT)
+    if helper is None:
+        return True
+    handled: set[str] = set()
+    for call in helper.calls:
+        if (
+            call.base is not None
+            and len(call.args) == 2
+            and project.is_one_of(call.base, module, frozenset({"builtins.isinstance"}))
+        ):
+            handled |= project.qualnames(call.args[1], module)
+    return rng_type in handled
 
 
 def _self_path(value: Value) -> tuple[str, ...] | None:

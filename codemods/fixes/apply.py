@@ -16,7 +16,7 @@ from typing import TypeVar, cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
 from ..types import (
@@ -24,10 +24,13 @@ from ..types import (
     AddHelper,
     AddImport,
     AddKeyword,
+    AddParameter,
     Edit,
     HoistFunction,
     InsertStatements,
+    PackArguments,
     RemoveStatement,
+    RemoveUnusedImport,
     ReplaceExpression,
     Span,
     WrapExpression,
@@ -41,6 +44,7 @@ from .hoist import (
     moved_def,
     plan_hoist,
 )
+from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
@@ -72,6 +76,14 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         else:
             nodes = by_span.get((span.line, span.column, span.end_line, span.end_column), [])
         matches = [node for node in nodes if isinstance(node, kinds)]
+        if not matches and not start_only:
+            # ast counts a tuple's parentheses as part of it; libcst's position excludes them.
+            inner = (span.line, span.column + 1, span.end_line, span.end_column - 1)
+            matches = [
+                node
+                for node in by_span.get(inner, [])
+                if isinstance(node, cst.Tuple) and isinstance(node, kinds) and node.lpar
+            ]
         if not matches:
             raise FixError(f"the code at line {span.line} has changed; fix not applied")
         return matches[0]
@@ -100,6 +112,7 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 
     transformer = _Transformer()
     imports: list[AddImport] = []
+    unused_imports: list[RemoveUnusedImport] = []
     for edit in dict.fromkeys(edits):
         if isinstance(edit, AddKeyword):
             node = find(edit.call, (cst.Call,))
@@ -121,6 +134,8 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             except HoistError as error:
                 raise FixError(f"{error}; fix not applied") from error
             transformer.add_hoist(plan)
+        elif isinstance(edit, PackArguments):
+            transformer.packs.add(find(edit.call, (cst.Call,)))
         elif isinstance(edit, WrapExpression):
             node = find(edit.target, (cst.BaseExpression,))
             transformer.wraps[node] = (edit.before, edit.after)
@@ -131,8 +146,13 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             if edit.name not in transformer.helper_names:
                 transformer.helpers.append(edit)
                 transformer.helper_names.add(edit.name)
+        elif isinstance(edit, AddParameter):
+            node = find(edit.definition, (cst.FunctionDef,), start_only=True)
+            transformer.parameters.setdefault(node, []).append((edit.name, edit.annotation))
         elif isinstance(edit, AddImport):
             imports.append(edit)
+        elif isinstance(edit, RemoveUnusedImport):
+            unused_imports.append(edit)
     try:
         fixed = module.visit(transformer)
     except cst.ParserSyntaxError as error:
@@ -144,12 +164,36 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         for item in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
         fixed = AddImportsVisitor(context).transform_module(fixed)
+    if unused_imports:
+        context = CodemodContext()
+        for removal in dict.fromkeys(unused_imports):
+            RemoveImportsVisitor.remove_unused_import(
+                context, removal.module, removal.obj, removal.asname
+            )
+        fixed = RemoveImportsVisitor(context).transform_module(fixed)
     code = fixed.code
     try:
         ast.parse(code)
     except SyntaxError as error:
         raise FixError(f"the fixed code would not parse ({error.msg}); not applied") from error
     return code
+
+
+def _reindented(code: str, indent: str) -> str:
+    """Return helper `code` (indented by four spaces) indented by `indent` instead.
+
+    Docstrings follow too: their continuation lines are string content, which libcst
+    would otherwise leave at four spaces in a module indented by two or by tabs.
+    """
+    code = textwrap.dedent(code)
+    if indent == "    ":
+        return code
+    lines = []
+    for line in code.splitlines(keepends=True):
+        stripped = line.lstrip(" ")
+        levels, extra = divmod(len(line) - len(stripped), 4)
+        lines.append(indent * levels + " " * extra + stripped)
+    return "".join(lines)
 
 
 def _statements(code: str) -> list[cst.BaseStatement]:
@@ -187,6 +231,8 @@ class _Transformer(cst.CSTTransformer):
         self.keywords: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
+        self.parameters: dict[cst.CSTNode, list[tuple[str, str | None]]] = {}
+        self.packs: set[cst.CSTNode] = set()
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
@@ -219,6 +265,8 @@ class _Transformer(cst.CSTTransformer):
     # --- expressions ---
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if original_node in self.packs:
+            updated_node = _packed(updated_node)
         for keyword, value in self.keywords.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(keyword),
@@ -401,7 +449,10 @@ class _Transformer(cst.CSTTransformer):
                 statements.extend(new)
         if not statements:
             statements = [cst.SimpleStatementLine(body=[cst.Pass()])]
-        return updated_node.with_changes(body=body.with_changes(body=statements))
+        updated_node = updated_node.with_changes(body=body.with_changes(body=statements))
+        for name, annotation in self.parameters.get(original_node, []):
+            updated_node = add_parameter(updated_node, name, annotation)
+        return updated_node
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -441,7 +492,8 @@ class _Transformer(cst.CSTTransformer):
         for helper in self.helpers:
             if helper.name in defined:
                 continue
-            for position, statement in enumerate(_statements(helper.code)):
+            code = _reindented(helper.code, updated_node.default_indent)
+            for position, statement in enumerate(_statements(code)):
                 blank = [cst.EmptyLine(), cst.EmptyLine()] if position == 0 else []
                 if position == 0 and not index:
                     blank = []
@@ -489,6 +541,28 @@ class _Keep(cst.CSTTransformer):
 
 
 _KEEP = re.compile(r"__keep_(\d+)__")
+
+
+def _packed(call: cst.Call) -> cst.Call:
+    """Return `call` with its arguments as one tuple, keeping what lies between them."""
+    elements: list[cst.BaseElement] = []
+    for arg in call.args:
+        if arg.star == "*":
+            starred = cst.StarredElement(
+                value=arg.value, comma=arg.comma, whitespace_before_value=arg.whitespace_after_star
+            )
+            elements.append(starred)
+        else:
+            elements.append(cst.Element(value=arg.value, comma=arg.comma))
+    closing = call.args[-1].whitespace_after_arg if call.args else cst.SimpleWhitespace("")
+    shape = cst.Tuple(
+        elements=elements,
+        lpar=[cst.LeftParen(whitespace_after=call.whitespace_before_args)],
+        rpar=[cst.RightParen(whitespace_before=closing)],
+    )
+    return call.with_changes(
+        args=[cst.Arg(value=shape)], whitespace_before_args=cst.SimpleWhitespace("")
+    )
 
 
 def _quote_style(node: cst.Dict) -> str:

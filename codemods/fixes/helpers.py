@@ -259,3 +259,30 @@ def {name}(user_fn, worker_id):
     user_fn(worker_id)
     {walker}(worker_id)
 '''
+
+
+# --- WS202: a per-worker NumPy Generator for code that used NumPy's legacy global RNG ---
+
+
+def numpy_rng_function(name: str, reseed_in_worker: str, numpy: str, torch: str) -> str:
+    """Return a module-level function that gives an object its own per-worker NumPy Generator.
+
+    The Generator is stored in the object's `__dict__` under `name`, created on first use
+    from one draw of torch's RNG, and reseeded in place once per DataLoader worker by the
+    WS201 helper `reseed_in_worker`.
+    """
+    return f'''
+def {name}(owner):
+    """Return the NumPy Generator that `owner` draws its random numbers from.
+
+    It is created on first use from torch's RNG, so `torch.manual_seed` reproduces it, with
+    or without DataLoader workers; in each worker it is reseeded once, so every worker (and
+    every epoch, unless workers persist) draws its own numbers.
+    """
+    rng = owner.__dict__.get("{name}")
+    if rng is None:
+        seed = int({torch}.randint(2**62, ()))
+        rng = owner.__dict__["{name}"] = {numpy}.random.default_rng(seed)
+    {reseed_in_worker}(owner, "{name}")
+    return rng
+'''

@@ -7,8 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis import catalog
-from ..analysis.datasets import Reached, dataset_classes, datasets_of_loader, reachable
-from ..analysis.facts import Kind, ModuleFacts, Value
+from ..analysis.datasets import (
+    Reached,
+    dataset_classes,
+    datasets_of_loader,
+    reachable,
+    single_process_only,
+)
+from ..analysis.facts import Kind, Value
 from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
 from ..analysis.project import ClassRef, ExternalRef, FunctionRef, VariableRef
 from ..analysis.rng_objects import (
@@ -23,7 +29,8 @@ from ..analysis.rng_objects import (
     RngObject,
     RngUse,
     UseKind,
-    is_reseed_helper,
+    instances_have_dict,
+    reseed_helpers_handle,
     rng_library,
 )
 from ..fixes.helpers import (
@@ -49,10 +56,6 @@ from ..types import (
     WrapExpression,
 )
 
-#: The methods a worker calls first for every item (or every stream), where the reseed goes.
-ENTRY_METHODS = ("__getitem__", "__getitems__", "__iter__")
-#: External bases whose instances have no `__dict__` of their own.
-_SLOTTED_BASES = frozenset({"builtins.object", "typing.Generic", "typing.Protocol"})
 _WALKER_TITLE = (
     f"Pass `worker_init_fn={RESEED_WALKER}`, which reseeds every RNG object in the worker's dataset"
 )
@@ -235,7 +238,7 @@ class RngObjectSharedByWorkers(Rule):
         candidates: dict[tuple[str, Span, str, Span], _Candidate] = {}
         plan = _Plan()
         for dataset in dataset_classes(project):
-            if self._single_process_only(dataset):
+            if single_process_only(project, dataset, self.loaders):
                 continue
             per_item = self.index.per_item(dataset)
             covered = self._covered(dataset, per_item)
@@ -258,16 +261,6 @@ class RngObjectSharedByWorkers(Rule):
             for loader, datasets in self.loaders
             if any(dataset in order(ref) for ref in datasets.classes)
         ]
-
-    def _single_process_only(self, dataset: ClassRef) -> bool:
-        """Return True if every DataLoader that may load `dataset` is provably single-process."""
-        explicit = self._loaders_of(dataset)
-        if not explicit or any(loader.may_start_workers() for loader in explicit):
-            return False
-        return not any(
-            loader.may_start_workers() and not datasets.complete
-            for loader, datasets in self.loaders
-        )
 
     def _covered(
         self, dataset: ClassRef, per_item: PerItemRngs
@@ -413,19 +406,19 @@ class RngObjectSharedByWorkers(Rule):
         if not valid:
             return "per-item code reaches it through a name the fix cannot reseed it by"
         entries = []
-        for method in ENTRY_METHODS:
+        for method in catalog.ENTRY_METHODS:
             found = project.find_method(dataset, method)
             if found is not None and found[1] not in entries:
                 entries.append(found[1])
         if not entries:
             return f"the per-item methods of `{dataset.name}` are defined outside the project"
-        if not _instances_have_dict(self.index, dataset):
+        if not instances_have_dict(project, dataset):
             return (
                 f"`{dataset.name}` declares `__slots__` and its instances have no `__dict__` "
                 "to record the once-per-worker reseed in"
             )
         for entry in entries:
-            if not self._helper_handles(entry.module, obj.creation):
+            if not reseed_helpers_handle(project, entry.module, obj.creation.rng_type):
                 return _stale_helper(obj.creation)
         name = ".".join(valid[0])
         for entry in entries:
@@ -452,7 +445,7 @@ class RngObjectSharedByWorkers(Rule):
                 or obj not in self.index.objects_at_name(function.module, path)
             ):
                 return False, None
-            if not self._helper_handles(function.module, obj.creation):
+            if not reseed_helpers_handle(self.project, function.module, obj.creation.rng_type):
                 return False, _stale_helper(obj.creation)
             planned.append((function, path))
         for function, path in planned:
@@ -460,24 +453,6 @@ class RngObjectSharedByWorkers(Rule):
             candidate.functions.append((function, path))
             plan.need(function.path, obj.creation)
         return True, None
-
-    def _helper_handles(self, module: ModuleFacts, creation: Creation) -> bool:
-        """Return True unless `module` has helpers that are not ours or skip this RNG type."""
-        own = module.function(RESEED_IN_WORKER)
-        if own is not None and not is_reseed_helper(self.project, FunctionRef.of(module, own)):
-            return False
-        helper = module.function(RESEED_OBJECT)
-        if helper is None:
-            return True
-        handled: set[str] = set()
-        for call in helper.calls:
-            if (
-                call.base is not None
-                and len(call.args) == 2
-                and self.project.is_one_of(call.base, module, frozenset({"builtins.isinstance"}))
-            ):
-                handled |= self.project.qualnames(call.args[1], module)
-        return creation.rng_type in handled
 
     # --- reports and fixes for project datasets ---
 
@@ -649,7 +624,7 @@ class RngObjectSharedByWorkers(Rule):
                     for returned in target.function.returns:
                         yield from self._external_rngs(returned, target, depth + 1)
                 elif isinstance(target, ClassRef) and not any(
-                    project.find_method(target, method) for method in ENTRY_METHODS
+                    project.find_method(target, method) for method in catalog.ENTRY_METHODS
                 ):
                     # A project subclass of a third-party dataset: its per-item code is not ours.
                     found = list(self._argument_rngs(option, where, depth + 1))
@@ -798,18 +773,6 @@ def _init_covers(obj: RngObject, walker: bool, names: frozenset[str]) -> bool:
     if obj.place is Place.MODULE:
         return False
     return (walker and obj.place is Place.ATTRIBUTE) or obj.name in names
-
-
-def _instances_have_dict(index: RngIndex, ref: ClassRef) -> bool:
-    """Return True unless every class in `ref`'s hierarchy declares `__slots__`."""
-    project = index.project
-    if any(not owner.cls.has_slots for owner in project.mro(ref)):
-        return True
-    return any(
-        not (isinstance(target, ExternalRef) and target.qualname in _SLOTTED_BASES)
-        and not isinstance(target, ClassRef)
-        for target in project.ancestors(ref)
-    )
 
 
 def _stale_helper(creation: Creation) -> str:
