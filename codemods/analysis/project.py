@@ -327,20 +327,6 @@ class Project:
         cls = ref.module.class_(ref.function.class_qualname)
         return ClassRef.of(ref.module, cls) if cls else None
 
-    @property
-    def classes(self) -> tuple[ClassRef, ...]:
-        """Return every class of the project (summarises every module)."""
-        return tuple(ClassRef.of(module, cls) for module in self.modules for cls in module.classes)
-
-    @property
-    def functions(self) -> tuple[FunctionRef, ...]:
-        """Return every function of the project (summarises every module)."""
-        return tuple(
-            FunctionRef.of(module, function)
-            for module in self.modules
-            for function in module.functions
-        )
-
     def classes_mentioning(self, *names: str) -> Iterator[ClassRef]:
         """Yield the classes of the modules that mention one of `names`."""
         for module in self.modules_mentioning(*names):

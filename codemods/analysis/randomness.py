@@ -109,7 +109,7 @@ def _with_nested(function: FunctionRef) -> Iterator[FunctionRef]:
     """Yield `function` and the lambdas and functions defined inside it."""
     yield function
     prefix = f"{function.qualname}.<"
-    for other in function.module.functions:
+    for other in function.module.functions_within(function.qualname):
         if other.qualname.startswith(prefix) and other.class_qualname is None:
             yield FunctionRef.of(function.module, other)
 

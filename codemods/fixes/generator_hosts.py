@@ -492,7 +492,7 @@ def _free_name(host: FunctionRef) -> str | None:
 def _with_nested(host: FunctionRef) -> Iterator[FunctionFacts]:
     yield host.function
     prefix = f"{host.function.qualname}.<"
-    for function in host.module.functions:
+    for function in host.module.functions_within(host.function.qualname):
         if function.qualname.startswith(prefix):
             yield function
 
