@@ -40,3 +40,10 @@ def test_matching_finds_each_file_once() -> None:
     pattern = re.compile(rb"(?i)worker")
     index = TextIndex([b"def seed_worker(w): pass", b"WORKER = 1\nworker = 2", b"x = 1"])
     assert index.matching(pattern, b"worker") == {0, 1}
+
+
+def test_a_longer_name_is_found_among_the_files_of_a_shorter_one() -> None:
+    index = TextIndex([b"class MyDataset(Dataset): ...", b"x = MyDataset()", b"y = 1", b"Dataset"])
+    assert index.spelling(["Dataset"]) == {0, 3}
+    assert index.spelling(["MyDataset"]) == {0, 1}
+    assert index.spelling(["yDataset"]) == set()

@@ -34,6 +34,8 @@ class TextIndex:
         self._buffer = _SEPARATOR.join(texts) + _SEPARATOR
         self._words: dict[str, frozenset[int]] = {}
         self._lowered: bytes | None = None
+        #: Searched identifiers -> the files that contain them at all (even inside a word).
+        self._containing: dict[bytes, list[int]] = {}
 
     def spelling(self, names: Iterable[str]) -> frozenset[int]:
         """Return the indices of the files that contain one of `names` as a whole word."""
@@ -66,18 +68,37 @@ class TextIndex:
         if cached is not None:
             return cached
         word = name.encode()
-        buffer, starts = self._buffer, self._starts
+        # A name that contains one searched before (`MyDataset`, after `Dataset`) can only
+        # be in the files that contain that one: search those alone.
+        known = [files for part, files in self._containing.items() if part in word]
+        if known:
+            within = min(known, key=len)
+            spans = [(self._starts[index], self._starts[index + 1]) for index in within]
+        else:
+            spans = [(0, len(self._buffer))]
         found: set[int] = set()
-        position = buffer.find(word)
-        while position >= 0:
-            end = position + len(word)
-            before = buffer[position - 1] if position else 0
-            if before not in _WORD and buffer[end] not in _WORD:
-                index = bisect_right(starts, position) - 1
-                found.add(index)
-                position = buffer.find(word, starts[index + 1])
-            else:
-                position = buffer.find(word, position + 1)
+        containing: set[int] = set()
+        for start, end in spans:
+            self._search(word, start, end, found, containing)
         result = frozenset(found)
         self._words[name] = result
+        self._containing[word] = sorted(containing)
         return result
+
+    def _search(
+        self, word: bytes, start: int, end: int, found: set[int], containing: set[int]
+    ) -> None:
+        """Add the files between `start` and `end` that contain `word`, and those that contain
+        it as a whole word."""
+        buffer, starts = self._buffer, self._starts
+        position = buffer.find(word, start, end)
+        while position >= 0:
+            index = bisect_right(starts, position) - 1
+            containing.add(index)
+            after = position + len(word)
+            before = buffer[position - 1] if position else 0
+            if before not in _WORD and buffer[after] not in _WORD:
+                found.add(index)
+                position = buffer.find(word, starts[index + 1], end)
+            else:
+                position = buffer.find(word, position + 1, end)
