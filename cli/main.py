@@ -112,6 +112,12 @@ def shared_options(function: F) -> F:
             type=click.IntRange(min=1),
             help="Worker processes for parsing (default: one per CPU).",
         ),
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Analyse the repositories on a Dask cluster (tcp://host:8786); its workers "
+            "must see them at the same paths. Needs workerseed[dask].",
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the analysis cache."),
         click.option(
             "--no-respect-gitignore",
@@ -146,6 +152,7 @@ def _settings(options: dict[str, Any], *, unsafe_fixes: bool | None = None) -> S
         extend_exclude=options["extend_exclude"],
         config=options["config"],
         jobs=options["jobs"],
+        scheduler=options["scheduler"],
         cache=not options["no_cache"],
         respect_gitignore=not options["no_respect_gitignore"],
         unsafe_fixes=unsafe_fixes,

@@ -11,11 +11,10 @@ import fnmatch
 import os
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import files, notebooks
+from . import distributed, files, notebooks
 from .analysis.facts import FunctionSource, ModuleFacts
 from .analysis.project import Project
 from .analysis.sources import SourceSet
@@ -299,13 +298,13 @@ def run_paths(
     """
     groups = _by_root(paths)
     workers = min(len(groups), settings.jobs or os.cpu_count() or 1)
-    if workers <= 1:
+    if workers <= 1 and settings.scheduler is None:
         for root, requested in groups.items():
             yield from _project_results(root, requested, settings, fix, progress)
         return
-    # One repository per process; each analyses its own files without a pool of its own.
+    # One repository per process (or cluster worker); none starts a pool of its own.
     single = replace(settings, jobs=1)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with distributed.executor(settings.scheduler, workers) as pool:
         futures = [
             pool.submit(_project_results, root, requested, single, fix)
             for root, requested in groups.items()

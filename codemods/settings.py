@@ -32,6 +32,8 @@ class Settings:
     respect_gitignore: bool = True
     #: Worker processes for reading and parsing; None picks one per CPU.
     jobs: int | None = None
+    #: A Dask scheduler address: repositories are analysed on that cluster's workers.
+    scheduler: str | None = None
     cache: bool = True
     #: An explicit configuration file (`--config`); else pyproject.toml of the project root.
     config: Path | None = None
