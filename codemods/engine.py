@@ -26,13 +26,14 @@ from .summaries import (
     Contents,
     FactsCache,
     Parsed,
+    ReopenedModule,
+    RunCache,
     collector_paused,
     read_all,
     summarise_bytes,
     summarise_many,
     summarise_source,
 )
-from .summaries import reopen as summaries_reopen
 from .types import (
     Changed,
     Edit,
@@ -352,7 +353,7 @@ def _open_workspace(
         return outcome
 
     def reopen(path: Path) -> FunctionSource:
-        return summaries_reopen(path, contents.raw[path], contents.modes[path], root)
+        return ReopenedModule(path, contents.raw[path], contents.modes[path], root)
 
     sources = SourceSet(
         root, dict(contents.raw), summarise, filtered=settings.prefilter, reopen=reopen
@@ -411,6 +412,37 @@ def _run_project(
         everything = sorted(set(everything) | set(requested), key=str)
     prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
     workspace = _open_workspace(root, everything, settings, prefetch, progress)
+    runs = RunCache(root / CACHE_DIRECTORY if settings.cache and not fix else None)
+    question = repr(
+        (
+            replace(settings, jobs=None, scheduler=None),
+            [rule.CODE for rule in rules],
+            target,
+            sorted(path.as_posix() for path in requested),
+        )
+    )
+    key = RunCache.key(question, workspace.contents)
+    cached = runs.get(key)
+    if cached is not None:
+        yield from cached
+        return
+    results = list(_analyse(workspace, rules, settings, target, requested, fix=fix))
+    if not any(isinstance(result, Failed) for result in results):
+        runs.put(key, results)
+    yield from results
+
+
+def _analyse(
+    workspace: _Workspace,
+    rules: tuple[type[Rule], ...],
+    settings: Settings,
+    target: TorchTarget,
+    requested: list[Path],
+    *,
+    fix: bool,
+) -> Iterator[FileResult]:
+    """Run the rules (and fixes) over an opened project; yield a result per requested file."""
+    root = workspace.root
     project = Project(root, workspace.sources, target)
     try:
         findings = check_project(project, rules, settings)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
-from .analysis.facts import FunctionSource, ModuleFacts
-from .types import Failed, Skipped, SkipReason, SourceFile
+from .analysis.facts import FunctionFacts, FunctionSource, ModuleFacts
+from .types import Failed, FileResult, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 48
@@ -79,13 +79,41 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def reopen(path: Path, raw: bytes, mode: int, root: Path) -> FunctionSource:
-    """Parse a file again to summarise the functions its cached summary left for later."""
-    source = files.decode_source(path, raw, mode)
-    with warnings.catch_warnings(), collector_paused():
-        warnings.simplefilter("ignore")
-        tree = ast.parse(source.text, filename=str(path))
-        return function_source(tree, source.text, path, module_name_for(path, root))
+class ReopenedModule:
+    """A file whose summary came from the cache or another process, read again on demand.
+
+    Its text is decoded when a question reads it; it is parsed only if a function its
+    summary left for later is asked for.
+    """
+
+    def __init__(self, path: Path, raw: bytes, mode: int, root: Path) -> None:
+        self._path, self._raw, self._mode, self._root = path, raw, mode, root
+        self._text: str | None = None
+        self._lines: list[str] | None = None
+        self._functions: FunctionSource | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """Return the module's text, line by line."""
+        if self._lines is None:
+            self._lines = self._read().splitlines(keepends=True)
+        return self._lines
+
+    def summarise(self, qualname: str) -> list[FunctionFacts]:
+        """Summarise function `qualname` (and what it contains), parsing the file once."""
+        if self._functions is None:
+            text = self._read()
+            with warnings.catch_warnings(), collector_paused():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=str(self._path))
+                module = module_name_for(self._path, self._root)
+                self._functions = function_source(tree, text, self._path, module)
+        return self._functions.summarise(qualname)
+
+    def _read(self) -> str:
+        if self._text is None:
+            self._text = files.decode_source(self._path, self._raw, self._mode).text
+        return self._text
 
 
 def summarise_bytes(
@@ -233,7 +261,7 @@ class FactsCache:
             if not marker.exists():
                 marker.write_text("# Created by workerseed; safe to delete.\n*\n")
             for other in self._base.iterdir():
-                if other.is_dir() and other.name != ANALYSIS_VERSION:
+                if other.is_dir() and other.name not in (ANALYSIS_VERSION, "runs"):
                     shutil.rmtree(other, ignore_errors=True)
             for name, facts in self._new.items():
                 shard = self._directory / name[:2]
@@ -248,15 +276,65 @@ class FactsCache:
             self._new.clear()
 
 
-def _analysis_version() -> str:
-    """Hash the code that produces summaries: a cache made by other code is never reused."""
-    package = Path(__file__).resolve().parent
-    sources = [
-        package / "summaries.py",
-        package / "files.py",
-        package / "notebooks.py",
-        *sorted((package / "analysis").glob("*.py")),
-    ]
+class RunCache:
+    """The results of earlier `check` runs of one project, keyed by everything they depend on.
+
+    A run's findings depend on every file of the project (a Dataset in one file, its
+    DataLoader in another), on the settings and on the tool's own code. The key hashes all
+    of them, so an entry is reused only for the very same question about the very same
+    files: a re-run on an unchanged tree costs reading and hashing it.
+    """
+
+    #: Entries kept per project; older ones are deleted.
+    KEEP = 8
+
+    def __init__(self, directory: Path | None) -> None:
+        self._directory = directory / "runs" / CODE_VERSION if directory is not None else None
+
+    @staticmethod
+    def key(question: str, contents: Contents) -> str:
+        """Return the key of a run: `question` (settings, rules, target, paths) and the files."""
+        hasher = hashlib.sha256(question.encode())
+        for path in sorted(contents.raw, key=os.fspath):
+            hasher.update(f"\0{path}\0{digest(contents.raw[path])}".encode())
+        for path in sorted(contents.problems, key=os.fspath):
+            hasher.update(f"\0{path}\0unreadable".encode())
+        return hasher.hexdigest()[:40]
+
+    def get(self, key: str) -> list[FileResult] | None:
+        """Return the results stored under `key`, if any."""
+        if self._directory is None:
+            return None
+        try:
+            with (self._directory / key).open("rb") as handle:
+                results = pickle.load(handle)
+        except Exception:  # a missing, damaged or foreign entry is no entry
+            return None
+        return results if isinstance(results, list) else None
+
+    def put(self, key: str, results: list[FileResult]) -> None:
+        """Store a run's results atomically, keeping the newest entries; never raise."""
+        if self._directory is None:
+            return
+        try:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self._directory / key)
+            entries = sorted(
+                self._directory.iterdir(), key=lambda entry: entry.stat().st_mtime, reverse=True
+            )
+            for old in entries[self.KEEP :]:
+                old.unlink(missing_ok=True)
+            for other in self._directory.parent.iterdir():
+                if other.name != CODE_VERSION:
+                    shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            return
+
+
+def _code_version(sources: list[Path]) -> str:
     hasher = hashlib.sha256()
     # Whether notebooks can be read decides whether they have summaries at all.
     hasher.update(b"notebooks" if importlib.util.find_spec("nbformat") else b"no notebooks")
@@ -266,4 +344,18 @@ def _analysis_version() -> str:
     return hasher.hexdigest()[:16]
 
 
+def _analysis_version() -> str:
+    """Hash the code that produces summaries: a cache made by other code is never reused."""
+    package = Path(__file__).resolve().parent
+    sources = [
+        package / "summaries.py",
+        package / "files.py",
+        package / "notebooks.py",
+        *sorted((package / "analysis").glob("*.py")),
+    ]
+    return _code_version(sources)
+
+
 ANALYSIS_VERSION = _analysis_version()
+#: A hash of all of the engine's code: what a run's results depend on.
+CODE_VERSION = _code_version(sorted(Path(__file__).resolve().parent.rglob("*.py")))

@@ -4,6 +4,7 @@ the reference run, which summarises every file and uses no cache."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -76,3 +77,65 @@ def test_cache_is_used_and_safe_to_corrupt(tmp_path: Path) -> None:
     for entry in entries:
         entry.write_bytes(b"not a pickle")
     assert _findings(repo, replace(settings, cache=True)) == expected
+
+
+def _run_entries(repo: Path) -> list[Path]:
+    return [path for path in (repo / ".workerseed_cache" / "runs").rglob("*") if path.is_file()]
+
+
+def test_an_unchanged_tree_reuses_the_last_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = next(case for case in CASES if case.id.endswith("/basic"))
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = replace(case.settings(), cache=True)
+    first = _findings(repo, settings)
+    assert first
+    assert len(_run_entries(repo)) == 1
+
+    def no_analysis(*args: object, **kwargs: object) -> None:
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr("codemods.engine._analyse", no_analysis)
+    assert _findings(repo, settings) == first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda repo, s: (s, repo / "new_module.py"), id="a new file"),
+        pytest.param(lambda repo, s: (replace(s, torch_version="2.0"), None), id="the settings"),
+    ],
+)
+def test_a_changed_tree_or_question_is_analysed_again(
+    tmp_path: Path, change: Callable[[Path, Settings], tuple[Settings, Path | None]]
+) -> None:
+    case = next(case for case in CASES if case.id.endswith("/basic"))
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = replace(case.settings(), cache=True)
+    assert _findings(repo, settings)
+    changed, new_file = change(repo, settings)
+    if new_file is not None:
+        new_file.write_text("x = 1\n", encoding="utf-8")
+    assert _findings(repo, changed) == _findings(repo, replace(changed, cache=False))
+    assert len(_run_entries(repo)) == 2
+
+
+def test_an_edited_file_is_analysed_again(tmp_path: Path) -> None:
+    case = next(case for case in CASES if case.id.endswith("/basic"))
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = replace(case.settings(), cache=True)
+    assert _findings(repo, settings)
+    for path in repo.rglob("*.py"):
+        path.write_text("# emptied\n", encoding="utf-8")
+    assert _findings(repo, settings) == []
+
+
+def test_a_damaged_run_entry_is_ignored(tmp_path: Path) -> None:
+    case = next(case for case in CASES if case.id.endswith("/basic"))
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = replace(case.settings(), cache=True)
+    expected = _findings(repo, settings)
+    for entry in _run_entries(repo):
+        entry.write_bytes(b"not a pickle")
+    assert _findings(repo, settings) == expected
