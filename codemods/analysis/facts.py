@@ -257,6 +257,7 @@ class FunctionTable:
         self._pending = dict(pending)
         self._source = source
         self._reopen: Reopen | None = None
+        self._segments: dict[str, str] = {}
         self._sorted: tuple[FunctionFacts, ...] | None = None
         self._noqa: Suppressions | None = None
 
@@ -271,6 +272,7 @@ class FunctionTable:
         self._pending = state["pending"]
         self._source = None
         self._reopen = None
+        self._segments = {}
         self._noqa = state["noqa"]
 
     def attach(self, reopen: Reopen) -> None:
@@ -302,17 +304,30 @@ class FunctionTable:
         summarised whose text spells none of `names` (they cannot be about them)."""
         alternatives = "|".join(map(re.escape, sorted(names)))
         # Word boundaries as the text index draws them: any non-ASCII letter is one.
-        return self.matching(re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])"))
+        word = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
+        return self.matching(word, tuple(names))
 
-    def matching(self, pattern: re.Pattern[str]) -> tuple[FunctionFacts, ...]:
+    def matching(
+        self, pattern: re.Pattern[str], containing: tuple[str, ...] = ()
+    ) -> tuple[FunctionFacts, ...]:
         """Return the functions, in source order, leaving out only functions not yet
-        summarised in whose text `pattern` does not match."""
-        if self._pending:
-            lines = self._lines()
-            for qualname, (first, last) in list(self._pending.items()):
-                if pattern.search("".join(lines[first - 1 : last])):
-                    self._summarise(qualname)
+        summarised in whose text `pattern` does not match. Every match contains one of
+        `containing`, if given (a cheap test first)."""
+        for qualname in list(self._pending):
+            text = self._segment(qualname)
+            if containing and not any(part in text for part in containing):
+                continue
+            if pattern.search(text):
+                self._summarise(qualname)
         return self._ordered()
+
+    def _segment(self, qualname: str) -> str:
+        """Return the text of pending function `qualname`."""
+        text = self._segments.get(qualname)
+        if text is None:
+            first, last = self._pending[qualname]
+            text = self._segments[qualname] = "".join(self._lines()[first - 1 : last])
+        return text
 
     def noqa(self) -> Suppressions:
         """Return the module's `# noqa` comments (read from its text when first asked)."""
