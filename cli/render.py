@@ -107,14 +107,13 @@ def print_diff(console: Console, changed: Changed) -> None:
     for finding in changed.fixed:
         title = finding.fix.title if finding.fix else finding.message
         console.print(Text.assemble((f"{finding.code} ", "bold"), title), soft_wrap=True)
+    diff = unified_diff(changed)
+    if not console.is_terminal:
+        # Piped or saved, the diff stays a patch (`git apply` reads it): no wrapped lines.
+        console.print(Text(diff, end=""), soft_wrap=True)
+        return
     console.print(
-        Syntax(
-            unified_diff(changed),
-            "diff",
-            theme="ansi_dark",
-            background_color="default",
-            word_wrap=True,
-        )
+        Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
     )
 
 

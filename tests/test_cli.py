@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -459,6 +460,22 @@ def test_fix_diff_shows_the_change_writes_nothing_and_exits_1(repo: Path) -> Non
     )
     assert "1 file would change: would fix 1 finding, 0 remaining." in result.stdout
     assert (repo / "train.py").read_bytes() == before
+
+
+def test_fix_diff_piped_is_a_patch_git_can_apply(repo: Path) -> None:
+    long_name = "NoisyDataset" + "_with_a_long_name" * 8
+    for name in ("data.py", "train.py"):
+        path = repo / name
+        path.write_text(path.read_text(encoding="utf-8").replace("NoisyDataset", long_name))
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    result = run("fix", "--no-cache", "--diff")
+    patch = result.stdout[result.stdout.index("--- a/train.py") :]
+    patch = patch[: patch.rindex("\n1 file would change")] + "\n"
+    assert f"+loader = DataLoader({long_name}(), num_workers=4" in patch  # not wrapped
+    applied = subprocess.run(
+        ["git", "apply", "--check", "-"], input=patch, text=True, cwd=repo, capture_output=True
+    )
+    assert applied.returncode == 0, applied.stderr
 
 
 def test_fix_diff_of_a_clean_project_exits_0(repo: Path) -> None:
