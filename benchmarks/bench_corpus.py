@@ -1,11 +1,13 @@
 """Time `workerseed check` against `ruff check --select NPY002` on a corpus of repositories.
 
     python benchmarks/bench_corpus.py /path/to/corpus          # one sub-directory per repository
+    python benchmarks/bench_corpus.py /path/to/corpus --verify # and compare with no shortcuts
 
 The corpus is the repositories listed in benchmarks/corpus.txt, cloned side by side. Both
 tools see the same files; ruff is only a dependency of this benchmark. workerseed runs cold
 (`--no-cache`) and warm (its cache filled by a previous run). Each timing is the best of
-`--repeat` runs of a fresh process.
+`--repeat` runs of a fresh process. `--verify` also checks that every repository's findings
+(all rules) are the same with every shortcut turned off: no speed trick may change a finding.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
@@ -38,6 +41,9 @@ def main() -> None:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--torch-version", help="passed to workerseed (e.g. 1.8 makes WS101 speak)")
+    parser.add_argument(
+        "--verify", action="store_true", help="compare findings with every shortcut off"
+    )
     args = parser.parse_args()
     repositories = sorted(path for path in args.corpus.iterdir() if path.is_dir())
     files = sum(1 for repository in repositories for _ in repository.rglob("*.py"))
@@ -79,6 +85,29 @@ def main() -> None:
     for name, seconds in timings.items():
         rate, ratio = files / seconds, seconds / reference
         print(f"{name:34} {seconds:6.2f} s  {rate:8,.0f} files/s  ratio {ratio:5.2f}")
+    if args.verify:
+        for repository in repositories:
+            print(f"{repository.name}: {verify(repository, args.torch_version)}", flush=True)
+
+
+def verify(repository: Path, torch_version: str | None) -> str:
+    """Return how the findings with and without shortcuts compare, for every rule."""
+    sys.path.insert(0, str(HERE))
+    from codemods import Settings, run_paths
+
+    def findings(settings: Settings) -> list[str]:
+        return sorted(
+            f"{finding.path}:{finding.span} {finding.code} {finding.message}"
+            for result in run_paths([repository], settings)
+            for finding in getattr(result, "findings", ())
+        )
+
+    settings = Settings(cache=False, jobs=1, select=("ALL",), torch_version=torch_version)
+    fast = findings(settings)
+    reference = findings(replace(settings, prefilter=False))
+    if fast == reference:
+        return f"same {len(fast)} findings with and without shortcuts"
+    return f"DIFFERENT: {len(fast)} findings, {len(reference)} without shortcuts"
 
 
 if __name__ == "__main__":
