@@ -12,6 +12,8 @@ import pytest
 from fixture_cases import Case, copy_repository, discover_cases
 
 from codemods import Settings, run_paths
+from codemods.analysis.facts import FunctionFacts
+from codemods.summaries import ReopenedModule
 
 CASES = discover_cases()
 
@@ -139,3 +141,28 @@ def test_a_damaged_run_entry_is_ignored(tmp_path: Path) -> None:
     for entry in _run_entries(repo):
         entry.write_bytes(b"not a pickle")
     assert _findings(repo, settings) == expected
+
+
+def test_cached_summaries_summarise_their_functions_from_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary from the cache left some functions for later: they are read again when a
+    question of a later run needs them, and the findings are the reference's."""
+    repo = tmp_path / "tree"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    for case in CASES[:40]:
+        shutil.copytree(case.before, repo / case.directory.parent.name / case.directory.name)
+    settings = Settings(torch_version="1.8", jobs=1, cache=True, select=("ALL",))
+    reference = _findings(repo, replace(settings, prefilter=False, cache=False))
+    assert _findings(repo, replace(settings, select=("WS103",))) != reference  # fills the cache
+    reopened: list[str] = []
+    original = ReopenedModule.summarise
+
+    def summarise(self: ReopenedModule, qualname: str) -> list[FunctionFacts]:
+        reopened.append(qualname)
+        return original(self, qualname)
+
+    monkeypatch.setattr(ReopenedModule, "summarise", summarise)
+    assert _findings(repo, settings) == reference
+    assert reopened
