@@ -271,7 +271,7 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[
 def _with_progress_bar(
     console: Console, paths: Sequence[Path], settings: Settings, *, fix: bool, total: int
 ) -> list[FileResult]:
-    with render.progress_bar(console, "projects") as bar:
+    with render.progress_bar(console) as bar:
         task = bar.add_task("Projects", total=total, detail="")
 
         def progress(stage: str, done: int, of: int) -> None:
@@ -446,7 +446,7 @@ def fix(
     changes = [result for result in results if isinstance(result, Changed)]
     interactive = not (yes or diff_only) and _interactive(screen)
     written: list[Changed] = []
-    failures = 0
+    unwritten: dict[Path, Failed] = {}
     apply_all = False
     for changed in changes:
         if not options["quiet"] or diff_only:
@@ -470,7 +470,7 @@ def fix(
         try:
             write_atomic(changed.source, changed.new)
         except WriteError as error:
-            failures += 1
+            unwritten[changed.path] = Failed(changed.path, str(error))
             err.print(
                 f"error: {render.display_path(changed.path)}: {error}",
                 markup=False,
@@ -486,7 +486,10 @@ def fix(
     render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
     applied = changes if diff_only else written
     report = summarise(
-        results, run.projects, unsafe_fixes=unsafe, applied={change.path for change in applied}
+        [unwritten.get(result.path, result) for result in results],
+        run.projects,
+        unsafe_fixes=unsafe,
+        applied={change.path for change in applied},
     )
     if not options["quiet"] and len(run.projects) > 1:
         render.print_run_report(screen, report, fixed_column="Would fix" if diff_only else "Fixed")
@@ -503,7 +506,7 @@ def fix(
             style="bold",
             highlight=False,
         )
-    if failures or any(isinstance(result, Failed) for result in results):
+    if unwritten or any(isinstance(result, Failed) for result in results):
         sys.exit(EXIT_ERROR)
     if diff_only:
         sys.exit(EXIT_FINDINGS if changes and not options["exit_zero"] else EXIT_CLEAN)
@@ -593,7 +596,7 @@ def scan_command(
     settings = Settings(jobs=jobs)
     targets = roots or (Path.cwd(),)
     if _shows_progress(err, {"quiet": quiet}):
-        with render.progress_bar(err, "repositories") as bar:
+        with render.progress_bar(err) as bar:
             task = bar.add_task("Repositories", total=None, detail="")
 
             def progress(stage: str, done: int, total: int) -> None:

@@ -313,8 +313,8 @@ def settings_text(projects: Sequence[ProjectSettings]) -> str:
 # --- bulk runs ---
 
 
-def progress_bar(console: Console, what: str) -> Progress:
-    """Return a progress bar over `what` (projects, repositories) that vanishes when done."""
+def progress_bar(console: Console) -> Progress:
+    """Return a progress display for bulk runs (one task per bar), which vanishes when done."""
     return Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),

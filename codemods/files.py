@@ -378,7 +378,9 @@ def write_text_atomic(path: Path, text: str) -> None:
             dir=directory, prefix="." + name + ".", suffix=".workerseed.tmp"
         )
     except OSError as error:
-        raise WriteError(f"cannot write {path}: {_describe_os_error(error)}") from error
+        raise WriteError(
+            f"cannot write {path}: cannot create a file in {directory}: {error.strerror or error}"
+        ) from error
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
