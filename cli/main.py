@@ -547,7 +547,11 @@ SCAN_EXIT_HELP = (
 )
 
 
-@main.command("scan", epilog=SCAN_EXIT_HELP)
+@main.command(
+    "scan",
+    epilog=SCAN_EXIT_HELP,
+    short_help="Count the repositories affected, per torch version (the study's statistic).",
+)
 @click.argument("roots", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--format",
