@@ -314,7 +314,7 @@ def settings_text(projects: Sequence[ProjectSettings]) -> str:
 
 
 def progress_bar(console: Console) -> Progress:
-    """Return a progress display for bulk runs (one task per bar), which vanishes when done."""
+    """Return a progress bar for bulk runs; it vanishes when the run ends."""
     return Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
@@ -442,7 +442,7 @@ def scan_notes(report: ScanReport) -> list[Text]:
                 Text(
                     f"{row.assumption}: "
                     f"{plural(row.affected_out_of_scope, 'repository', 'repositories')} "
-                    "out of scope also affected (RNG objects other than NumPy's).",
+                    "out of scope also affected (e.g. a shared torch.Generator or random.Random).",
                     style="dim",
                 )
             )
@@ -464,7 +464,8 @@ def scan_repository_table(report: ScanReport) -> Table:
     for repository in report.repositories:
         name = Text(display_path(repository.root))
         if repository.error is not None:
-            table.add_row(name, *[""] * (5 + len(labels)), Text("failed", style="red"))
+            failed = Text("not analysed", style="red")
+            table.add_row(name, failed, *[""] * (5 + len(labels)))
             continue
         verdicts = []
         for label in labels:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -240,9 +241,7 @@ def _scan(root: Path, settings: Settings, assumptions: Sequence[Assumption]) -> 
     for assumption in assumptions:
         target = assumption.target or declared(root, settings)
         findings = check_project(Project(root, project.sources, target), rules, resolved)
-        counts: dict[str, int] = {}
-        for finding in findings:
-            counts[finding.code] = counts.get(finding.code, 0) + 1
+        counts = Counter(finding.code for finding in findings)
         verdicts.append(Verdict(assumption.label, target, tuple(sorted(counts.items()))))
     return replace(scope, files=len(project.sources.paths), verdicts=tuple(verdicts))
 
@@ -251,8 +250,11 @@ def _scope(project: Project) -> RepositoryScan:
     datasets = dataset_classes(project)
     if not datasets:
         return RepositoryScan(project.root)
-    loaders = [(loader, datasets_of_loader(project, loader)) for loader in loader_calls(project)]
-    starting = [(loader, of) for loader, of in loaders if loader.may_start_workers()]
+    starting = [
+        (loader, datasets_of_loader(project, loader))
+        for loader in loader_calls(project)
+        if loader.may_start_workers()
+    ]
     index = RngIndex(project)
     numpy_datasets = [ref for ref in datasets if _draws_from_numpy(project, index, ref)]
     with_workers = [ref for ref in datasets if _may_load(project, starting, ref)]

@@ -282,6 +282,7 @@ def test_scan_prints_the_table_and_exits_0(corpus: Path) -> None:
         ["latest", "8", "4", "1", "25%", "1"],
     ]
     assert "In scope: a custom Dataset" in result.stdout
+    assert "latest: 1 repository out of scope also affected" in result.stdout
     assert result.stderr == ""
 
 
