@@ -410,7 +410,7 @@ def scan_table(report: ScanReport) -> Table:
     """Return the statistic per torch-version assumption."""
     table = Table(title="Duplicated worker randomness", title_justify="left", header_style="bold")
     table.add_column("Assumption", no_wrap=True)
-    for header in ("Repositories", "In scope", "Affected", "% of in scope", "Epoch repeats"):
+    for header in ("Scanned", "In scope", "Affected", "% affected", "Epoch repeats"):
         _count_column(table, header)
     for row in report.totals:
         table.add_row(
@@ -426,8 +426,9 @@ def scan_table(report: ScanReport) -> Table:
 
 SCAN_LEGEND = (
     "In scope: a custom Dataset whose per-item code draws from NumPy (global functions or RNG "
-    "objects) is loaded by a DataLoader that may start workers. Affected: WS101 or WS201 "
-    "reports it (workers draw duplicated numbers). Epoch repeats: WS102 reports a worker seed "
+    "objects) is loaded by a DataLoader that may start workers. Affected: in scope, and WS101 "
+    "or WS201 reports it (workers draw duplicated numbers); % affected is of the repositories "
+    "in scope. Epoch repeats: WS102 reports a worker seed "
     "that repeats every epoch. Declared: each repository's own torch version (latest when it "
     "declares none)."
 )
