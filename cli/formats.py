@@ -14,9 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from codemods import ALL_RULES, Finding, Safety, Span, __version__
+from codemods import ALL_RULES, Finding, Safety, Span, TorchTarget, __version__
 from codemods.notebooks import file_span
 from codemods.previews import FilePreview, TextEdit
+from codemods.report import Counts, RunReport
+from codemods.scan import RepositoryScan, ScanReport
 
 from .render import display_path, is_applicable
 
@@ -26,6 +28,9 @@ SARIF_SCHEMA = (
 SARIF_VERSION = "2.1.0"
 #: SARIF `uriBaseId` for paths relative to the working directory.
 SRCROOT = "%SRCROOT%"
+#: Version of the `--report` and `scan --format json` documents; bumped when a field changes
+#: meaning or disappears (new fields do not bump it).
+REPORT_VERSION = 1
 
 Previews = Mapping[Finding, tuple[FilePreview, ...]]
 
@@ -60,9 +65,18 @@ def _edit_dict(path: Path, edit: TextEdit) -> dict[str, Any]:
     return {"path": display_path(path), "range": _range(edit.span), "content": edit.content}
 
 
+def target_dict(target: TorchTarget) -> dict[str, Any]:
+    """Return an assumed torch version as plain data."""
+    return {
+        "version": ".".join(map(str, target.version)) if target.version else None,
+        "below": target.below,
+        "source": target.source,
+        "description": target.describe(),
+    }
+
+
 def finding_dict(finding: Finding, previews: Previews, *, unsafe_fixes: bool) -> dict[str, Any]:
     """Return a finding as plain data (the JSON format's element)."""
-    target = finding.target
     fix = finding.fix
     data: dict[str, Any] = {
         "code": finding.code,
@@ -72,12 +86,7 @@ def finding_dict(finding: Finding, previews: Previews, *, unsafe_fixes: bool) ->
         "path": display_path(finding.path),
         "cell": finding.cell,
         "range": _range(finding.span),
-        "torch_version": {
-            "version": ".".join(map(str, target.version)) if target.version else None,
-            "below": target.below,
-            "source": target.source,
-            "description": target.describe(),
-        },
+        "torch_version": target_dict(finding.target),
         "fix": None,
     }
     if fix is not None:
@@ -112,6 +121,103 @@ def statistics_json(rows: Sequence[tuple[str, str, int, int]]) -> str:
         ],
         indent=2,
     )
+
+
+# --- reports of bulk runs ---
+
+
+def _tool() -> dict[str, str]:
+    return {"name": "workerseed", "version": __version__}
+
+
+def _counts_dict(counts: Counts) -> dict[str, int]:
+    return {
+        "files": counts.files,
+        "findings": counts.findings,
+        "fixable": counts.fixable,
+        "fixed": counts.fixed,
+        "remaining": counts.remaining,
+        "skipped": counts.skipped,
+        "failed": counts.failed,
+    }
+
+
+def run_report_json(report: RunReport, *, command: str) -> str:
+    """Return a run's counts per project, per rule and in total (the `--report` file).
+
+    `command` is "check", "fix" or "fix --diff" (where `fixed` counts what would be fixed).
+    """
+    document = {
+        "version": REPORT_VERSION,
+        "tool": _tool(),
+        "command": command,
+        "projects": [
+            {
+                "root": display_path(project.root),
+                "torch_version": target_dict(project.target),
+                **_counts_dict(project.counts),
+                "rules": dict(project.by_rule),
+            }
+            for project in report.projects
+        ],
+        "rules": [
+            {
+                "code": rule.code,
+                "name": rule.name,
+                "findings": rule.findings,
+                "fixable": rule.fixable,
+                "fixed": rule.fixed,
+            }
+            for rule in report.rules
+        ],
+        "totals": {"projects": len(report.projects), **_counts_dict(report.totals)},
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _repository_dict(repository: RepositoryScan) -> dict[str, Any]:
+    return {
+        "root": display_path(repository.root),
+        "error": repository.error,
+        "files": repository.files,
+        "datasets": repository.datasets,
+        "numpy_datasets": repository.numpy_datasets,
+        "multi_process": repository.multi_process,
+        "in_scope": repository.in_scope,
+        "assumptions": [
+            {
+                "assumption": verdict.assumption,
+                "torch_version": target_dict(verdict.target),
+                "affected": verdict.affected,
+                "epoch_repeats": verdict.epoch_repeats,
+                "findings": dict(verdict.findings),
+            }
+            for verdict in repository.verdicts
+        ],
+    }
+
+
+def scan_json(report: ScanReport) -> str:
+    """Return a scan's statistic per assumption and the facts of every repository."""
+    document = {
+        "version": REPORT_VERSION,
+        "tool": _tool(),
+        "assumptions": [
+            {
+                "assumption": row.assumption,
+                "repositories": row.scanned,
+                "in_scope": row.in_scope,
+                "affected": row.affected,
+                "affected_share": row.affected_share,
+                "affected_out_of_scope": row.affected_out_of_scope,
+                "epoch_repeats": row.epoch_repeats,
+            }
+            for row in report.totals
+        ],
+        "failed": len(report.failed),
+        "repositories": [_repository_dict(repository) for repository in report.repositories],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 # --- SARIF ---

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from codemods import (
     ALL_RULES,
@@ -17,6 +19,7 @@ from codemods import (
     Failed,
     FileResult,
     Finding,
+    ProjectSettings,
     Settings,
     Skipped,
     __version__,
@@ -24,8 +27,10 @@ from codemods import (
     rule_by_code,
     run_paths,
 )
-from codemods.files import WriteError, write_atomic
+from codemods import scan as scanning
+from codemods.files import WriteError, write_atomic, write_text_atomic
 from codemods.previews import preview_fixes
+from codemods.report import summarise
 
 from . import formats, render
 
@@ -43,6 +48,26 @@ def _codes(ctx: click.Context, param: click.Parameter, value: Sequence[str]) -> 
     """Split repeated, comma-separated rule selectors (`--select WS101,WS2`)."""
     del ctx, param
     return tuple(part.strip() for item in value for part in item.split(",") if part.strip())
+
+
+def _report_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """Refuse a report path whose directory does not exist, before any work is done."""
+    del ctx
+    if value is not None and not value.absolute().parent.is_dir():
+        raise click.BadParameter(f"directory {value.parent} does not exist", param=param)
+    return value
+
+
+def report_option(help_text: str) -> Callable[[F], F]:
+    """Return the `--report FILE` option."""
+    return click.option(
+        "--report",
+        "report_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        callback=_report_file,
+        help=help_text,
+    )
 
 
 def shared_options(function: F) -> F:
@@ -99,6 +124,10 @@ def shared_options(function: F) -> F:
             "--statistics",
             is_flag=True,
             help="Print the number of findings per rule instead of each finding (text or json).",
+        ),
+        report_option(
+            "Also write the counts per project and per rule (files, findings, fixable or "
+            "fixed, skipped, failed) to FILE as JSON."
         ),
         click.option(
             "--show-settings",
@@ -165,6 +194,12 @@ class ConfigurationError(click.ClickException):
     exit_code = EXIT_ERROR
 
 
+class OutputError(click.ClickException):
+    """An output file could not be written: click prints it, and the exit status is 2."""
+
+    exit_code = EXIT_ERROR
+
+
 def _check_options(options: dict[str, Any]) -> None:
     if options["quiet"] and options["verbose"]:
         raise click.UsageError("--quiet and --verbose cannot be used together")
@@ -181,10 +216,30 @@ def _show_settings(paths: Sequence[Path], settings: Settings) -> None:
     sys.exit(EXIT_CLEAN)
 
 
-def _run(
-    paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[str, Any]
-) -> tuple[list[FileResult], bool]:
-    """Run the engine; return the results and whether unsafe fixes apply.
+@dataclass(frozen=True)
+class _Run:
+    """What the engine returned, and the projects it ran on."""
+
+    results: list[FileResult]
+    projects: list[ProjectSettings]
+    #: Unsafe fixes apply (as the engine decided).
+    unsafe_fixes: bool
+
+
+def _shows_progress(console: Console, options: dict[str, Any]) -> bool:
+    """Return True if progress may be drawn: on a terminal, never in a log or with --quiet.
+
+    FORCE_COLOR makes rich treat any stream as a terminal; a progress bar written into a CI
+    log would only add noise, so the stream itself must be a terminal.
+    """
+    if options["quiet"] or not console.is_terminal:
+        return False
+    isatty = getattr(console.file, "isatty", None)
+    return callable(isatty) and bool(isatty())
+
+
+def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[str, Any]) -> _Run:
+    """Run the engine over `paths`.
 
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
     them (`unsafe-fixes = true`), which is how the engine decided too.
@@ -204,16 +259,44 @@ def _run(
                     soft_wrap=True,
                 )
         unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
-        if options["quiet"] or not err.is_terminal:
-            return list(run_paths(targets, settings, fix=fix)), unsafe
-        with err.status("Analysing…") as status:
+        if not _shows_progress(err, options):
+            results = list(run_paths(targets, settings, fix=fix))
+        elif len(projects) > 1:
+            results = _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
+        else:
+            with err.status("Analysing…") as status:
 
-            def progress(stage: str, done: int, total: int) -> None:
-                status.update(f"{stage.capitalize()} {done}/{total} files…")
+                def progress(stage: str, done: int, total: int) -> None:
+                    status.update(f"{stage.capitalize()} {done}/{total} files…")
 
-            return list(run_paths(targets, settings, fix=fix, progress=progress)), unsafe
+                results = list(run_paths(targets, settings, fix=fix, progress=progress))
     except ConfigError as error:
         raise ConfigurationError(str(error)) from error
+    return _Run(results, projects, unsafe)
+
+
+def _with_progress_bar(
+    console: Console, paths: Sequence[Path], settings: Settings, *, fix: bool, total: int
+) -> list[FileResult]:
+    with render.progress_bar(console) as bar:
+        task = bar.add_task("Projects", total=total, detail="")
+
+        def progress(stage: str, done: int, of: int) -> None:
+            if stage == "projects":
+                bar.update(task, completed=done, detail="")
+            else:
+                bar.update(task, detail=f"{stage} {done}/{of} files")
+
+        return list(run_paths(paths, settings, fix=fix, progress=progress))
+
+
+def _write_report(path: Path | None, text: str) -> None:
+    if path is None:
+        return
+    try:
+        write_text_atomic(path, text)
+    except WriteError as error:
+        raise OutputError(str(error)) from error
 
 
 def _all_findings(results: Sequence[FileResult]) -> list[Finding]:
@@ -270,16 +353,21 @@ def check(paths: tuple[Path, ...], **options: Any) -> None:
     settings = _settings(options)
     if options["show_settings"]:
         _show_settings(paths, settings)
-    results, unsafe = _run(paths, settings, fix=False, options=options)
+    run = _run(paths, settings, fix=False, options=options)
+    results, unsafe = run.results, run.unsafe_fixes
     findings = _all_findings(results)
+    report = summarise(results, run.projects, unsafe_fixes=unsafe)
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
     if not _emit(findings, options, unsafe_fixes=unsafe):
         render.print_findings(out, findings, unsafe_fixes=unsafe)
         render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
         if not options["quiet"]:
+            if len(run.projects) > 1:
+                render.print_run_report(out, report, fixed_column=None)
             _print_summary(out, results, findings, unsafe_fixes=unsafe)
     else:
         render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
+    _write_report(options["report_path"], formats.run_report_json(report, command="check"))
     sys.exit(_exit_code(results, findings, exit_zero=options["exit_zero"]))
 
 
@@ -356,7 +444,8 @@ def fix(
     settings = _settings(options, unsafe_fixes=unsafe_fixes)
     if options["show_settings"]:
         _show_settings(paths, settings)
-    results, unsafe = _run(paths, settings, fix=True, options=options)
+    run = _run(paths, settings, fix=True, options=options)
+    results, unsafe = run.results, run.unsafe_fixes
     machine = options["output_format"] != "text" or options["statistics"]
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
     # Standard output carries only the chosen format; people read the rest on stderr.
@@ -364,7 +453,7 @@ def fix(
     changes = [result for result in results if isinstance(result, Changed)]
     interactive = not (yes or diff_only) and _interactive(screen)
     written: list[Changed] = []
-    failures = 0
+    unwritten: dict[Path, Failed] = {}
     apply_all = False
     for changed in changes:
         if not options["quiet"] or diff_only:
@@ -388,7 +477,7 @@ def fix(
         try:
             write_atomic(changed.source, changed.new)
         except WriteError as error:
-            failures += 1
+            unwritten[changed.path] = Failed(changed.path, str(error))
             err.print(
                 f"error: {render.display_path(changed.path)}: {error}",
                 markup=False,
@@ -402,6 +491,17 @@ def fix(
     if not _emit(remaining, options, unsafe_fixes=unsafe, previews=not diff_only):
         render.print_findings(out, remaining, unsafe_fixes=unsafe)
     render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
+    applied = changes if diff_only else written
+    report = summarise(
+        [unwritten.get(result.path, result) for result in results],
+        run.projects,
+        unsafe_fixes=unsafe,
+        applied={change.path for change in applied},
+    )
+    if not options["quiet"] and len(run.projects) > 1:
+        render.print_run_report(screen, report, fixed_column="Would fix" if diff_only else "Fixed")
+    command = "fix --diff" if diff_only else "fix"
+    _write_report(options["report_path"], formats.run_report_json(report, command=command))
     if not options["quiet"]:
         fixed = sum(len(changed.fixed) for changed in written)
         verb = "would fix" if diff_only else "fixed"
@@ -413,7 +513,7 @@ def fix(
             style="bold",
             highlight=False,
         )
-    if failures or any(isinstance(result, Failed) for result in results):
+    if unwritten or any(isinstance(result, Failed) for result in results):
         sys.exit(EXIT_ERROR)
     if diff_only:
         sys.exit(EXIT_FINDINGS if changes and not options["exit_zero"] else EXIT_CLEAN)
@@ -446,6 +546,100 @@ def rules(explain: str | None) -> None:
         codes = ", ".join(known.CODE for known in ALL_RULES)
         raise click.BadParameter(f"no rule {explain!r} (rules: {codes})", param_hint="--explain")
     console.print(render.explain(rule))
+
+
+SCAN_EXIT_HELP = (
+    "Exit status: 0 once the statistic is printed, whatever it says (a scan is a measurement, "
+    "not a lint; use `check` to fail on findings); 2 for usage errors."
+)
+
+
+@main.command(
+    "scan",
+    epilog=SCAN_EXIT_HELP,
+    short_help="Count the repositories affected, per torch version (the study's statistic).",
+)
+@click.argument("roots", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text: a table for people; json: the statistic and every repository's facts.",
+)
+@report_option("Also write the JSON document to FILE.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Repositories analysed side by side (default: one per CPU).",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also print a table of every repository, and tracebacks of those that failed.",
+)
+@click.option(
+    "--quiet", "-q", is_flag=True, help="Print the statistic only: no progress, no warnings."
+)
+def scan_command(
+    roots: tuple[Path, ...],
+    output_format: str,
+    report_path: Path | None,
+    jobs: int | None,
+    verbose: bool,
+    quiet: bool,
+) -> None:
+    """Measure how many repositories have duplicated worker randomness, per torch version.
+
+    Reproduces the 2021 study's statistic. Each ROOT (default: the current directory) is a
+    repository, or a directory whose immediate subdirectories are repositories. A repository
+    is in scope when a custom Dataset whose per-item code draws from NumPy is loaded by a
+    DataLoader that may start workers, and affected when WS101 or WS201 reports it. The rules
+    run under torch 1.8 (before DataLoader seeded NumPy), each repository's declared torch
+    version, and the latest torch.
+    """
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose cannot be used together")
+    err = Console(stderr=True, highlight=False)
+    settings = Settings(jobs=jobs)
+    targets = roots or (Path.cwd(),)
+    if _shows_progress(err, {"quiet": quiet}):
+        with render.progress_bar(err) as bar:
+            task = bar.add_task("Repositories", total=None, detail="")
+
+            def progress(stage: str, done: int, total: int) -> None:
+                del stage
+                bar.update(task, completed=done, total=total)
+
+            report = scanning.scan(targets, settings, progress=progress)
+    else:
+        report = scanning.scan(targets, settings)
+    document = formats.scan_json(report)
+    _write_report(report_path, document)
+    if not quiet:
+        for repository in report.failed:
+            err.print(
+                Text.assemble(
+                    ("warning", "bold yellow"),
+                    f": {render.display_path(repository.root)}: not analysed: {repository.error}",
+                ),
+                soft_wrap=True,
+            )
+            if verbose and repository.traceback:
+                err.print(Text(repository.traceback))
+    if output_format == "json":
+        click.echo(document, nl=False)
+        return
+    out = Console(highlight=False)
+    if verbose:
+        out.print(render.scan_repository_table(report))
+    out.print(render.scan_table(report))
+    if not quiet:
+        for note in render.scan_notes(report):
+            out.print(note)
 
 
 if __name__ == "__main__":

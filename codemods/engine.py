@@ -300,8 +300,10 @@ def run_paths(
     groups = _by_root(paths)
     workers = min(len(groups), settings.jobs or os.cpu_count() or 1)
     if workers <= 1 and settings.scheduler is None:
-        for root, requested in groups.items():
+        for done, (root, requested) in enumerate(groups.items(), 1):
             yield from _project_results(root, requested, settings, fix, progress)
+            if progress and len(groups) > 1:
+                progress("projects", done, len(groups))
         return
     # One repository per process (or cluster worker); none starts a pool of its own.
     single = replace(settings, jobs=1)
@@ -314,6 +316,21 @@ def run_paths(
             yield from future.result()
             if progress:
                 progress("projects", done, len(futures))
+
+
+def open_project(root: Path, settings: Settings, target: TorchTarget) -> Project:
+    """Return the project at `root` for questions beyond the rules (`scan`): nothing is
+    summarised until a question needs it. Raises ConfigError for an invalid configuration."""
+    settings = for_project(settings, root)
+    paths = files.discover(
+        [root],
+        root,
+        exclude=settings.exclude or (),
+        extend_exclude=settings.extend_exclude,
+        respect_gitignore=settings.respect_gitignore,
+    )
+    workspace = _open_workspace(root, list(paths), settings, (), None)
+    return Project(root, workspace.sources, target)
 
 
 def _project_results(

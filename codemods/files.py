@@ -26,9 +26,11 @@ __all__ = [
     "encode_text",
     "find_project_root",
     "is_generated",
+    "is_project_root",
     "read_bytes",
     "read_source",
     "write_atomic",
+    "write_text_atomic",
 ]
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -68,6 +70,11 @@ def find_project_root(path: Path) -> Path:
         if any(os.path.lexists(directory / marker) for marker in _ROOT_MARKERS):
             return directory
     return start
+
+
+def is_project_root(directory: Path) -> bool:
+    """Return True if `directory` holds a project marker (pyproject.toml, setup.py, .git...)."""
+    return any(os.path.lexists(directory / marker) for marker in _ROOT_MARKERS)
 
 
 def _inside(real: str, root: str) -> bool:
@@ -346,3 +353,45 @@ def _fsync_directory(directory: str) -> None:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
+
+
+#: Permission bits of a file `write_text_atomic` creates.
+_NEW_FILE_MODE = 0o644
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path`, new or not, so that no reader sees half of it.
+
+    Unlike `write_atomic`, this is for files workerseed owns (reports): an existing file is
+    replaced whatever it holds, and keeps its permission bits.
+    """
+    target = os.path.realpath(path)
+    directory, name = os.path.split(target)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = _NEW_FILE_MODE
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {_describe_os_error(error)}") from error
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=directory, prefix="." + name + ".", suffix=".workerseed.tmp"
+        )
+    except OSError as error:
+        raise WriteError(
+            f"cannot write {path}: cannot create a file in {directory}: {error.strerror or error}"
+        ) from error
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if not isinstance(error, OSError):
+            raise
+        raise WriteError(f"cannot write {path}: {_describe_os_error(error)}") from error
+    _fsync_directory(directory)

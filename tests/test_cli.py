@@ -573,7 +573,7 @@ def test_explain_unknown_rule_is_exit_2(repo: Path) -> None:
 
 
 def test_every_command_has_help() -> None:
-    for command in ("check", "fix", "rules"):
+    for command in ("check", "fix", "rules", "scan"):
         result = run(command, "--help")
         assert result.exit_code == 0
         assert len(result.stdout) > 200
