@@ -7,6 +7,7 @@ it (a fix that edits two files lists its finding in both).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields
@@ -77,10 +78,19 @@ class RunReport:
     totals: Counts
 
 
-def project_of(path: Path, roots: Sequence[Path]) -> Path | None:
+def project_of(path: Path, roots: Collection[Path]) -> Path | None:
     """Return the deepest of `roots` that contains `path` (or is it)."""
-    containing = [root for root in roots if path == root or root in path.parents]
-    return max(containing, key=lambda root: len(root.parts), default=None)
+    known = {os.fspath(root): root for root in roots}
+    # On strings: a run's results are many thousands of paths.
+    text = os.fspath(path)
+    while True:
+        found = known.get(text)
+        if found is not None:
+            return found
+        parent = os.path.dirname(text)
+        if parent == text:
+            return None
+        text = parent
 
 
 @dataclass
