@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..lines import source_lines
 from ..types import Span
 from .facts import (
     UNKNOWN,
@@ -34,6 +35,8 @@ from .facts import (
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
 _MAX_DEPTH = 24
+#: Displays with more elements than this (data tables) summarise as UNKNOWN.
+_MAX_ELEMENTS = 256
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
@@ -46,7 +49,7 @@ class _Positions:
     """Convert ast positions (UTF-8 byte columns) to character columns."""
 
     def __init__(self, text: str) -> None:
-        self._lines = None if text.isascii() else text.splitlines(keepends=True)
+        self._lines = None if text.isascii() else source_lines(text)
 
     def column(self, line: int, byte_column: int) -> int:
         if self._lines is None or line > len(self._lines):
@@ -133,11 +136,11 @@ def _noqa(text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
     try:
         comments = [
             (token.start[0], token.string)
-            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
-        comments = [(number, line) for number, line in enumerate(text.splitlines(), 1)]
+        comments = list(enumerate(source_lines(text), 1))
     for line, comment in comments:
         match = _NOQA.search(comment)
         if match is None:
@@ -431,7 +434,10 @@ class _Extractor:
                 and self._resolve_name(current.value.id, scope, None).kind is Kind.SELF
             ):
                 scope.facts.self_reads.add(current.attr)
-            children = list(ast.iter_child_nodes(current))
+            # Constants hold nothing to record: skipping them keeps a data table cheap.
+            children = [
+                child for child in ast.iter_child_nodes(current) if type(child) is not ast.Constant
+            ]
             if isinstance(current, ast.Call):
                 marked = [(child, child is current.func) for child in children]
             elif isinstance(current, ast.Attribute):
@@ -735,6 +741,10 @@ class _Extractor:
             )
         if isinstance(node, ast.NamedExpr):
             return self.value(node.value, scope, deeper)
+        if isinstance(node, ast.Dict | ast.Tuple | ast.List | ast.Set) and (
+            len(node.keys if isinstance(node, ast.Dict) else node.elts) > _MAX_ELEMENTS
+        ):
+            return Value(Kind.UNKNOWN, span)
         if isinstance(node, ast.Dict):
             entries: list[tuple[str | None, Value]] = []
             for key, item in zip(node.keys, node.values, strict=True):
