@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from codemods.gitignore import GitIgnore, Patterns
+from codemods.lines import source_lines
 from codemods.types import SkipReason, SourceFile
 
 __all__ = [
@@ -286,7 +287,7 @@ def encode_source(path: Path, text: str) -> bytes:
     try:
         return text.encode(encoding)
     except UnicodeEncodeError as error:
-        line = text.count("\n", 0, error.start) + 1
+        line = len(source_lines(text[: error.start + 1]))
         raise SourceError(
             SkipReason.NOT_UTF8,
             f"{path}: character {text[error.start]!r} on line {line} cannot be encoded as "
@@ -303,7 +304,7 @@ def encode_text(source: SourceFile, text: str) -> bytes:
     try:
         data = text.encode(source.encoding)
     except UnicodeEncodeError as error:
-        line = text.count("\n", 0, error.start) + 1
+        line = len(source_lines(text[: error.start + 1]))
         raise WriteError(
             f"cannot write {source.path}: character {text[error.start]!r} on line {line} "
             f"cannot be encoded as {source.encoding}"
