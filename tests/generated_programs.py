@@ -6,7 +6,9 @@ as a class attribute or at module level, and that may reseed from the worker id 
 `get_worker_info()`; worker_init_fns (named, lambda, nested, `functools.partial`, None)
 that seed well or badly; and DataLoader calls with keyword or positional arguments,
 `**kwargs` dicts, `generator=` and `persistent_workers=`. `project()` spreads one program
-over one or two files. Every program parses; none is meant to run.
+over two files; `dressed()` gives a program a random format (a shebang, a coding cookie and
+non-ASCII text, tab indentation, CRLF or CR line endings). Every program parses; none is
+meant to run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-__all__ = ["Names", "names", "program", "project"]
+__all__ = ["Names", "dressed", "names", "program", "project"]
 
 
 @dataclass(frozen=True)

@@ -114,16 +114,21 @@ def assert_project_properties(files: dict[str, str], torch_version: str) -> None
 # --- arbitrary Python ---
 
 
-@examples(600)
-@given(source=hypothesmith.from_grammar(), torch_version=TARGETS)
-def test_arbitrary_programs_from_the_grammar(source: str, torch_version: str) -> None:
-    assert_properties(source, torch_version)
+# Generating these costs more than checking them: each is checked for both targets.
+
+
+@examples(500)
+@given(source=hypothesmith.from_grammar())
+def test_arbitrary_programs_from_the_grammar(source: str) -> None:
+    for torch_version in ("1.8", "latest"):
+        assert_properties(source, torch_version)
 
 
 @examples(100)
-@given(source=hypothesmith.from_node(), torch_version=TARGETS)
-def test_arbitrary_programs_from_libcst_nodes(source: str, torch_version: str) -> None:
-    assert_properties(source, torch_version)
+@given(source=hypothesmith.from_node())
+def test_arbitrary_programs_from_libcst_nodes(source: str) -> None:
+    for torch_version in ("1.8", "latest"):
+        assert_properties(source, torch_version)
 
 
 DATASET = """\
@@ -155,7 +160,7 @@ loader = DataLoader(Noisy(list(range(8))), num_workers=2, worker_init_fn=seed_wo
 """
 
 
-@examples(150)
+@examples(100)
 @given(
     body=hypothesmith.from_grammar(),
     module=hypothesmith.from_grammar(),
@@ -210,7 +215,7 @@ def test_the_generated_programs_are_fixed_at_all(torch_version: str) -> None:
     """Guard the generator: most fixture-form programs must give the fixes something to do."""
     changed = 0
 
-    @settings(max_examples=60)
+    @settings(max_examples=40)
     @given(source=program())
     def count(source: str) -> None:
         nonlocal changed
@@ -218,4 +223,4 @@ def test_the_generated_programs_are_fixed_at_all(torch_version: str) -> None:
         changed += isinstance(result, Changed)
 
     count()
-    assert changed >= 20
+    assert changed >= 10  # a quarter
