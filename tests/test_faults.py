@@ -12,6 +12,8 @@ import ast
 import codecs
 import difflib
 import errno
+import importlib.util
+import json
 import os
 import re
 import signal
@@ -666,8 +668,6 @@ def test_ctrl_c_in_a_real_process_leaves_every_file_old_or_new(project: Path) ->
     ],
 )
 def test_paths_are_printed_verbatim_in_text_json_diffs_and_errors(project: Path, name: str) -> None:
-    import json
-
     (project / name).write_text(BUGGY, encoding="utf-8")
     text = run("check", "--no-cache", name)
     assert text.stdout.startswith(f"{name}:12:9: WS201 [*] ")
@@ -726,6 +726,19 @@ def test_check_and_fix_never_import_or_run_the_analysed_code(project: Path) -> N
         "loader = DataLoader(Noisy(), num_workers=2)\n",
         encoding="utf-8",
     )
+    cells: list[dict[str, Any]] = [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": cell,
+        }
+        for cell in (code, "!rm -rf ~")
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (project / "explore.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    notebooks = importlib.util.find_spec("nbformat") is not None
     modules = set(sys.modules)
     checked = run("check", "--no-cache", "--select", "ALL")
     assert checked.exit_code == 1
@@ -733,6 +746,9 @@ def test_check_and_fix_never_import_or_run_the_analysed_code(project: Path) -> N
     result = fix("--select", "ALL")
     assert result.exit_code == 0, result.output
     assert "def seed_worker(worker_id" in (project / "evil.py").read_text(encoding="utf-8")
+    if notebooks:
+        fixed = (project / "explore.ipynb").read_text(encoding="utf-8")
+        assert "def seed_worker(worker_id" in fixed
     assert_rest_completed(project)
     assert not list(project.parent.glob("pwned*"))
     assert not {"evil", "setup", "conftest", "package", "package.train"} & (
