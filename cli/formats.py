@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from codemods import ALL_RULES, Finding, Safety, Span, TorchTarget, __version__
+from codemods.lines import source_lines
 from codemods.notebooks import file_span
 from codemods.previews import FilePreview, TextEdit
 from codemods.report import Counts, RunReport
@@ -50,8 +51,8 @@ def file_diff(preview: FilePreview) -> str:
     """Return the unified diff of one file's preview, with paths as the user sees them."""
     name = display_path(preview.path)
     lines = difflib.unified_diff(
-        preview.old.splitlines(keepends=True),
-        preview.new.splitlines(keepends=True),
+        source_lines(preview.old),
+        source_lines(preview.new),
         fromfile=f"a/{name}",
         tofile=f"b/{name}",
     )

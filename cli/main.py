@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -255,6 +258,7 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[
                     f"{project.target.describe()}; configuration "
                     f"{project.config or 'none'}",
                     markup=False,
+                    emoji=False,
                     style="dim",
                     soft_wrap=True,
                 )
@@ -411,6 +415,27 @@ def _exit_code(
     return EXIT_CLEAN
 
 
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C until the block ends, then deliver it.
+
+    A file being written is then always finished (and its temporary file gone) before the
+    command stops: every file is its old or its new version, and nothing else is left.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        # None: a handler installed outside Python; Python's own is the best stand-in.
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
+
+
 def _interactive(console: Console) -> bool:
     """Return True when a person can answer questions (stdin and the output are terminals)."""
     return sys.stdin.isatty() and console.is_terminal
@@ -475,13 +500,16 @@ def fix(
                 continue
             apply_all = answer == "a"
         try:
-            write_atomic(changed.source, changed.new)
+            with _interrupts_deferred():
+                write_atomic(changed.source, changed.new)
         except WriteError as error:
             unwritten[changed.path] = Failed(changed.path, str(error))
             err.print(
                 f"error: {render.display_path(changed.path)}: {error}",
                 markup=False,
+                emoji=False,
                 highlight=False,
+                soft_wrap=True,
             )
             continue
         written.append(changed)

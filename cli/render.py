@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
+from codemods.lines import source_lines
 from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
 from codemods.report import Counts, RunReport, applies
 from codemods.rule import Rule
@@ -82,8 +83,8 @@ def print_findings(console: Console, findings: Sequence[Finding], *, unsafe_fixe
 
 def _diff(old: str, new: str, name: str) -> str:
     lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
+        source_lines(old),
+        source_lines(new),
         fromfile=f"a/{name}",
         tofile=f"b/{name}",
     )

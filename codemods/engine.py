@@ -564,10 +564,13 @@ def run_source(
             if settings.torch_version
             else TorchTarget(None)
         )
-    raw = text.encode("utf-8")
     root = path.parent
+    try:
+        raw = files.encode_source(path, text)
+        source = files.decode_source(path, raw, 0o644)
+    except files.SourceError as error:
+        return Skipped(path, error.reason, error.detail)
     contents = Contents({path: raw}, {path: 0o644}, {})
-    source = files.decode_source(path, raw, 0o644)
     summary = summarise_source(source, root)
     if not isinstance(summary, Parsed):
         return summary

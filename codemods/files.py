@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import io
 import os
 import re
 import stat
 import tempfile
 import tokenize
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from codemods.gitignore import GitIgnore, Patterns
+from codemods.lines import source_lines
 from codemods.types import SkipReason, SourceFile
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "WriteError",
     "decode_source",
     "discover",
+    "encode_source",
     "encode_text",
     "find_project_root",
     "is_generated",
@@ -214,6 +215,20 @@ def read_bytes(path: Path) -> tuple[bytes, int]:
     return raw, stat.S_IMODE(status.st_mode)
 
 
+#: One line, ended where Python ends lines: at `\n`, `\r\n` or a lone `\r`.
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def _first_lines(raw: bytes) -> Callable[[], bytes]:
+    """Return a `readline` for the coding cookie search.
+
+    `io.BytesIO.readline` ends lines at `\n` only: in a file with `\r` line endings the
+    whole file would be the first line, and the cookie search would fail to decode it.
+    """
+    lines = (match.group() for match in _LINE.finditer(raw))
+    return lambda: next(lines, b"")
+
+
 def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
     """Decode `raw` as Python source (PEP 263 cookie or BOM), keeping its line endings.
 
@@ -224,7 +239,7 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
 
         return notebooks.read_module(path, raw, mode)
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        encoding, _ = tokenize.detect_encoding(_first_lines(raw))
     except SyntaxError as error:
         raise SourceError(SkipReason.NOT_UTF8, f"cannot decode {path}: {error.msg}") from error
     bom = raw.startswith(codecs.BOM_UTF8)
@@ -264,6 +279,29 @@ def is_generated(text: str) -> bool:
     return any(_GENERATED_COMMENT.match(line) for line in text[:2048].splitlines()[:5])
 
 
+def encode_source(path: Path, text: str) -> bytes:
+    """Encode `text` as a file holding it is encoded: as its coding cookie declares, else UTF-8.
+
+    Raises SourceError if the text cannot be written in the encoding it declares.
+    """
+    raw = text.encode("utf-8")
+    try:
+        encoding, _ = tokenize.detect_encoding(_first_lines(raw))
+    except SyntaxError:
+        return raw  # an unknown encoding: decoding reports it
+    if encoding in ("utf-8", "utf-8-sig"):
+        return raw
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as error:
+        line = len(source_lines(text[: error.start + 1]))
+        raise SourceError(
+            SkipReason.NOT_UTF8,
+            f"{path}: character {text[error.start]!r} on line {line} cannot be encoded as "
+            f"{encoding}, the encoding the file declares",
+        ) from error
+
+
 class WriteError(Exception):
     """A fixed file could not be written; the file on disk was left as it was."""
 
@@ -273,7 +311,7 @@ def encode_text(source: SourceFile, text: str) -> bytes:
     try:
         data = text.encode(source.encoding)
     except UnicodeEncodeError as error:
-        line = text.count("\n", 0, error.start) + 1
+        line = len(source_lines(text[: error.start + 1]))
         raise WriteError(
             f"cannot write {source.path}: character {text[error.start]!r} on line {line} "
             f"cannot be encoded as {source.encoding}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import files, notebooks
+from .lines import source_lines
 from .types import Edit, Finding, SourceFile, Span
 
 __all__ = ["FilePreview", "TextEdit", "preview_fixes"]
@@ -40,8 +41,8 @@ class FilePreview:
 
 
 def _text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
+    old_lines = source_lines(old)
+    new_lines = source_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return tuple(
         TextEdit(Span(i1 + 1, 0, i2 + 1, 0), "".join(new_lines[j1:j2]))

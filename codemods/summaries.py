@@ -21,6 +21,7 @@ from pathlib import Path
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
 from .analysis.facts import FunctionFacts, FunctionSource, ModuleFacts
+from .lines import source_lines
 from .types import Failed, FileResult, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.
@@ -96,7 +97,7 @@ class ReopenedModule:
     def lines(self) -> list[str]:
         """Return the module's text, line by line."""
         if self._lines is None:
-            self._lines = self._read().splitlines(keepends=True)
+            self._lines = source_lines(self._read())
         return self._lines
 
     def summarise(self, qualname: str) -> list[FunctionFacts]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..lines import source_lines
 from ..types import Span
 from .facts import (
     UNKNOWN,
@@ -33,6 +34,8 @@ from .facts import (
 _BUILTINS = frozenset(dir(builtins))
 #: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
 _MAX_DEPTH = 24
+#: Displays with more elements than this (data tables) summarise as UNKNOWN.
+_MAX_ELEMENTS = 256
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 #: Nodes without expressions inside: `Load`/`Store` markers and operators.
@@ -45,7 +48,8 @@ class _Positions:
     """Convert ast positions (UTF-8 byte columns) to character columns."""
 
     def __init__(self, text: str) -> None:
-        self._lines = None if text.isascii() else text.splitlines(keepends=True)
+        # Lines as Python counts them: not at form feeds or U+2028, as str.splitlines does.
+        self._lines = None if text.isascii() else source_lines(text)
         #: Lines whose byte columns differ from their character columns (non-ASCII).
         self._wide: dict[int, bytes] = {}
         if self._lines is not None:
@@ -169,7 +173,7 @@ class _Extractor:
     def lines(self) -> list[str]:
         """Return the module's text, line by line (line ends kept)."""
         if self._lines is None:
-            self._lines = self._text.splitlines(keepends=True)
+            self._lines = source_lines(self._text)
         return self._lines
 
     def summarise(self, qualname: str) -> list[FunctionFacts]:
@@ -795,6 +799,10 @@ class _Extractor:
             )
         if isinstance(node, ast.NamedExpr):
             return self.value(node.value, scope, deeper)
+        if isinstance(node, ast.Dict | ast.Tuple | ast.List | ast.Set) and (
+            len(node.keys if isinstance(node, ast.Dict) else node.elts) > _MAX_ELEMENTS
+        ):
+            return Value(Kind.UNKNOWN, span)
         if isinstance(node, ast.Dict):
             entries: list[tuple[str | None, Value]] = []
             for key, item in zip(node.keys, node.values, strict=True):

@@ -6,6 +6,8 @@ import io
 import re
 import tokenize
 
+from ..lines import source_lines
+
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?",
     re.IGNORECASE,
@@ -23,11 +25,11 @@ def noqa_comments(text: str) -> Suppressions:
     try:
         comments = [
             (token.start[0], token.string)
-            for token in tokenize.generate_tokens(io.StringIO(text).readline)
+            for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
-        comments = [(number, line) for number, line in enumerate(text.splitlines(), 1)]
+        comments = list(enumerate(source_lines(text), 1))
     for line, comment in comments:
         match = _NOQA.search(comment)
         if match is None:

@@ -56,9 +56,24 @@ class FixError(Exception):
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     """Return `text` with `edits` applied; raise FixError if that is not possible."""
     try:
+        return _apply_edits(text, edits)
+    except RecursionError as error:
+        # libcst recurses once per level of nesting: a long chain like `a + b + ... + z`
+        # (hundreds of terms, common in generated code) exhausts the stack.
+        raise FixError("the code is nested too deeply for libcst to rewrite it") from error
+
+
+def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise FixError(f"libcst cannot parse the file: {error.message}") from error
+    # libcst drops the last line ending of a file whose lines end in a lone "\r"; it is put
+    # back below. Any other difference would change lines no fix touches: refuse.
+    unchanged = module.code
+    lost = "\r" if unchanged + "\r" == text else ""
+    if unchanged + lost != text:
+        raise FixError("libcst cannot reproduce the file exactly")
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     by_span: dict[tuple[int, int, int, int], list[cst.CSTNode]] = {}
@@ -172,6 +187,8 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             )
         fixed = RemoveImportsVisitor(context).transform_module(fixed)
     code = fixed.code
+    if lost and not code.endswith(lost):
+        code += lost
     try:
         ast.parse(code)
     except SyntaxError as error:
@@ -196,8 +213,14 @@ def _reindented(code: str, indent: str) -> str:
     return "".join(lines)
 
 
-def _statements(code: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(textwrap.dedent(code).strip() + "\n").body)
+def _statements(code: str, newline: str = "\n") -> list[cst.BaseStatement]:
+    """Parse new code, with the line endings of the module it goes into.
+
+    Other lines take the module's line ending when it is written, but a line break inside
+    a string (a helper's docstring) is kept as it was parsed.
+    """
+    text = textwrap.dedent(code).strip() + "\n"
+    return list(cst.parse_module(text.replace("\n", newline)).body)
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
@@ -247,6 +270,7 @@ class _Transformer(cst.CSTTransformer):
         self._renames: dict[cst.CSTNode, str] = {}
         self._defs: dict[int, cst.FunctionDef] = {}
         self._first_statement: cst.CSTNode | None = None
+        self._newline = "\n"
 
     def add_hoist(self, plan: HoistPlan) -> None:
         """Move a function to module level while transforming."""
@@ -363,6 +387,7 @@ class _Transformer(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._first_statement = node.body[0] if node.body else None
+        self._newline = node.default_newline
         return True
 
     def _replace(
@@ -441,7 +466,7 @@ class _Transformer(cst.CSTTransformer):
                 statement for statement in body.body if isinstance(statement, cst.BaseStatement)
             ]
         for code, at_top in self.inserts.get(original_node, []):
-            new = _statements(code)
+            new = _statements(code, self._newline)
             if at_top:
                 index = 1 if statements and _is_docstring(statements[0]) else 0
                 statements[index:index] = new
@@ -493,7 +518,7 @@ class _Transformer(cst.CSTTransformer):
             if helper.name in defined:
                 continue
             code = _reindented(helper.code, updated_node.default_indent)
-            for position, statement in enumerate(_statements(code)):
+            for position, statement in enumerate(_statements(code, self._newline)):
                 blank = [cst.EmptyLine(), cst.EmptyLine()] if position == 0 else []
                 if position == 0 and not index:
                     blank = []
@@ -516,9 +541,11 @@ class _Transformer(cst.CSTTransformer):
                 | cst.With,
             ):
                 lines = [line for line in follower.leading_lines if line.comment is not None]
-                follower = follower.with_changes(
-                    leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *lines]
-                )
+                # Reuse its own blank lines: they keep their line endings in a file that
+                # mixes them.
+                blank = [line for line in follower.leading_lines if line.comment is None][:2]
+                blank += [cst.EmptyLine() for _ in range(2 - len(blank))]
+                follower = follower.with_changes(leading_lines=[*blank, *lines])
                 body[index] = follower
         body[index:index] = new
         return updated_node.with_changes(body=body)
