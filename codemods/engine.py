@@ -180,6 +180,20 @@ class _Workspace:
         """Return the original source of `path`."""
         return files.decode_source(path, self.contents.raw[path], self.contents.modes[path])
 
+    def undecodable(self, path: Path) -> Skipped | None:
+        """Return why `path` cannot be decoded, if it cannot.
+
+        Files no question needed are not parsed, but decoding costs little: a file that is
+        not text in its declared encoding is reported whether or not it mattered.
+        """
+        if path not in self.contents.raw or self.sources.summarised(path):
+            return None
+        try:
+            self.source(path)
+        except files.SourceError as error:
+            return Skipped(path, error.reason, error.detail)
+        return None
+
 
 def _fix_rounds(
     workspace: _Workspace,
@@ -244,6 +258,8 @@ def _by_root(paths: Iterable[Path]) -> dict[Path, list[Path]]:
     groups: dict[Path, list[Path]] = {}
     for path in paths:
         absolute = path.resolve()
+        if absolute.exists() and not (absolute.is_dir() or absolute.is_file()):
+            continue  # a pipe or a device is never read: it makes no project of its own
         groups.setdefault(files.find_project_root(absolute), []).append(absolute)
     return groups
 
@@ -443,6 +459,11 @@ def _run_project(
     if cached is not None:
         yield from cached
         return
+    # A file named on the command line is always parsed, so a syntax error in it is
+    # reported even when no question needed it.
+    for path in requested_paths:
+        if path in workspace.contents.raw:
+            workspace.sources.facts(path)
     results = list(_analyse(workspace, rules, settings, target, requested, fix=fix))
     if not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
@@ -489,7 +510,7 @@ def _analyse(
     results: list[FileResult] = []
     for path in requested:
         own = tuple(by_path.get(path, ()))
-        problem = workspace.problems.get(path)
+        problem = workspace.problems.get(path) or workspace.undecodable(path)
         if problem is not None:
             results.append(problem)
         elif path in errors:

@@ -82,6 +82,10 @@ class SourceSet:
             self.add(path, self._summarise(path))
         return self._facts[path]
 
+    def summarised(self, path: Path) -> bool:
+        """Return True if `path` was summarised (or found not to be analysable)."""
+        return path in self._facts
+
     def parsed(self) -> Iterator[ModuleFacts]:
         """Yield the modules summarised so far."""
         for facts in self._facts.values():
