@@ -347,7 +347,30 @@ def write_atomic(source: SourceFile, new_text: str) -> None:
     # write bit was made read-only on purpose.
     if not os.access(target, os.W_OK) or not status.st_mode & stat.S_IWUSR:
         raise WriteError(f"{source.path} is read-only; not overwritten")
-    data = encode_text(source, new_text)
+    _replace(
+        source.path,
+        target,
+        encode_text(source, new_text),
+        source.mode,
+        owner=(status.st_uid, status.st_gid),
+        check=lambda: _check_unchanged(source, target),
+    )
+
+
+def _replace(
+    label: Path,
+    target: str,
+    data: bytes,
+    mode: int,
+    *,
+    owner: tuple[int, int] | None = None,
+    check: Callable[[], None] | None = None,
+) -> None:
+    """Write `data` to a temporary file beside `target`, then rename it over `target`.
+
+    `check` runs just before the rename (it may refuse with WriteError); on any failure the
+    temporary file is removed and `target` is left as it was.
+    """
     directory, name = os.path.split(target)
     try:
         descriptor, temporary = tempfile.mkstemp(
@@ -355,7 +378,7 @@ def write_atomic(source: SourceFile, new_text: str) -> None:
         )
     except OSError as error:
         raise WriteError(
-            f"cannot write {source.path}: cannot create a temporary file in {directory}: "
+            f"cannot write {label}: cannot create a temporary file in {directory}: "
             f"{_describe_os_error(error)}"
         ) from error
     try:
@@ -363,13 +386,14 @@ def write_atomic(source: SourceFile, new_text: str) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if (status.st_uid, status.st_gid) != (os.getuid(), os.getgid()):
+        if owner is not None and owner != (os.getuid(), os.getgid()):
             # Keep the owner when we can (e.g. running as root); chown may clear set-id bits,
             # so it comes before chmod.
             with contextlib.suppress(OSError):
-                os.chown(temporary, status.st_uid, status.st_gid)
-        os.chmod(temporary, source.mode)
-        _check_unchanged(source, target)
+                os.chown(temporary, *owner)
+        os.chmod(temporary, mode)
+        if check is not None:
+            check()
         os.replace(temporary, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
@@ -378,7 +402,7 @@ def write_atomic(source: SourceFile, new_text: str) -> None:
             raise
         detail = _describe_os_error(error) if isinstance(error, OSError) else str(error)
         raise WriteError(
-            f"cannot write {source.path}: {detail}; the original file is unchanged"
+            f"cannot write {label}: {detail}; the original file is unchanged"
         ) from error
     _fsync_directory(directory)
 
@@ -404,32 +428,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     replaced whatever it holds, and keeps its permission bits.
     """
     target = os.path.realpath(path)
-    directory, name = os.path.split(target)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = _NEW_FILE_MODE
     except OSError as error:
         raise WriteError(f"cannot write {path}: {_describe_os_error(error)}") from error
-    try:
-        descriptor, temporary = tempfile.mkstemp(
-            dir=directory, prefix="." + name + ".", suffix=".workerseed.tmp"
-        )
-    except OSError as error:
-        raise WriteError(
-            f"cannot write {path}: cannot create a file in {directory}: {error.strerror or error}"
-        ) from error
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if not isinstance(error, OSError):
-            raise
-        raise WriteError(f"cannot write {path}: {_describe_os_error(error)}") from error
-    _fsync_directory(directory)
+    _replace(path, target, text.encode("utf-8"), mode)
