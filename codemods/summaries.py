@@ -132,18 +132,6 @@ def summarise_bytes(
     return outcome.facts if isinstance(outcome, Parsed) else outcome
 
 
-def summarise_file(path: Path, root: Path) -> Parsed | Skipped | Failed:
-    """Read, parse and summarise one file; never raise."""
-    try:
-        source = files.read_source(path)
-    except files.SourceError as error:
-        return Skipped(path, error.reason, error.detail)
-    try:
-        return summarise_source(source, root)
-    except Exception as error:  # one file's crash must not stop the run
-        return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
-
-
 @dataclass(frozen=True)
 class Contents:
     """The bytes of many files, read once."""

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 from fixture_cases import copy_repository, discover_cases
 from rich.console import Console
+from sample_project import CLEAN, DATA, LOADER
 
 import cli.main
 from cli.main import main
@@ -19,28 +20,6 @@ from codemods import Changed, Settings, project_settings, run_paths
 from codemods.files import WriteError, write_text_atomic
 from codemods.report import project_of, summarise
 
-DATA = """\
-import numpy as np
-from torch.utils.data import Dataset
-
-
-class NoisyDataset(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return np.random.rand()
-"""
-
-LOADER = """\
-from torch.utils.data import DataLoader
-
-from data import NoisyDataset
-
-loader = DataLoader(NoisyDataset(), num_workers=4)
-"""
-
-CLEAN = LOADER.replace(", num_workers=4", "")
 # Mentions Dataset, so the analysis reads it (files no question needs are never parsed).
 PYTHON_2 = 'from torch.utils.data import Dataset\nprint "hello"\n'
 

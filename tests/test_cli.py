@@ -9,39 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from sample_project import CLEAN, DATA, LOADER
 
 import cli.main
 from cli.main import main
 from codemods import ALL_RULES
-
-DATA = """\
-import numpy as np
-from torch.utils.data import Dataset
-
-
-class NoisyDataset(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return np.random.rand()
-"""
-
-LOADER = """\
-from torch.utils.data import DataLoader
-
-from data import NoisyDataset
-
-loader = DataLoader(NoisyDataset(), num_workers=4)
-"""
-
-CLEAN = """\
-from torch.utils.data import DataLoader
-
-from data import NoisyDataset
-
-loader = DataLoader(NoisyDataset())
-"""
 
 
 @pytest.fixture

@@ -18,24 +18,12 @@ from typing import Any
 
 import pytest
 import yaml
+from sample_project import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-DATA = """\
-import numpy as np
-from torch.utils.data import Dataset
-
-
-class NoisyDataset(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return np.random.rand()
-"""
 
 TRAIN_CLEAN = """\
 from torch.utils.data import DataLoader

@@ -116,12 +116,6 @@ class Project:
 
     # --- modules and names ---
 
-    @property
-    def modules(self) -> tuple[ModuleFacts, ...]:
-        """Return every module of the project (this summarises all of them: prefer
-        `modules_mentioning`)."""
-        return tuple(self.sources.all())
-
     def module_at(self, path: Path) -> ModuleFacts | None:
         """Return the module of file `path`."""
         return self.sources.facts(path)
@@ -326,12 +320,6 @@ class Project:
             return None
         cls = ref.module.class_(ref.function.class_qualname)
         return ClassRef.of(ref.module, cls) if cls else None
-
-    def classes_mentioning(self, *names: str) -> Iterator[ClassRef]:
-        """Yield the classes of the modules that mention one of `names`."""
-        for module in self.modules_mentioning(*names):
-            for cls in module.classes:
-                yield ClassRef.of(module, cls)
 
     def functions_mentioning(self, *names: str) -> Iterator[FunctionRef]:
         """Yield the functions (and module bodies) of the modules that mention one of `names`."""

@@ -29,7 +29,7 @@ from .text_index import TextIndex
 #: Summarise one file: its facts, or None if it cannot be analysed.
 Summarise = Callable[[Path], ModuleFacts | None]
 #: Read a file again to summarise what its summary left for later.
-Reopen = Callable[[Path], FunctionSource]
+ReopenPath = Callable[[Path], FunctionSource]
 
 
 class SourceSet:
@@ -43,7 +43,7 @@ class SourceSet:
         *,
         parsed: Iterable[ModuleFacts] = (),
         filtered: bool = True,
-        reopen: Reopen | None = None,
+        reopen: ReopenPath | None = None,
     ) -> None:
         self.root = root
         self._raw = raw
@@ -85,19 +85,6 @@ class SourceSet:
     def summarised(self, path: Path) -> bool:
         """Return True if `path` was summarised (or found not to be analysable)."""
         return path in self._facts
-
-    def parsed(self) -> Iterator[ModuleFacts]:
-        """Yield the modules summarised so far."""
-        for facts in self._facts.values():
-            if facts is not None:
-                yield facts
-
-    def all(self) -> Iterator[ModuleFacts]:
-        """Yield every module of the project (summarising all of them)."""
-        for path in self.paths:
-            facts = self.facts(path)
-            if facts is not None:
-                yield facts
 
     def named(self, name: str) -> list[Path]:
         """Return the files that may be imported as module `name`."""
@@ -163,11 +150,6 @@ class SourceSet:
         self._mention_cache.clear()
         self._pattern_cache.clear()
         self._index = None
-
-    @property
-    def parsed_count(self) -> int:
-        """Return how many files have been summarised."""
-        return len(self._facts)
 
 
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:

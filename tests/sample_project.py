@@ -1,0 +1,28 @@
+"""The smallest buggy project: a Dataset drawing from NumPy's global RNG, and its loader."""
+
+from __future__ import annotations
+
+DATA = """\
+import numpy as np
+from torch.utils.data import Dataset
+
+
+class NoisyDataset(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+"""
+
+#: A loader that starts workers: WS101 on torch < 1.9.
+LOADER = """\
+from torch.utils.data import DataLoader
+
+from data import NoisyDataset
+
+loader = DataLoader(NoisyDataset(), num_workers=4)
+"""
+
+#: The same loader without workers: nothing to report.
+CLEAN = LOADER.replace(", num_workers=4", "")
