@@ -338,15 +338,21 @@ def open_project(root: Path, settings: Settings, target: TorchTarget) -> Project
     """Return the project at `root` for questions beyond the rules (`scan`): nothing is
     summarised until a question needs it. Raises ConfigError for an invalid configuration."""
     settings = for_project(settings, root)
-    paths = files.discover(
-        [root],
-        root,
-        exclude=settings.exclude or (),
-        extend_exclude=settings.extend_exclude,
-        respect_gitignore=settings.respect_gitignore,
-    )
-    workspace = _open_workspace(root, list(paths), settings, (), None)
+    workspace = _open_workspace(root, _discover([root], root, settings), settings, (), None)
     return Project(root, workspace.sources, target)
+
+
+def _discover(paths: Sequence[Path], root: Path, settings: Settings) -> list[Path]:
+    """Return the analysable files below `paths` that the settings do not exclude."""
+    return list(
+        files.discover(
+            paths,
+            root,
+            exclude=settings.exclude or (),
+            extend_exclude=settings.extend_exclude,
+            respect_gitignore=settings.respect_gitignore,
+        )
+    )
 
 
 def _project_results(
@@ -428,44 +434,37 @@ def _run_project(
     rules = selected_rules(settings)
     target = _target(root, settings)
 
-    def discover(paths: Sequence[Path]) -> Iterator[Path]:
-        return files.discover(
-            paths,
-            root,
-            exclude=settings.exclude or (),
-            extend_exclude=settings.extend_exclude,
-            respect_gitignore=settings.respect_gitignore,
-        )
-
-    everything = list(discover([root]))
+    everything = _discover([root], root, settings)
     if requested_paths == [root]:
         requested = everything
     else:
-        requested = list(discover(requested_paths))
+        requested = _discover(requested_paths, root, settings)
         everything = sorted(set(everything) | set(requested), key=str)
     prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
     workspace = _open_workspace(root, everything, settings, prefetch, progress)
-    runs = RunCache(root / CACHE_DIRECTORY if settings.cache and not fix else None)
-    question = repr(
-        (
-            replace(settings, jobs=None, scheduler=None),
-            [rule.CODE for rule in rules],
-            target,
-            sorted(path.as_posix() for path in requested),
+    runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
+    key = ""
+    if runs is not None:
+        question = repr(
+            (
+                replace(settings, jobs=None, scheduler=None),
+                [rule.CODE for rule in rules],
+                target,
+                sorted(path.as_posix() for path in requested),
+            )
         )
-    )
-    key = RunCache.key(question, workspace.contents)
-    cached = runs.get(key)
-    if cached is not None:
-        yield from cached
-        return
+        key = RunCache.key(question, workspace.contents)
+        cached = runs.get(key)
+        if cached is not None:
+            yield from cached
+            return
     # A file named on the command line is always parsed, so a syntax error in it is
     # reported even when no question needed it.
     for path in requested_paths:
         if path in workspace.contents.raw:
             workspace.sources.facts(path)
     results = list(_analyse(workspace, rules, settings, target, requested, fix=fix))
-    if not any(isinstance(result, Failed) for result in results):
+    if runs is not None and not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
     yield from results
 

@@ -277,8 +277,8 @@ class RunCache:
     #: Entries kept per project; older ones are deleted.
     KEEP = 8
 
-    def __init__(self, directory: Path | None) -> None:
-        self._directory = directory / "runs" / CODE_VERSION if directory is not None else None
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory / "runs" / CODE_VERSION
 
     @staticmethod
     def key(question: str, contents: Contents) -> str:
@@ -292,8 +292,6 @@ class RunCache:
 
     def get(self, key: str) -> list[FileResult] | None:
         """Return the results stored under `key`, if any."""
-        if self._directory is None:
-            return None
         try:
             with (self._directory / key).open("rb") as handle:
                 results = pickle.load(handle)
@@ -303,8 +301,6 @@ class RunCache:
 
     def put(self, key: str, results: list[FileResult]) -> None:
         """Store a run's results atomically, keeping the newest entries; never raise."""
-        if self._directory is None:
-            return
         try:
             self._directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
