@@ -46,10 +46,7 @@ def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
     if files.is_generated(source.text):
         return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
     try:
-        with warnings.catch_warnings(), collector_paused():
-            # Invalid escape sequences and the like in analysed code are not our findings.
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, filename=str(source.path))
+        tree = _parse(source.text, source.path)
     except SyntaxError as error:
         where = f"line {error.lineno}: " if error.lineno else ""
         return Skipped(source.path, SkipReason.SYNTAX_ERROR, f"{where}{error.msg}")
@@ -59,6 +56,14 @@ def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
     with collector_paused():
         facts = extract(tree, source.text, source.path, module)
     return Parsed(replace(facts, digest=digest(source.raw)), source)
+
+
+def _parse(text: str, path: Path) -> ast.Module:
+    """Parse module text; SyntaxError (or ValueError, RecursionError) if it cannot be."""
+    with warnings.catch_warnings(), collector_paused():
+        # Invalid escape sequences and the like in analysed code are not our findings.
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=str(path))
 
 
 @contextlib.contextmanager
@@ -104,11 +109,8 @@ class ReopenedModule:
         """Summarise function `qualname` (and what it contains), parsing the file once."""
         if self._functions is None:
             text = self._read()
-            with warnings.catch_warnings(), collector_paused():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, filename=str(self._path))
-                module = module_name_for(self._path, self._root)
-                self._functions = function_source(tree, text, self._path, module)
+            module = module_name_for(self._path, self._root)
+            self._functions = function_source(_parse(text, self._path), text, self._path, module)
         return self._functions.summarise(qualname)
 
     def _read(self) -> str:
@@ -246,9 +248,7 @@ class FactsCache:
             return
         try:
             self._base.mkdir(parents=True, exist_ok=True)
-            marker = self._base / ".gitignore"
-            if not marker.exists():
-                marker.write_text("# Created by workerseed; safe to delete.\n*\n")
+            _mark_cache_directory(self._base)
             for other in self._base.iterdir():
                 if other.is_dir() and other.name not in (ANALYSIS_VERSION, "runs"):
                     shutil.rmtree(other, ignore_errors=True)
@@ -263,6 +263,13 @@ class FactsCache:
             return
         finally:
             self._new.clear()
+
+
+def _mark_cache_directory(directory: Path) -> None:
+    """Keep the cache out of version control: it holds a `.gitignore` that ignores it all."""
+    marker = directory / ".gitignore"
+    if not marker.exists():
+        marker.write_text("# Created by workerseed; safe to delete.\n*\n")
 
 
 class RunCache:
@@ -303,6 +310,7 @@ class RunCache:
         """Store a run's results atomically, keeping the newest entries; never raise."""
         try:
             self._directory.mkdir(parents=True, exist_ok=True)
+            _mark_cache_directory(self._directory.parent.parent)
             handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as stream:
                 pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)

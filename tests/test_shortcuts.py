@@ -166,3 +166,12 @@ def test_cached_summaries_summarise_their_functions_from_the_file(
     monkeypatch.setattr(ReopenedModule, "summarise", summarise)
     assert _findings(repo, settings) == reference
     assert reopened
+
+
+def test_the_cache_directory_ignores_itself_when_only_runs_are_stored(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    (repo / "model.py").write_text(_FILLER.format(n=0), encoding="utf-8")
+    assert _findings(repo, Settings(jobs=1, cache=True)) == []
+    assert (repo / ".workerseed_cache" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
