@@ -266,13 +266,7 @@ class FunctionTable:
         return {"done": self._done, "pending": self._pending, "noqa": self._noqa}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._by_name = {}
-        self._done = []
-        self._add(state["done"])
-        self._pending = state["pending"]
-        self._source = None
-        self._reopen = None
-        self._segments = {}
+        FunctionTable.__init__(self, state["done"], state["pending"], None)
         self._noqa = state["noqa"]
 
     def attach(self, reopen: Reopen) -> None:
