@@ -8,7 +8,7 @@ and module-level assignments (`Loader = DataLoader`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -347,25 +347,42 @@ class Project:
         if any(qualname.startswith("torchvision.datasets.") for qualname in qualnames):
             names.add("torchvision")
         found: dict[ClassRef, None] = {}
+
+        def subclasses_and_aliases(module: ModuleFacts, names: set[str]) -> None:
+            for cls in module.classes:
+                ref = ClassRef.of(module, cls)
+                names_base = any(spelled(base) & names for base in cls.bases)
+                if names_base and ref not in found and self.derives_from(ref, qualnames):
+                    found[ref] = None
+                    names.add(cls.name)
+            self._add_aliases(module, names, lambda value: self._denotes(value, module, qualnames))
+
+        self._grow(names, subclasses_and_aliases)
+        family = Family(tuple(found), frozenset(names))
+        self._families[qualnames] = family
+        return family
+
+    def _grow(self, names: set[str], visit: Callable[[ModuleFacts, set[str]], None]) -> None:
+        """Add to `names` what `visit` finds in the modules that mention one of them, until
+        the modules mentioning the names found last add nothing more."""
         searched: set[str] = set()
         while names - searched:
             batch = names - searched
             searched |= batch
             for module in self.modules_mentioning(*batch):
-                for cls in module.classes:
-                    ref = ClassRef.of(module, cls)
-                    names_base = any(spelled(base) & names for base in cls.bases)
-                    if names_base and ref not in found and self.derives_from(ref, qualnames):
-                        found[ref] = None
-                        names.add(cls.name)
-                for name, values in module.bindings:
-                    if name in names or not any(spelled(value) & names for value in values):
-                        continue
-                    if any(self._denotes(value, module, qualnames) for value in values):
-                        names.add(name)
-        family = Family(tuple(found), frozenset(names))
-        self._families[qualnames] = family
-        return family
+                visit(module, names)
+
+    @staticmethod
+    def _add_aliases(
+        module: ModuleFacts, names: set[str], denotes: Callable[[Value], bool]
+    ) -> None:
+        """Add the module-level names bound to a value that spells one of `names` and that
+        `denotes` accepts (`Loader = DataLoader`, `from .seeding import seed as init`)."""
+        for name, values in module.bindings:
+            if name in names or not any(spelled(value) & names for value in values):
+                continue
+            if any(denotes(value) for value in values):
+                names.add(name)
 
     def _denotes(self, value: Value, module: ModuleFacts, qualnames: frozenset[str]) -> bool:
         """Return True if `value` names one of `qualnames` or a project subclass of one."""
@@ -414,16 +431,11 @@ class Project:
         if cached is not None:
             return cached
         names = {ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name}
-        searched: set[str] = set()
-        while names - searched:
-            batch = names - searched
-            searched |= batch
-            for module in self.modules_mentioning(*batch):
-                for name, values in module.bindings:
-                    if name in names or not any(spelled(value) & names for value in values):
-                        continue
-                    if any(ref in self.targets(value, module) for value in values):
-                        names.add(name)
+
+        def aliases(module: ModuleFacts, names: set[str]) -> None:
+            self._add_aliases(module, names, lambda value: ref in self.targets(value, module))
+
+        self._grow(names, aliases)
         result = frozenset(names)
         self._denoting[ref] = result
         return result
