@@ -49,11 +49,6 @@ def is_dataset(project: Project, ref: ClassRef) -> bool:
     return project.derives_from(ref, catalog.TORCH_DATASET_BASES)
 
 
-def is_iterable_dataset(project: Project, ref: ClassRef) -> bool:
-    """Return True if `ref` derives from torch's IterableDataset."""
-    return project.derives_from(ref, catalog.TORCH_ITERABLE_DATASET_BASES)
-
-
 def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
     from .loaders import loader_calls  # loaders imports nothing from here

@@ -120,11 +120,6 @@ class LoaderCall:
                 result.append(found)
         return tuple(result)
 
-    @property
-    def has_star_args(self) -> bool:
-        """Return True if the call has a `*args` splat (positions after it are unknown)."""
-        return any(arg.kind is Kind.STARRED for arg in self.call.args)
-
     def argument(self, name: str) -> ArgumentLookup:
         """Return how parameter `name` is passed: by keyword, position, dict splat, or not."""
         direct = self.call.keyword(name)

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..types import TorchTarget
-from . import catalog
 from .facts import ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
 from .sources import SourceSet
 
@@ -482,8 +481,3 @@ def _common_parts(a: Path, b: Path) -> int:
             break
         count += 1
     return count
-
-
-def is_dataset_class(project: Project, ref: ClassRef) -> bool:
-    """Return True if `ref` derives from a torch Dataset (directly or via project classes)."""
-    return project.derives_from(ref, catalog.TORCH_DATASET_BASES)
