@@ -22,7 +22,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..types import Span
 from . import catalog
 from .datasets import datasets_of_loader, is_dataset, per_item_code
 from .facts import Kind, Value
@@ -121,17 +123,26 @@ class Evidence:
 
 def distributed_evidence(project: Project) -> list[Evidence]:
     """Return the places that show the project runs data-parallel, in project order."""
-    found: list[Evidence] = []
     words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
     words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
     words |= set(catalog.RANK_ENVIRONMENT)
-    for function in project.functions_mentioning(*sorted(words)):
-        for value in _values_in(function):
-            label = _evidence_label(project, function, value)
-            if label is not None and value.span is not None:
-                found.append(Evidence(function, value, label))
-    unique = {(item.function.path, item.value.span): item for item in found}
-    return sorted(unique.values(), key=_position)
+    found: dict[tuple[Path, Span | None], Evidence] = {}
+    for module in project.modules_mentioning(*sorted(words)):
+        # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
+        aliases = {
+            name
+            for name, values in module.bindings
+            for value in values
+            for qualname in value.qualnames
+            if qualname.rpartition(".")[2] in words
+        }
+        for facts in module.functions_spelling(frozenset(words | aliases)):
+            function = FunctionRef.of(module, facts)
+            for value in _values_in(function):
+                label = _evidence_label(project, function, value)
+                if label is not None and value.span is not None:
+                    found[(function.path, value.span)] = Evidence(function, value, label)
+    return sorted(found.values(), key=_position)
 
 
 def _position(evidence: Evidence) -> tuple[str, int, int]:
@@ -252,7 +263,7 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
         for seeding in seedings(project, function):
             if not (seeding.is_torch and seeding.library == "torch"):
                 continue
-            if _seeds_from_own_parameter(project, function):
+            if _seeds_from_own_parameter(project, function) and project.callers(function):
                 helpers.append(function)
                 continue
             found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
