@@ -27,7 +27,7 @@ class RankInvariantWorkerSeed(Rule):
     """Flags DataLoaders whose workers draw the same random numbers on every distributed rank.
 
     ## What it does
-    Checks data-parallel projects (`torch.distributed.init_process_group`,
+    Checks for data-parallel projects (`torch.distributed.init_process_group`,
     `DistributedDataParallel`, `DistributedSampler`, the launchers' `RANK` / `LOCAL_RANK`
     environment, a Lightning `Trainer` on several devices, Accelerate, DeepSpeed) that seed
     torch with the same value on every rank (`torch.manual_seed(args.seed)`, a project
