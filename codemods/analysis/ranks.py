@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..types import Span
 from . import catalog
-from .datasets import datasets_of_loader, is_dataset, per_item_code
+from .datasets import Reached, datasets_of_loader, held_classes, is_dataset, per_item_code
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
 from .project import ExternalRef, FunctionRef, Project
@@ -487,21 +487,27 @@ class LoaderRandomness:
     draw: GlobalCall | None
     #: The loader shuffles (a training loader), so its dataset likely augments at random.
     shuffles: bool
+    #: Some per-item code cannot be seen: the dataset is unknown (a torchvision dataset, a
+    #: parameter) or calls an object it holds that is not project code (`self.transform`).
+    opaque: bool
     #: Every dataset class it may get is known, and none is an IterableDataset.
     map_style_only: bool
 
     @property
     def random(self) -> bool:
-        """Return True if the loader's items may be random at all."""
-        return self.draw is not None or self.shuffles
+        """Return True if the loader's items may be random."""
+        return self.draw is not None or (self.shuffles and self.opaque)
 
 
 def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     """Return what shows that `loader` hands out random items."""
     datasets = datasets_of_loader(project, loader)
     draw = None
+    opaque = not datasets.complete or not datasets.classes
     for ref in datasets.classes:
-        found = next(calls_to(project, per_item_code(project, ref), PER_ITEM_DRAWS), None)
+        code = per_item_code(project, ref)
+        opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)
+        found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
         if found is not None:
             draw = found
             break
@@ -510,7 +516,40 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         and not project.derives_from(ref, catalog.TORCH_ITERABLE_DATASET_BASES)
         for ref in datasets.classes
     )
-    return LoaderRandomness(draw, _shuffles(project, loader), map_style and bool(datasets.classes))
+    return LoaderRandomness(
+        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
+    )
+
+
+def _calls_unseen_code(project: Project, reached: Reached) -> bool:
+    """Return True if `reached` calls an object it holds whose code is not in the project."""
+    owner = reached.self_class
+    for call in reached.function.function.calls:
+        callee = call.base
+        if callee is None:
+            continue
+        if callee.kind is Kind.CALL and callee.base is not None:
+            # `RandomCrop(32)(image)`; not `getattr(module, name)(text)`.
+            names = project.qualnames(callee.base, reached.function.module)
+            if not names or not all(name.startswith("builtins.") for name in names):
+                return True
+            continue
+        if owner is None or callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+            continue
+        holder = callee.base
+        if holder.kind is Kind.SELF:
+            if project.find_method(owner, callee.name) is None and not held_classes(
+                project, owner, callee.name
+            ):
+                return True
+        elif (
+            holder.kind is Kind.ATTRIBUTE
+            and holder.base is not None
+            and holder.base.kind is Kind.SELF
+            and not held_classes(project, owner, holder.name)
+        ):
+            return True
+    return False
 
 
 def _shuffles(project: Project, loader: LoaderCall) -> bool:
@@ -537,3 +576,30 @@ def _is_shuffling_sampler(project: Project, loader: LoaderCall, value: Value) ->
         return False
     flag = value.keyword("shuffle")
     return flag is None or not _is_false(flag)
+
+
+#: How many levels of callers `entry_modules` follows.
+_CALLER_DEPTH = 3
+
+
+def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
+    """Return the files of `function` and of the project code that calls it, a few levels up.
+
+    A seeding and a loader take part in one training run when they share one: the script
+    that seeds also builds the loader, or calls the function that does.
+    """
+    found = {function.path}
+    frontier = [function]
+    seen = {function}
+    for _ in range(_CALLER_DEPTH):
+        following: list[FunctionRef] = []
+        for current in frontier:
+            if current.function.qualname == "<module>":
+                continue
+            for site in project.callers(current):
+                found.add(site.function.path)
+                if site.function not in seen:
+                    seen.add(site.function)
+                    following.append(site.function)
+        frontier = following
+    return frozenset(found)

@@ -12,6 +12,7 @@ from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
     distributed_evidence,
+    entry_modules,
     generator_seeding,
     intends_shared_seeds,
     loader_randomness,
@@ -136,15 +137,19 @@ class RankInvariantWorkerSeed(Rule):
         if not evidence:
             return
         seedings = torch_seedings(project)
-        if any(
-            seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
-            for seeding in seedings
-        ):
-            return
-        alike = [seeding for seeding in seedings if seeding.rank is RankDependence.SAME]
+        runs = {seeding: entry_modules(project, seeding.function) for seeding in seedings}
         for loader in loader_calls(project):
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
+            entries = entry_modules(project, loader.function)
+            # Only the seedings of the run that builds this loader count.
+            related = [seeding for seeding in seedings if runs[seeding] & entries]
+            if any(
+                seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
+                for seeding in related
+            ):
+                continue
+            alike = [seeding for seeding in related if seeding.rank is RankDependence.SAME]
             seeded_by = self._seeding_of(loader, alike)
             if seeded_by is None:
                 continue
