@@ -29,7 +29,7 @@ from . import catalog
 from .datasets import Reached, datasets_of_loader, held_classes, is_dataset, per_item_code
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
-from .project import ExternalRef, FunctionRef, Project
+from .project import ExternalRef, FunctionRef, Project, VariableRef
 from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
 from .seeds import (
     SeedScope,
@@ -348,12 +348,55 @@ def _classified(project: Project, function: FunctionRef, call: Value, label: str
 
 def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> RankDependence:
     """Return whether the seed expression `seed` (written in `function`) depends on the rank."""
+    if _is_command_line_option(project, seed, function):
+        return RankDependence.SAME  # every rank is started with the same command line
     sources = seed_sources(project, seed, SeedScope(function))
     if Source.RANK in sources or Source.ENTROPY in sources:
         return RankDependence.PER_RANK
     if sources & {Source.UNKNOWN, Source.WORKER_ID}:
         return RankDependence.UNKNOWN
     return RankDependence.SAME
+
+
+_ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
+
+
+def _is_command_line_option(project: Project, seed: Value, function: FunctionRef) -> bool:
+    """Return True for `args.seed` where `args = parser.parse_args()` of an ArgumentParser."""
+    if seed.kind is not Kind.ATTRIBUTE or seed.base is None or is_rank_name(seed.name):
+        return False
+    parsed = seed.base
+    callee = parsed.base if parsed.kind is Kind.CALL else None
+    if callee is None:
+        return False
+    module = function.module
+    created: list[Value] = []
+    if callee.kind is Kind.ATTRIBUTE and callee.name == "parse_args" and callee.base is not None:
+        # `parser.parse_args()` with `parser` local to the function.
+        created.append(callee.base)
+        targets = project.targets(callee.base, module)
+    elif callee.kind is Kind.NAME:
+        # `parser.parse_args()` with `parser` a module-level variable.
+        parsers = [
+            name.removesuffix(".parse_args")
+            for name in callee.qualnames
+            if name.endswith(".parse_args")
+        ]
+        if len(parsers) != len(callee.qualnames) or not parsers:
+            return False
+        targets = tuple(target for name in parsers for target in project.resolve(name, module))
+    else:
+        return False
+    for target in targets:
+        if isinstance(target, VariableRef):
+            created.extend(target.values)
+    return bool(created) and all(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and project.is_one_of(option.base, module, _ARGUMENT_PARSERS)
+        for value in created
+        for option in value.alternatives()
+    )
 
 
 def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:

@@ -101,12 +101,16 @@ class RankInvariantWorkerSeed(Rule):
     ranks on purpose, and split them by rank afterwards; the fix would break that split.
 
     ## Known limitations
-    - The distributed evidence and the seeding are looked for anywhere in the project, not
-      only on the path that builds the loader; any seeding that depends on the rank
-      silences the rule for the whole project.
-    - Without a visible draw in the Dataset's per-item code (torchvision or albumentations
-      transforms are not followed), a shuffling loader is assumed to augment at random: such
-      findings are warnings.
+    - The distributed evidence and the seeding count for a loader when they belong to the
+      same run: the same file, or files whose functions call the loader's function (a few
+      levels up, through plain function calls). Code reached only through methods or
+      registries is not linked, and then nothing is reported.
+    - A seed is known to be the same on every rank when it is a constant, a config or
+      command-line value (`args.seed` of an `argparse` parser) or a module constant; a seed
+      the analysis cannot see through is given the benefit of the doubt.
+    - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
+      per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
+      in) is assumed to augment at random: such findings are warnings.
     - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes` or `strategy`
       literally ask for several processes.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
@@ -137,13 +141,22 @@ class RankInvariantWorkerSeed(Rule):
         if not evidence:
             return
         seedings = torch_seedings(project)
-        runs = {seeding: entry_modules(project, seeding.function) for seeding in seedings}
+        runs: dict[FunctionRef, frozenset[Path]] = {}
+
+        def runs_of(function: FunctionRef) -> frozenset[Path]:
+            if function not in runs:
+                runs[function] = entry_modules(project, function)
+            return runs[function]
+
         for loader in loader_calls(project):
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
             entries = entry_modules(project, loader.function)
-            # Only the seedings of the run that builds this loader count.
-            related = [seeding for seeding in seedings if runs[seeding] & entries]
+            # Only the evidence and seedings of the run that builds this loader count.
+            job = [item for item in evidence if runs_of(item.function) & entries]
+            if not job:
+                continue
+            related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
             if any(
                 seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
                 for seeding in related
@@ -156,7 +169,7 @@ class RankInvariantWorkerSeed(Rule):
             randomness = loader_randomness(project, loader)
             if not randomness.random:
                 continue
-            self._report(loader, seeded_by, _nearest(evidence, loader.function), randomness)
+            self._report(loader, seeded_by, _nearest(job, loader.function), randomness)
 
     def _seeding_of(self, loader: LoaderCall, alike: list[TorchSeeding]) -> str | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
