@@ -424,7 +424,18 @@ def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
         return RankDependence.UNKNOWN
     if init.via_partial and _partial_binds_rank(project, loader):
         return RankDependence.PER_RANK
-    return RankDependence.PER_RANK if reads_rank(project, init.function) else RankDependence.SAME
+    if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
+        return RankDependence.PER_RANK
+    return RankDependence.SAME
+
+
+def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
+    """Return True if `function` reseeds from the clock, a uuid or `os.urandom`: per rank too."""
+    scope = SeedScope(function, worker_param=_first(function))
+    return any(
+        seeding.seed is not None and Source.ENTROPY in seed_sources(project, seeding.seed, scope)
+        for seeding in seedings(project, function)
+    )
 
 
 def _partial_binds_rank(project: Project, loader: LoaderCall) -> bool:

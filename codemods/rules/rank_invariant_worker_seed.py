@@ -140,7 +140,12 @@ class RankInvariantWorkerSeed(Rule):
         evidence = distributed_evidence(project)
         if not evidence:
             return
-        seedings = torch_seedings(project)
+        loaders = list(loader_calls(project))
+        # Seeding inside a worker_init_fn happens in the workers, not on each rank's start.
+        in_workers = {worker_init(loader).function for loader in loaders}
+        seedings = [
+            seeding for seeding in torch_seedings(project) if seeding.function not in in_workers
+        ]
         runs: dict[FunctionRef, frozenset[Path]] = {}
 
         def runs_of(function: FunctionRef) -> frozenset[Path]:
@@ -148,7 +153,7 @@ class RankInvariantWorkerSeed(Rule):
                 runs[function] = entry_modules(project, function)
             return runs[function]
 
-        for loader in loader_calls(project):
+        for loader in loaders:
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
             entries = entry_modules(project, loader.function)
