@@ -8,6 +8,7 @@ from worker `k % 2`, so the values alone tell which worker of which rank drew wh
 from __future__ import annotations
 
 import multiprocessing
+import os
 import socket
 from pathlib import Path
 from types import ModuleType
@@ -38,20 +39,35 @@ def _free_address() -> str:
     return f"tcp://127.0.0.1:{port}"
 
 
-def _rank(module: ModuleType, rank: int, address: str, seed: int, results: Any) -> None:
+def _rank(
+    module: ModuleType,
+    rank: int,
+    address: str,
+    seed: int,
+    options: tuple[int, str | None],
+    results: Any,
+) -> None:
+    epochs, context = options
+    # As torchrun does; workers started with spawn read the rank from here.
+    os.environ["RANK"] = str(rank)
     try:
-        results.put((rank, module.train(rank, 2, address, seed, WORKERS, EPOCHS)))
+        results.put((rank, module.train(rank, 2, address, seed, WORKERS, epochs, context)))
     except BaseException as error:  # reported to the test, which fails on it
         results.put((rank, repr(error)))
 
 
-def run_job(module: ModuleType, seed: int = 0) -> dict[int, list[Draw]]:
+def run_job(
+    module: ModuleType, seed: int = 0, epochs: int = EPOCHS, workers_context: str | None = None
+) -> dict[int, list[Draw]]:
     """Run the program as two ranks; return each rank's draws."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
     address = _free_address()
     processes = [
-        context.Process(target=_rank, args=(module, rank, address, seed, results))
+        context.Process(
+            target=_rank,
+            args=(module, rank, address, seed, (epochs, workers_context), results),
+        )
         for rank in range(2)
     ]
     for process in processes:
@@ -107,3 +123,12 @@ def test_fixed_job_is_reproducible_under_the_same_seed(
     assert values(first[1]) == values(second[1])
     other = run_job(program.after, seed=1)
     assert values(other[0]) != values(first[0])
+
+
+def test_fixed_ranks_differ_with_spawned_workers(program: Pair) -> None:
+    """Spawned workers have no process group: the rank comes from the RANK variable."""
+    # One epoch: each spawned worker imports torch afresh, which takes seconds.
+    draws = run_job(program.after, seed=0, epochs=1, workers_context="spawn")
+    assert {draw.value for draw in draws[0]}.isdisjoint(draw.value for draw in draws[1])
+    for rank_draws in draws.values():
+        assert duplicated_across_workers(rank_draws) == 0

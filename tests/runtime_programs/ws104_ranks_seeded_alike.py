@@ -16,18 +16,24 @@ class ThreeDraws(Dataset):
         return np.random.random(), random.random(), torch.rand(()).item()
 
 
-def make_loader(num_workers, rank=0, world_size=1):
+def make_loader(num_workers, rank=0, world_size=1, multiprocessing_context=None):
     dataset = ThreeDraws()
     sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank, shuffle=True)
-    return DataLoader(dataset, batch_size=2, sampler=sampler, num_workers=num_workers)
+    return DataLoader(
+        dataset,
+        batch_size=2,
+        sampler=sampler,
+        num_workers=num_workers,
+        multiprocessing_context=multiprocessing_context,
+    )
 
 
-def train(rank, world_size, address, seed, num_workers, epochs):
+def train(rank, world_size, address, seed, num_workers, epochs, multiprocessing_context=None):
     """Run one rank; return (epoch, batch index, value) for every number its workers drew."""
     dist.init_process_group("gloo", init_method=address, rank=rank, world_size=world_size)
     try:
         torch.manual_seed(seed)
-        loader = make_loader(num_workers, rank=rank, world_size=world_size)
+        loader = make_loader(num_workers, rank, world_size, multiprocessing_context)
         draws = []
         for epoch in range(epochs):
             loader.sampler.set_epoch(epoch)
