@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..types import Span
@@ -477,28 +477,38 @@ def _first(function: FunctionRef) -> str | None:
 
 
 def _generator_rank(project: Project, loader: LoaderCall) -> RankDependence:
-    """Return whether the loader's `generator=` is seeded per rank, from its seeding calls."""
-    found = RankDependence.UNKNOWN
-    for seeding in seedings(project, loader.function):
-        if seeding.kind is not SinkKind.METHOD or seeding.library != ".manual_seed()":
-            continue
-        if seeding.seed is None:
-            continue
-        dependence = rank_dependence(project, seeding.seed, loader.function)
-        if dependence is RankDependence.PER_RANK:
-            return dependence
-        found = dependence
-    return found
+    """Return whether the loader's `generator=` is seeded per rank, from its seeding call."""
+    call = generator_seeding(project, loader)
+    seed = _seed_of(call) if call is not None else None
+    if seed is None:
+        return RankDependence.UNKNOWN
+    return rank_dependence(project, seed, loader.function)
 
 
 def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
-    """Return the `.manual_seed(...)` call that seeds the loader's `generator=`, if seen."""
-    if loader.argument("generator").value is None:
+    """Return the `.manual_seed(...)` call that seeds the loader's `generator=`, if seen.
+
+    Only a call in the function that creates the loader, on the object it passes.
+    """
+    generator = loader.argument("generator").value
+    if generator is None:
         return None
     for seeding in seedings(project, loader.function):
-        if seeding.kind is SinkKind.METHOD and seeding.library == ".manual_seed()":
+        callee = seeding.call.base
+        if (
+            seeding.kind is SinkKind.METHOD
+            and seeding.library == ".manual_seed()"
+            and callee is not None
+            and callee.base is not None
+            and replace(callee.base, span=None) == replace(generator, span=None)
+        ):
             return seeding.call
     return None
+
+
+def _seed_of(call: Value) -> Value | None:
+    seed = call.args[0] if call.args else call.keyword("seed")
+    return None if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None") else seed
 
 
 def intends_shared_seeds(project: Project) -> Evidence | None:
