@@ -135,17 +135,19 @@ class RankInvariantWorkerSeed(Rule):
 
     def check(self) -> None:
         project = self.project
-        if intends_shared_seeds(project) is not None:
-            return
-        evidence = distributed_evidence(project)
-        if not evidence:
-            return
         loaders = list(loader_calls(project))
         # Seeding inside a worker_init_fn happens in the workers, not on each rank's start.
         in_workers = {worker_init(loader).function for loader in loaders}
         seedings = [
             seeding for seeding in torch_seedings(project) if seeding.function not in in_workers
         ]
+        if not seedings and all(loader.argument("generator").value is None for loader in loaders):
+            return
+        if intends_shared_seeds(project) is not None:
+            return
+        evidence = distributed_evidence(project)
+        if not evidence:
+            return
         runs: dict[FunctionRef, frozenset[Path]] = {}
 
         def runs_of(function: FunctionRef) -> frozenset[Path]:
@@ -156,10 +158,12 @@ class RankInvariantWorkerSeed(Rule):
         for loader in loaders:
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
-            entries = entry_modules(project, loader.function)
+            entries = runs_of(loader.function)
             # Only the evidence and seedings of the run that builds this loader count.
-            job = [item for item in evidence if runs_of(item.function) & entries]
-            if not job:
+            job = next(
+                (item for item in evidence if item.function.path == loader.module.path), None
+            ) or next((item for item in evidence if runs_of(item.function) & entries), None)
+            if job is None:
                 continue
             related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
             if any(
@@ -174,7 +178,7 @@ class RankInvariantWorkerSeed(Rule):
             randomness = loader_randomness(project, loader)
             if not randomness.random:
                 continue
-            self._report(loader, seeded_by, _nearest(job, loader.function), randomness)
+            self._report(loader, seeded_by, job, randomness)
 
     def _seeding_of(self, loader: LoaderCall, alike: list[TorchSeeding]) -> str | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
@@ -249,12 +253,6 @@ class RankInvariantWorkerSeed(Rule):
             return path.relative_to(self.project.root).as_posix()
         except ValueError:
             return path.as_posix()
-
-
-def _nearest(evidence: list[Evidence], near: FunctionRef) -> Evidence:
-    """Return the evidence in the loader's file if there is any, else the first."""
-    same_file = [item for item in evidence if item.function.path == near.path]
-    return (same_file or evidence)[0]
 
 
 def _safety(safe: bool) -> Safety:
