@@ -8,7 +8,7 @@ existing project `worker_init_fn` (before that function reads `torch.initial_see
 
 from __future__ import annotations
 
-from ..analysis.facts import FunctionFacts, ModuleFacts
+from ..analysis.facts import ModuleFacts
 from ..analysis.loaders import ArgumentLookup, KnownDict, LoaderCall, Presence, WorkerInit
 from ..analysis.project import FunctionRef, Project
 from ..analysis.ranks import reads_rank
@@ -51,21 +51,23 @@ def {name}(worker_id: int) -> None:
 '''
 
 
-def _helper_edits(
-    project: Project, module: ModuleFacts, function: FunctionFacts | None = None
-) -> tuple[str, list[Edit]]:
-    """Return the helper's name in `module` and the edits that define it (once) and import."""
+def _helper_edits(project: Project, module: ModuleFacts) -> tuple[str, list[Edit]] | None:
+    """Return the helper's name in `module` and the edits that define it (once) and import.
+
+    None when every name the helper could take is used by something else.
+    """
     for name in HELPER_NAMES:
         existing = module.function(name)
         if existing is not None and existing.class_qualname is None and not existing.nested:
             if reads_rank(project, FunctionRef.of(module, existing)):
-                return name, []
+                return name, []  # defined by an earlier run of the fix
             continue
         if name not in module.module_names:
             break
+    else:
+        return None
     names = seeding_names(module)
-    avoid = frozenset(function.params) if function is not None else frozenset()
-    os_reference = module_reference(module, "os", "os", avoid=avoid)
+    os_reference = module_reference(module, "os", "os")
     code = rank_worker_seed_function(name, names, os_reference.expression)
     imports = dict.fromkeys([*names.imports, *os_reference.imports])
     return name, [AddHelper(name, code), *imports]
@@ -74,7 +76,10 @@ def _helper_edits(
 def pass_rank_worker_init(project: Project, loader: LoaderCall, safety: Safety) -> Fix | None:
     """Return a fix passing the helper as the loader's `worker_init_fn` (absent or None)."""
     module = loader.module
-    helper, edits = _helper_edits(project, module)
+    helper_edits = _helper_edits(project, module)
+    if helper_edits is None:
+        return None
+    helper, edits = helper_edits
     files = [FileEdits(module.path, tuple(edits))]
     lookup = loader.argument("worker_init_fn")
     if lookup.value is not None and lookup.value.span is not None:
@@ -101,10 +106,13 @@ def call_in_worker_init(project: Project, init: WorkerInit, safety: Safety) -> F
         partial = init.lookup.value.alternatives()[0]
         if len(partial.args) > 1:
             return None  # positional arguments bound: the worker id is not the first parameter
-    helper, edits = _helper_edits(project, function.module, function.function)
-    worker_id = function.function.params[0]
     if function.function.class_qualname is not None:
+        return None  # a method: its first parameter is not the worker id
+    helper_edits = _helper_edits(project, function.module)
+    if helper_edits is None:
         return None
+    helper, edits = helper_edits
+    worker_id = function.function.params[0]
     insert = InsertStatements(function.function.span, f"{helper}({worker_id})\n", at_top=True)
     title = f"Mix the rank into the worker seed first thing in `{function.function.name}`"
     return Fix(title, safety, (FileEdits(function.path, (*edits, insert)),))
