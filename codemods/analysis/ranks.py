@@ -269,7 +269,7 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
             found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
     found.extend(_helper_seedings(project, helpers))
     unique = {(item.function.path, item.call.span): item for item in found}
-    return list(unique.values())
+    return [item for item in unique.values() if not _in_worker(project, item)]
 
 
 def _seeds_from_own_parameter(project: Project, function: FunctionRef) -> bool:
@@ -344,6 +344,14 @@ def _classified(project: Project, function: FunctionRef, call: Value, label: str
         # No seed: each rank seeds from entropy (Lightning: from the environment or 0).
         return TorchSeeding(function, call, label, RankDependence.UNKNOWN)
     return TorchSeeding(function, call, label, rank_dependence(project, seed, function))
+
+
+def _in_worker(project: Project, seeding: TorchSeeding) -> bool:
+    """Return True for a reseed from torch's worker seed: code that runs in a worker."""
+    seed = _seed_of(seeding.call)
+    if seed is None:
+        return False
+    return Source.WORKER_SEED in seed_sources(project, seed, SeedScope(seeding.function))
 
 
 def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> RankDependence:
@@ -450,8 +458,9 @@ def _partial_binds_rank(project: Project, loader: LoaderCall) -> bool:
     return False
 
 
-def reads_rank(project: Project, function: FunctionRef) -> bool:
-    """Return True if `function` reads the rank: a rank parameter, `get_rank()`, `RANK`."""
+def reads_rank(project: Project, function: FunctionRef, depth: int = 0) -> bool:
+    """Return True if `function` (or project code it calls) reads the rank: a rank
+    parameter, `get_rank()`, the `RANK` variable."""
     if any(is_rank_name(param) for param in function.function.params):
         return True
     for value in _values_in(function):
@@ -467,6 +476,19 @@ def reads_rank(project: Project, function: FunctionRef) -> bool:
             continue
         scope = SeedScope(function, worker_param=_first(function))
         if Source.RANK in seed_sources(project, seeding.seed, scope):
+            return True
+    if depth >= 2:
+        return False
+    # `def worker_init(worker_id): seed_worker_per_rank(worker_id)` and the like.
+    for call in function.function.calls:
+        if call.base is None or call.base.kind is not Kind.NAME:
+            continue
+        targets = project.targets(call.base, function.module)
+        if (
+            len(targets) == 1
+            and isinstance(targets[0], FunctionRef)
+            and reads_rank(project, targets[0], depth + 1)
+        ):
             return True
     return False
 
