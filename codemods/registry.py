@@ -5,6 +5,7 @@ from __future__ import annotations
 from .rule import Rule
 from .rules.epoch_invariant_worker_seed import EpochInvariantWorkerSeed
 from .rules.legacy_numpy_random_in_dataset import LegacyNumpyRandomInDataset
+from .rules.rank_invariant_worker_seed import RankInvariantWorkerSeed
 from .rules.rng_object_shared_by_workers import RngObjectSharedByWorkers
 from .rules.unpicklable_worker_init_fn import UnpicklableWorkerInitFn
 from .rules.unseeded_numpy_in_workers import UnseededNumpyInWorkers
@@ -14,6 +15,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnseededNumpyInWorkers,
     EpochInvariantWorkerSeed,
     UnpicklableWorkerInitFn,
+    RankInvariantWorkerSeed,
     RngObjectSharedByWorkers,
     LegacyNumpyRandomInDataset,
 )

@@ -262,7 +262,7 @@ def test_show_settings_prints_the_resolved_settings_and_exits_0(repo: Path) -> N
     text = result.stdout
     assert f"# project root: {repo}" in text
     assert f"# configuration: {repo / 'pyproject.toml'}" in text
-    assert 'rules = ["WS102", "WS103", "WS201"]  # the rules that run' in text
+    assert 'rules = ["WS102", "WS103", "WS104", "WS201"]  # the rules that run' in text
     assert 'ignore = ["WS101"]' in text
     assert 'extend-exclude = ["legacy"]' in text
     assert 'torch-version = "1.8.1"  # from requirements.txt' in text

@@ -1,0 +1,691 @@
+"""Distributed ranks: does a project train data-parallel, and do its seeds tell ranks apart?
+
+Every rank of a data-parallel job runs the same script. When each rank seeds torch with the
+same value, each DataLoader iterator draws the same `base_seed` on every rank, so worker *k*
+of every rank replays one random stream. This module gathers the facts behind that:
+
+- `distributed_evidence()`: calls and reads that show the project runs on several ranks
+  (`init_process_group`, `DistributedDataParallel`, `DistributedSampler`, the launchers'
+  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, Accelerate,
+  DeepSpeed, Horovod, `get_rank()`).
+- `torch_seedings()`: the calls that seed torch's global RNG, directly, through project
+  helpers (`set_seed(cfg.seed)`, across files) or through Lightning, Accelerate and
+  transformers; each with whether its seed depends on the rank (`seeds.Source.RANK`).
+- `worker_rank_source()`: whether a loader's worker seed depends on the rank anyway (a
+  worker_init_fn that reads the rank, a per-rank `generator=`).
+- `intends_shared_seeds()`: tensor- or pipeline-parallel RNG trackers (Megatron-style),
+  where identical seeds across ranks are the point.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..types import Span
+from . import catalog
+from .datasets import Reached, datasets_of_loader, held_classes, is_dataset, per_item_code
+from .facts import Kind, Value
+from .loaders import LoaderCall, Presence, worker_init
+from .project import ExternalRef, FunctionRef, Project, VariableRef
+from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
+from .seeds import (
+    SeedScope,
+    SinkKind,
+    Source,
+    is_rank_name,
+    seed_sources,
+    seeding_parameters,
+    seedings,
+)
+
+#: Calls that start or join a data-parallel job, by what they show.
+DISTRIBUTED_CALLS = {
+    "torch.distributed.init_process_group": "init_process_group",
+    "torch.distributed.distributed_c10d.init_process_group": "init_process_group",
+    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel": "FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel": (
+        "FullyShardedDataParallel"
+    ),
+    "torch.distributed.fsdp.fully_shard": "fully_shard",
+    "torch.utils.data.DistributedSampler": "DistributedSampler",
+    "torch.utils.data.distributed.DistributedSampler": "DistributedSampler",
+    "accelerate.Accelerator": "Accelerator",
+    "accelerate.accelerator.Accelerator": "Accelerator",
+    "deepspeed.initialize": "deepspeed.initialize",
+    "deepspeed.init_distributed": "deepspeed.init_distributed",
+    "horovod.torch.init": "hvd.init",
+    **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
+}
+
+#: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
+LIGHTNING_LAUNCHERS = frozenset(
+    {
+        "pytorch_lightning.Trainer",
+        "pytorch_lightning.trainer.Trainer",
+        "pytorch_lightning.trainer.trainer.Trainer",
+        "lightning.Trainer",
+        "lightning.pytorch.Trainer",
+        "lightning.pytorch.trainer.Trainer",
+        "lightning.pytorch.trainer.trainer.Trainer",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+        "lightning_fabric.Fabric",
+    }
+)
+_DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
+
+#: Third-party functions that seed torch's global RNG (among others).
+LIGHTNING_SEED_EVERYTHING = frozenset(
+    {
+        "pytorch_lightning.seed_everything",
+        "pytorch_lightning.utilities.seed.seed_everything",
+        "lightning.seed_everything",
+        "lightning.pytorch.seed_everything",
+        "lightning.pytorch.utilities.seed.seed_everything",
+        "lightning.fabric.seed_everything",
+        "lightning.fabric.utilities.seed.seed_everything",
+        "lightning_fabric.seed_everything",
+        "lightning_fabric.utilities.seed.seed_everything",
+    }
+)
+ACCELERATE_SET_SEED = frozenset({"accelerate.utils.set_seed", "accelerate.utils.random.set_seed"})
+TRANSFORMERS_SET_SEED = frozenset({"transformers.set_seed", "transformers.trainer_utils.set_seed"})
+#: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.
+LIGHTNING_WORKER_INIT = frozenset(
+    {
+        "pytorch_lightning.utilities.seed.pl_worker_init_function",
+        "lightning.pytorch.utilities.seed.pl_worker_init_function",
+        "lightning.fabric.utilities.seed.pl_worker_init_function",
+        "lightning_fabric.utilities.seed.pl_worker_init_function",
+    }
+)
+#: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
+#: ranks of one model-parallel group must draw the same dropout masks.
+SHARED_SEED_TRACKERS = frozenset({"model_parallel_cuda_manual_seed", "get_cuda_rng_tracker"})
+
+_SEEDING_WORDS = ("manual_seed", "seed_everything", "set_seed")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A call or read that shows the project runs on several ranks."""
+
+    function: FunctionRef
+    value: Value
+    #: What it is, as the message names it: "init_process_group", "os.environ['RANK']".
+    label: str
+
+
+def distributed_evidence(project: Project) -> list[Evidence]:
+    """Return the places that show the project runs data-parallel, in project order."""
+    words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
+    words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
+    words |= set(catalog.RANK_ENVIRONMENT)
+    found: dict[tuple[Path, Span | None], Evidence] = {}
+    for module in project.modules_mentioning(*sorted(words)):
+        # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
+        aliases = {
+            name
+            for name, values in module.bindings
+            for value in values
+            for qualname in value.qualnames
+            if qualname.rpartition(".")[2] in words
+        }
+        for facts in module.functions_spelling(frozenset(words | aliases)):
+            function = FunctionRef.of(module, facts)
+            for value in _values_in(function):
+                label = _evidence_label(project, function, value)
+                if label is not None and value.span is not None:
+                    found[(function.path, value.span)] = Evidence(function, value, label)
+    return sorted(found.values(), key=_position)
+
+
+def _position(evidence: Evidence) -> tuple[str, int, int]:
+    span = evidence.value.span
+    assert span is not None
+    return (evidence.function.path.as_posix(), span.line, span.column)
+
+
+def _values_in(function: FunctionRef) -> Iterator[Value]:
+    """Yield the calls of `function` and every expression nested in them or assigned."""
+    roots = [*function.function.calls, *(a.value for a in function.function.assignments)]
+    roots.extend(function.function.returns)
+    stack = list(roots)
+    while stack:
+        value = stack.pop()
+        yield value
+        stack.extend(value.args)
+        stack.extend(item for _, item in value.keywords)
+        if value.base is not None:
+            stack.append(value.base)
+
+
+def _evidence_label(project: Project, function: FunctionRef, value: Value) -> str | None:
+    module = function.module
+    if value.kind is Kind.SUBSCRIPT and value.base is not None and value.args:
+        if project.is_one_of(value.base, module, catalog.ENVIRONMENT):
+            key = _rank_variable(value.args[0])
+            return f"os.environ['{key}']" if key else None
+        return None
+    if value.kind is not Kind.CALL or value.base is None:
+        return None
+    names = project.qualnames(value.base, module)
+    if not names:
+        if (
+            value.base.kind is Kind.ATTRIBUTE
+            and value.base.name == "get"
+            and value.base.base is not None
+            and project.is_one_of(value.base.base, module, catalog.ENVIRONMENT)
+            and value.args
+        ):
+            key = _rank_variable(value.args[0])
+            return f"os.environ.get('{key}')" if key else None
+        return None
+    if names <= catalog.ENVIRONMENT_READS and value.args:
+        key = _rank_variable(value.args[0])
+        return (
+            f"{min(names).replace('os.environ.__getitem__', 'os.environ')}('{key}')"
+            if key
+            else None
+        )
+    for name in sorted(names):
+        if name in DISTRIBUTED_CALLS:
+            return DISTRIBUTED_CALLS[name]
+    if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
+        return f"{min(names).rpartition('.')[2]}(...) on several devices"
+    return None
+
+
+def _rank_variable(key: Value) -> str | None:
+    if key.kind is Kind.CONSTANT:
+        name = key.name.strip("'\"")
+        if name in catalog.RANK_ENVIRONMENT:
+            return name
+    return None
+
+
+def _lightning_data_parallel(call: Value) -> bool:
+    """Return True if a Trainer or Fabric call certainly asks for several processes."""
+    strategy = call.keyword("strategy")
+    if strategy is not None and strategy.kind is Kind.CONSTANT:
+        text = strategy.name.strip("'\"").lower()
+        if any(word in text for word in _DATA_PARALLEL_STRATEGIES):
+            return True
+    for keyword in ("devices", "gpus", "num_nodes"):
+        value = call.keyword(keyword)
+        if value is None:
+            continue
+        number = value.number if value.kind is Kind.INT else None
+        if number is not None and (number > 1 or (number == -1 and keyword != "num_nodes")):
+            return True
+        if value.kind is Kind.SEQUENCE and len(value.args) > 1:
+            return True
+        if value.kind is Kind.CONSTANT and value.name.strip("'\"") == "-1":
+            return True
+    return False
+
+
+class RankDependence(enum.Enum):
+    """Whether a seed tells ranks apart."""
+
+    #: The same value on every rank.
+    SAME = "same"
+    #: Depends on the rank (or is drawn from entropy, which differs per rank too).
+    PER_RANK = "per_rank"
+    #: Cannot be told.
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class TorchSeeding:
+    """A call that seeds torch's global RNG in the main process of each rank."""
+
+    function: FunctionRef
+    call: Value
+    #: How the message names the call: "torch.manual_seed", "set_seed", "seed_everything".
+    label: str
+    rank: RankDependence
+    #: `seed_everything(..., workers=True)`: Lightning mixes the rank into worker seeds.
+    seeds_workers_per_rank: bool = False
+
+
+def torch_seedings(project: Project) -> list[TorchSeeding]:
+    """Return the calls that seed torch's global RNG, with whether they depend on the rank."""
+    found: list[TorchSeeding] = []
+    helpers: list[FunctionRef] = []
+    for function in project.functions_mentioning(*_SEEDING_WORDS):
+        found.extend(_library_seedings(project, function))
+        for seeding in seedings(project, function):
+            if not (seeding.is_torch and seeding.library == "torch"):
+                continue
+            if _seeds_from_own_parameter(project, function) and project.callers(function):
+                helpers.append(function)
+                continue
+            found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
+    found.extend(_helper_seedings(project, helpers))
+    unique = {(item.function.path, item.call.span): item for item in found}
+    return [item for item in unique.values() if not _in_worker(project, item)]
+
+
+def _seeds_from_own_parameter(project: Project, function: FunctionRef) -> bool:
+    """Return True for a helper that seeds torch from its parameter (`def set_seed(seed)`)."""
+    parameters = seeding_parameters(project, function)
+    return any("torch" in libraries for libraries in parameters.values())
+
+
+def _helper_seedings(project: Project, helpers: list[FunctionRef]) -> Iterator[TorchSeeding]:
+    """Yield the calls of project seeding helpers, following helpers of helpers once."""
+    seen = set(helpers)
+    pending = list(dict.fromkeys(helpers))
+    for _ in range(2):
+        callers_helpers: list[FunctionRef] = []
+        for helper in pending:
+            for site in project.callers(helper):
+                for seeding in seedings(project, site.function):
+                    if (
+                        seeding.kind is not SinkKind.PROJECT_FUNCTION
+                        or "torch" not in seeding.seeds
+                    ):
+                        continue
+                    if seeding.call != site.call:
+                        continue
+                    if _seeds_from_own_parameter(project, site.function):
+                        if site.function not in seen:
+                            seen.add(site.function)
+                            callers_helpers.append(site.function)
+                        continue
+                    yield _classified(project, site.function, site.call, seeding.library)
+        pending = callers_helpers
+
+
+def _library_seedings(project: Project, function: FunctionRef) -> Iterator[TorchSeeding]:
+    module = function.module
+    for call in function.function.calls:
+        if call.base is None or call.span is None:
+            continue
+        names = project.qualnames(call.base, module)
+        if not names:
+            continue
+        if names <= LIGHTNING_SEED_EVERYTHING:
+            workers = call.keyword("workers")
+            if workers is None and len(call.args) > 1:
+                workers = call.args[1]
+            per_rank_workers = workers is not None and not _is_false(workers)
+            seeding = _classified(project, function, call, "seed_everything")
+            yield TorchSeeding(
+                function, call, seeding.label, seeding.rank, seeds_workers_per_rank=per_rank_workers
+            )
+        elif names <= ACCELERATE_SET_SEED:
+            specific = call.keyword("device_specific")
+            if specific is None and len(call.args) > 1:
+                specific = call.args[1]
+            if specific is not None and not _is_false(specific):
+                yield TorchSeeding(function, call, "set_seed", RankDependence.PER_RANK)
+            else:
+                yield _classified(project, function, call, "set_seed")
+        elif names <= TRANSFORMERS_SET_SEED:
+            yield _classified(project, function, call, "set_seed")
+
+
+def _is_false(value: Value) -> bool:
+    return (value.kind is Kind.CONSTANT and value.name in ("False", "None")) or (
+        value.kind is Kind.INT and value.number == 0
+    )
+
+
+def _classified(project: Project, function: FunctionRef, call: Value, label: str) -> TorchSeeding:
+    seed = call.args[0] if call.args else call.keyword("seed")
+    if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None"):
+        # No seed: each rank seeds from entropy (Lightning: from the environment or 0).
+        return TorchSeeding(function, call, label, RankDependence.UNKNOWN)
+    return TorchSeeding(function, call, label, rank_dependence(project, seed, function))
+
+
+def _in_worker(project: Project, seeding: TorchSeeding) -> bool:
+    """Return True for a reseed from torch's worker seed: code that runs in a worker."""
+    seed = _seed_of(seeding.call)
+    if seed is None:
+        return False
+    return Source.WORKER_SEED in seed_sources(project, seed, SeedScope(seeding.function))
+
+
+def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> RankDependence:
+    """Return whether the seed expression `seed` (written in `function`) depends on the rank."""
+    if _is_command_line_option(project, seed, function):
+        return RankDependence.SAME  # every rank is started with the same command line
+    sources = seed_sources(project, seed, SeedScope(function))
+    if Source.RANK in sources or Source.ENTROPY in sources:
+        return RankDependence.PER_RANK
+    if sources & {Source.UNKNOWN, Source.WORKER_ID}:
+        return RankDependence.UNKNOWN
+    return RankDependence.SAME
+
+
+_ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
+
+
+def _is_command_line_option(project: Project, seed: Value, function: FunctionRef) -> bool:
+    """Return True for `args.seed` where `args = parser.parse_args()` of an ArgumentParser."""
+    if seed.kind is not Kind.ATTRIBUTE or seed.base is None or is_rank_name(seed.name):
+        return False
+    parsed = seed.base
+    callee = parsed.base if parsed.kind is Kind.CALL else None
+    if callee is None:
+        return False
+    module = function.module
+    created: list[Value] = []
+    if callee.kind is Kind.ATTRIBUTE and callee.name == "parse_args" and callee.base is not None:
+        # `parser.parse_args()` with `parser` local to the function.
+        created.append(callee.base)
+        targets = project.targets(callee.base, module)
+    elif callee.kind is Kind.NAME:
+        # `parser.parse_args()` with `parser` a module-level variable.
+        parsers = [
+            name.removesuffix(".parse_args")
+            for name in callee.qualnames
+            if name.endswith(".parse_args")
+        ]
+        if len(parsers) != len(callee.qualnames) or not parsers:
+            return False
+        targets = tuple(target for name in parsers for target in project.resolve(name, module))
+    else:
+        return False
+    for target in targets:
+        if isinstance(target, VariableRef):
+            created.extend(target.values)
+    return bool(created) and all(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and project.is_one_of(option.base, module, _ARGUMENT_PARSERS)
+        for value in created
+        for option in value.alternatives()
+    )
+
+
+def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
+    """Return whether the worker seeds of `loader` depend on the rank.
+
+    SAME when nothing in the worker seed tells ranks apart: no worker_init_fn, or a project
+    one that never reads the rank, and no `generator=` seeded per rank.
+    """
+    generator = loader.argument("generator")
+    if generator.presence is Presence.MAYBE:
+        return RankDependence.UNKNOWN
+    if generator.value is not None and not _is_false(generator.value):
+        generator_rank = _generator_rank(project, loader)
+        if generator_rank is not RankDependence.SAME:
+            return generator_rank
+    init = worker_init(loader)
+    if init.is_absent:
+        return RankDependence.SAME
+    if init.lookup.presence is Presence.MAYBE or init.function is None:
+        value = init.lookup.value
+        if value is not None and value.kind is Kind.CALL and value.base is not None:
+            value = value.base if not value.args else value.args[0]
+        if value is not None and project.is_one_of(value, loader.module, LIGHTNING_WORKER_INIT):
+            return RankDependence.PER_RANK
+        return RankDependence.UNKNOWN
+    if init.via_partial and _partial_binds_rank(project, loader):
+        return RankDependence.PER_RANK
+    if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
+        return RankDependence.PER_RANK
+    return RankDependence.SAME
+
+
+def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
+    """Return True if `function` reseeds from the clock, a uuid or `os.urandom`: per rank too."""
+    scope = SeedScope(function, worker_param=_first(function))
+    return any(
+        seeding.seed is not None and Source.ENTROPY in seed_sources(project, seeding.seed, scope)
+        for seeding in seedings(project, function)
+    )
+
+
+def _partial_binds_rank(project: Project, loader: LoaderCall) -> bool:
+    value = worker_init(loader).lookup.value
+    if value is None:
+        return False
+    for option in value.alternatives():
+        bound = [*option.args[1:], *(item for _, item in option.keywords)]
+        for item in bound:
+            if Source.RANK in seed_sources(project, item, SeedScope(loader.function)):
+                return True
+    return False
+
+
+def reads_rank(project: Project, function: FunctionRef, depth: int = 0) -> bool:
+    """Return True if `function` (or project code it calls) reads the rank: a rank
+    parameter, `get_rank()`, the `RANK` variable."""
+    if any(is_rank_name(param) for param in function.function.params):
+        return True
+    for value in _values_in(function):
+        if value.kind is Kind.CALL and value.base is not None:
+            names = project.qualnames(value.base, function.module)
+            if names and names <= catalog.DISTRIBUTED_RANKS:
+                return True
+        label = _evidence_label(project, function, value)
+        if label is not None and label.startswith("os."):
+            return True
+    for seeding in seedings(project, function):
+        if seeding.seed is None:
+            continue
+        scope = SeedScope(function, worker_param=_first(function))
+        if Source.RANK in seed_sources(project, seeding.seed, scope):
+            return True
+    if depth >= 2:
+        return False
+    # `def worker_init(worker_id): seed_worker_per_rank(worker_id)` and the like.
+    for call in function.function.calls:
+        if call.base is None or call.base.kind is not Kind.NAME:
+            continue
+        targets = project.targets(call.base, function.module)
+        if (
+            len(targets) == 1
+            and isinstance(targets[0], FunctionRef)
+            and reads_rank(project, targets[0], depth + 1)
+        ):
+            return True
+    return False
+
+
+def _first(function: FunctionRef) -> str | None:
+    params = function.function.params
+    return params[0] if params else None
+
+
+def _generator_rank(project: Project, loader: LoaderCall) -> RankDependence:
+    """Return whether the loader's `generator=` is seeded per rank, from its seeding call."""
+    call = generator_seeding(project, loader)
+    seed = _seed_of(call) if call is not None else None
+    if seed is None:
+        return RankDependence.UNKNOWN
+    return rank_dependence(project, seed, loader.function)
+
+
+def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
+    """Return the `.manual_seed(...)` call that seeds the loader's `generator=`, if seen.
+
+    Only a call in the function that creates the loader, on the object it passes.
+    """
+    generator = loader.argument("generator").value
+    if generator is None:
+        return None
+    for seeding in seedings(project, loader.function):
+        callee = seeding.call.base
+        if (
+            seeding.kind is SinkKind.METHOD
+            and seeding.library == ".manual_seed()"
+            and callee is not None
+            and callee.base is not None
+            and replace(callee.base, span=None) == replace(generator, span=None)
+        ):
+            return seeding.call
+    return None
+
+
+def _seed_of(call: Value) -> Value | None:
+    seed = call.args[0] if call.args else call.keyword("seed")
+    return None if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None") else seed
+
+
+def intends_shared_seeds(project: Project) -> Evidence | None:
+    """Return a tensor- or pipeline-parallel RNG tracker's use, where shared seeds are meant."""
+    for function in project.functions_mentioning(*sorted(SHARED_SEED_TRACKERS)):
+        for call in function.function.calls:
+            if call.base is None or call.span is None:
+                continue
+            targets = project.targets(call.base, function.module)
+            for target in targets:
+                name = target.qualname if isinstance(target, ExternalRef) else _target_name(target)
+                if name.rpartition(".")[2] in SHARED_SEED_TRACKERS:
+                    return Evidence(function, call, name.rpartition(".")[2])
+    return None
+
+
+def _target_name(target: object) -> str:
+    if isinstance(target, FunctionRef):
+        return target.function.name
+    return ""
+
+
+#: Global-RNG draws in per-item code that come out the same on every rank.
+PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
+_SHUFFLING_SAMPLERS = frozenset(
+    {
+        "torch.utils.data.DistributedSampler",
+        "torch.utils.data.distributed.DistributedSampler",
+        "torch.utils.data.RandomSampler",
+        "torch.utils.data.sampler.RandomSampler",
+    }
+)
+
+
+@dataclass(frozen=True)
+class LoaderRandomness:
+    """What shows that a loader's items are random: a draw in per-item code, or shuffling."""
+
+    #: A global-RNG draw in the per-item code of one of its datasets.
+    draw: GlobalCall | None
+    #: The loader shuffles (a training loader), so its dataset likely augments at random.
+    shuffles: bool
+    #: Some per-item code cannot be seen: the dataset is unknown (a torchvision dataset, a
+    #: parameter) or calls an object it holds that is not project code (`self.transform`).
+    opaque: bool
+    #: Every dataset class it may get is known, and none is an IterableDataset.
+    map_style_only: bool
+
+    @property
+    def random(self) -> bool:
+        """Return True if the loader's items may be random."""
+        return self.draw is not None or (self.shuffles and self.opaque)
+
+
+def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
+    """Return what shows that `loader` hands out random items."""
+    datasets = datasets_of_loader(project, loader)
+    draw = None
+    opaque = not datasets.complete or not datasets.classes
+    for ref in datasets.classes:
+        code = per_item_code(project, ref)
+        opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)
+        found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
+        if found is not None:
+            draw = found
+            break
+    map_style = datasets.complete and all(
+        is_dataset(project, ref)
+        and not project.derives_from(ref, catalog.TORCH_ITERABLE_DATASET_BASES)
+        for ref in datasets.classes
+    )
+    return LoaderRandomness(
+        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
+    )
+
+
+def _calls_unseen_code(project: Project, reached: Reached) -> bool:
+    """Return True if `reached` calls an object it holds whose code is not in the project."""
+    owner = reached.self_class
+    for call in reached.function.function.calls:
+        callee = call.base
+        if callee is None:
+            continue
+        if callee.kind is Kind.CALL and callee.base is not None:
+            # `RandomCrop(32)(image)`; not `getattr(module, name)(text)`.
+            names = project.qualnames(callee.base, reached.function.module)
+            if not names or not all(name.startswith("builtins.") for name in names):
+                return True
+            continue
+        if owner is None or callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+            continue
+        holder = callee.base
+        if holder.kind is Kind.SELF:
+            if project.find_method(owner, callee.name) is None and not held_classes(
+                project, owner, callee.name
+            ):
+                return True
+        elif (
+            holder.kind is Kind.ATTRIBUTE
+            and holder.base is not None
+            and holder.base.kind is Kind.SELF
+            and not held_classes(project, owner, holder.name)
+        ):
+            return True
+    return False
+
+
+def _shuffles(project: Project, loader: LoaderCall) -> bool:
+    shuffle = loader.argument("shuffle")
+    if shuffle.presence is Presence.MAYBE:
+        return True
+    if shuffle.value is not None and not _is_false(shuffle.value):
+        return True
+    sampler = loader.argument("sampler").value or loader.argument("batch_sampler").value
+    if sampler is None:
+        return False
+    for option in sampler.alternatives():
+        # `BatchSampler(DistributedSampler(...), ...)`: the inner sampler decides.
+        for candidate in (option, *option.args[:1]):
+            if _is_shuffling_sampler(project, loader, candidate):
+                return True
+    return False
+
+
+def _is_shuffling_sampler(project: Project, loader: LoaderCall, value: Value) -> bool:
+    if value.kind is not Kind.CALL or value.base is None:
+        return False
+    if not project.is_one_of(value.base, loader.module, _SHUFFLING_SAMPLERS):
+        return False
+    flag = value.keyword("shuffle")
+    return flag is None or not _is_false(flag)
+
+
+#: How many levels of callers `entry_modules` follows.
+_CALLER_DEPTH = 3
+
+
+def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
+    """Return the files of `function` and of the project code that calls it, a few levels up.
+
+    A seeding and a loader take part in one training run when they share one: the script
+    that seeds also builds the loader, or calls the function that does.
+    """
+    found = {function.path}
+    frontier = [function]
+    seen = {function}
+    for _ in range(_CALLER_DEPTH):
+        following: list[FunctionRef] = []
+        for current in frontier:
+            if current.function.qualname == "<module>":
+                continue
+            for site in project.callers(current):
+                found.add(site.function.path)
+                if site.function not in seen:
+                    seen.add(site.function)
+                    following.append(site.function)
+        frontier = following
+    return frozenset(found)

@@ -1,0 +1,259 @@
+"""WS104 rank-invariant-worker-seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis.loaders import LoaderCall, loader_calls, worker_init
+from ..analysis.project import FunctionRef
+from ..analysis.ranks import (
+    Evidence,
+    LoaderRandomness,
+    RankDependence,
+    TorchSeeding,
+    distributed_evidence,
+    entry_modules,
+    generator_seeding,
+    intends_shared_seeds,
+    loader_randomness,
+    torch_seedings,
+    worker_rank_source,
+)
+from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
+from ..rule import FixAvailability, Rule
+from ..types import Fix, Safety, TorchTarget
+
+
+class RankInvariantWorkerSeed(Rule):
+    """Flags DataLoaders whose workers draw the same random numbers on every distributed rank.
+
+    ## What it does
+    Checks for data-parallel projects (`torch.distributed.init_process_group`,
+    `DistributedDataParallel`, `DistributedSampler`, the launchers' `RANK` / `LOCAL_RANK`
+    environment, a Lightning `Trainer` on several devices, Accelerate, DeepSpeed) that seed
+    torch with the same value on every rank (`torch.manual_seed(args.seed)`, a project
+    helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders with
+    random items (a draw in the Dataset's per-item code, or a shuffling loader) whose worker
+    seed does not depend on the rank: no `worker_init_fn` that reads it, no `generator=`
+    seeded per rank.
+
+    ## Why it matters
+    Each DataLoader iterator draws its workers' `base_seed` from the rank's own torch RNG,
+    and worker *k* is seeded with `base_seed + k`. When every rank called
+    `torch.manual_seed` with the same value, every rank draws the same `base_seed`: worker
+    *k* of every rank applies the same random crops, flips, masks and noise, each to its own
+    samples. Measured with two ranks on torch 2.13, 16 of 16 draws of NumPy, `random` and
+    torch were identical across the ranks. With 8 or 1,000 GPUs the augmentation diversity
+    of a global batch shrinks by that factor, silently.
+
+    Not reported: seeds that add the rank (`args.seed + get_rank()`, `cfg.seed + local_rank`),
+    Lightning's `seed_everything(seed, workers=True)`, Accelerate's
+    `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
+    seeding at all (each rank then starts from its own entropy), loaders with neither
+    per-item draws nor shuffling (evaluation), and projects with tensor- or
+    pipeline-parallel RNG trackers (`model_parallel_cuda_manual_seed`), where ranks of a
+    model-parallel group must draw alike.
+
+    ## Example
+    ```python
+    dist.init_process_group("nccl")
+    torch.manual_seed(args.seed)
+    sampler = DistributedSampler(train_set)
+    loader = DataLoader(train_set, sampler=sampler, num_workers=8)
+    ```
+
+    Use instead:
+    ```python
+    def seed_worker_per_rank(worker_id: int) -> None:
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            rank = torch.distributed.get_rank()
+        else:
+            rank = int(os.environ.get("RANK", 0))
+        state = np.random.SeedSequence([torch.initial_seed(), rank]).generate_state(2)
+        worker_seed = (int(state[0]) << 32) | int(state[1])
+        torch.manual_seed(worker_seed)
+        random.seed(worker_seed)
+        np.random.seed(int(state[0]))
+
+    loader = DataLoader(train_set, sampler=sampler, num_workers=8,
+                        worker_init_fn=seed_worker_per_rank)
+    ```
+
+    ## Fix
+    Mixes the global rank into the worker seed, not into the training seed: inserts a
+    module-level `seed_worker_per_rank` (once per module) and passes it as
+    `worker_init_fn=`, or, when the loader already passes a function defined in the
+    project, calls it first thing in that function, so the function's own use of
+    `torch.initial_seed()` follows. The helper reseeds torch, `random` and NumPy from
+    `torch.initial_seed()` (different per worker and epoch, reproducible under
+    `torch.manual_seed`) and the rank (`torch.distributed` when initialised, else the `RANK`
+    variable launchers set). Model initialisation, dropout and everything outside the
+    workers draw what they drew before. A loader with `num_workers=0` draws in the main
+    process: it is reported without a fix, because any reseeding there would change the
+    model's random numbers too.
+
+    ## Fix safety
+    Safe when every dataset the loader may get is a known map-style Dataset and the edited
+    `worker_init_fn` is not also called elsewhere; unsafe otherwise. In a worker of a
+    map-style Dataset the RNGs only decide per-item randomness: the sampler, which decides
+    what each rank loads, runs in the main process. An IterableDataset (or a dataset the
+    analysis cannot see) may shuffle its shards in the worker with a seed shared by all
+    ranks on purpose, and split them by rank afterwards; the fix would break that split.
+
+    ## Known limitations
+    - The distributed evidence and the seeding count for a loader when they belong to the
+      same run: the same file, or files whose functions call the loader's function (a few
+      levels up, through plain function calls). Code reached only through methods or
+      registries is not linked, and then nothing is reported.
+    - A seed is known to be the same on every rank when it is a constant, a config or
+      command-line value (`args.seed` of an `argparse` parser) or a module constant; a seed
+      the analysis cannot see through is given the benefit of the doubt.
+    - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
+      per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
+      in) is assumed to augment at random: such findings are warnings.
+    - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes` or `strategy`
+      literally ask for several processes.
+    - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
+      the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
+      but a bare `torch.multiprocessing.spawn` launch does not.
+    - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
+
+    ## References
+    - [PyTorch docs: Randomness in multi-process data loading](https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading)
+    - [PyTorch DataLoader source: `_BaseDataLoaderIter` draws `_base_seed` from the rank's RNG](https://github.com/pytorch/pytorch/blob/main/torch/utils/data/dataloader.py)
+    - [Lightning: `seed_everything(workers=True)`](https://lightning.ai/docs/pytorch/stable/common/trainer.html#reproducibility)
+    """
+
+    CODE = "WS104"
+    NAME = "rank-invariant-worker-seed"
+    FIX = FixAvailability.SOMETIMES
+
+    @classmethod
+    def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
+        del target
+        return (b"DataLoader", b"manual_seed")
+
+    def check(self) -> None:
+        project = self.project
+        loaders = list(loader_calls(project))
+        # Seeding inside a worker_init_fn happens in the workers, not on each rank's start.
+        in_workers = {worker_init(loader).function for loader in loaders}
+        seedings = [
+            seeding for seeding in torch_seedings(project) if seeding.function not in in_workers
+        ]
+        if not seedings and all(loader.argument("generator").value is None for loader in loaders):
+            return
+        if intends_shared_seeds(project) is not None:
+            return
+        evidence = distributed_evidence(project)
+        if not evidence:
+            return
+        runs: dict[FunctionRef, frozenset[Path]] = {}
+
+        def runs_of(function: FunctionRef) -> frozenset[Path]:
+            if function not in runs:
+                runs[function] = entry_modules(project, function)
+            return runs[function]
+
+        for loader in loaders:
+            if worker_rank_source(project, loader) is not RankDependence.SAME:
+                continue
+            entries = runs_of(loader.function)
+            # Only the evidence and seedings of the run that builds this loader count.
+            job = next(
+                (item for item in evidence if item.function.path == loader.module.path), None
+            ) or next((item for item in evidence if runs_of(item.function) & entries), None)
+            if job is None:
+                continue
+            related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
+            if any(
+                seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
+                for seeding in related
+            ):
+                continue
+            alike = [seeding for seeding in related if seeding.rank is RankDependence.SAME]
+            seeded_by = self._seeding_of(loader, alike)
+            if seeded_by is None:
+                continue
+            randomness = loader_randomness(project, loader)
+            if not randomness.random:
+                continue
+            self._report(loader, seeded_by, job, randomness)
+
+    def _seeding_of(self, loader: LoaderCall, alike: list[TorchSeeding]) -> str | None:
+        """Describe what seeds the loader's workers alike on every rank, if anything does."""
+        if loader.argument("generator").value is not None:
+            call = generator_seeding(self.project, loader)
+            if call is None or call.span is None:
+                return None
+            where = self._at(loader.function, call.span.line)
+            return f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
+        if not alike:
+            return None
+        same_file = [seeding for seeding in alike if seeding.function.path == loader.module.path]
+        seeding = (same_file or alike)[0]
+        assert seeding.call.span is not None
+        where = self._at(seeding.function, seeding.call.span.line)
+        return f"every rank seeds torch alike (`{seeding.label}(...)`, {where})"
+
+    def _report(
+        self, loader: LoaderCall, seeded_by: str, evidence: Evidence, randomness: LoaderRandomness
+    ) -> None:
+        span = loader.call.span
+        assert span is not None
+        assert evidence.value.span is not None
+        job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
+        draws = self._draws(randomness)
+        severity = "error" if randomness.draw is not None else "warning"
+        if not loader.may_start_workers():
+            if randomness.draw is None:
+                return
+            message = (
+                f"{seeded_by} in a distributed job ({job}), and this DataLoader draws in the "
+                f"main process ({draws}): every rank draws the same random numbers; seed "
+                "each rank differently, e.g. add the rank to the seed"
+            )
+            self.report(loader.function, span, message, severity=severity)
+            return
+        message = (
+            f"{seeded_by} in a distributed job ({job}), so worker k of this DataLoader "
+            f"draws the same random numbers on every rank ({draws}); mix the rank into the "
+            "worker seed"
+        )
+        fix = self._fix(loader, randomness)
+        self.report(loader.function, span, message, fix=fix, severity=severity)
+
+    def _draws(self, randomness: LoaderRandomness) -> str:
+        draw = randomness.draw
+        if draw is None:
+            return "it shuffles; assuming its dataset augments at random"
+        line = draw.call.span.line if draw.call.span else 0
+        name = draw.qualname.replace("numpy.", "np.", 1)
+        where = self._at(draw.function, line)
+        return f"`{draw.reached.chain[0]}` draws from `{name}`, {where}"
+
+    def _fix(self, loader: LoaderCall, randomness: LoaderRandomness) -> Fix | None:
+        if not may_add_keyword(loader):
+            return None
+        safe = randomness.map_style_only
+        init = worker_init(loader)
+        if init.is_absent:
+            return pass_rank_worker_init(self.project, loader, _safety(safe))
+        if init.function is None:
+            return None
+        if self.project.callers(init.function):
+            safe = False  # also called in the main process, where the reseed would land too
+        return call_in_worker_init(self.project, init, _safety(safe))
+
+    def _at(self, function: FunctionRef, line: int) -> str:
+        return f"{self._relative(function.path)}:{line}"
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def _safety(safe: bool) -> Safety:
+    return Safety.SAFE if safe else Safety.UNSAFE

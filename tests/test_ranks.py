@@ -1,0 +1,147 @@
+"""Distributed facts (codemods/analysis/ranks.py) on small inline snippets."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codemods.analysis.extract import extract
+from codemods.analysis.project import Project
+from codemods.analysis.ranks import (
+    RankDependence,
+    distributed_evidence,
+    intends_shared_seeds,
+    torch_seedings,
+)
+from codemods.types import TorchTarget
+
+HEADER = """\
+import argparse, os, time
+import torch
+import torch.distributed as dist
+import pytorch_lightning as pl
+from accelerate import Accelerator
+from accelerate.utils import set_seed
+"""
+
+
+def _project(body: str) -> Project:
+    text = HEADER + textwrap.dedent(body)
+    path = Path("/project/m.py")
+    facts = extract(ast.parse(text), text, path, "m")
+    return Project(Path("/project"), [facts], TorchTarget(None))
+
+
+@pytest.mark.parametrize(
+    ("body", "label"),
+    [
+        pytest.param("def f():\n    dist.init_process_group('gloo')\n", "init_process_group"),
+        pytest.param("def f():\n    return int(os.environ['RANK'])\n", "os.environ['RANK']"),
+        pytest.param(
+            "def f():\n    return int(os.environ.get('LOCAL_RANK', 0))\n",
+            "os.environ.get('LOCAL_RANK')",
+            id="environ-get",
+        ),
+        pytest.param(
+            "def f():\n    return os.getenv('SLURM_PROCID')\n", "os.getenv('SLURM_PROCID')"
+        ),
+        pytest.param("def f():\n    return dist.get_rank()\n", "get_rank"),
+        pytest.param("def f():\n    return Accelerator()\n", "Accelerator"),
+        pytest.param(
+            "def f():\n    return pl.Trainer(devices=8)\n", "Trainer(...) on several devices"
+        ),
+        pytest.param(
+            "def f():\n    return pl.Trainer(strategy='ddp_find_unused_parameters_true')\n",
+            "Trainer(...) on several devices",
+            id="trainer-strategy",
+        ),
+    ],
+)
+def test_distributed_evidence(body: str, label: str) -> None:
+    assert [item.label for item in distributed_evidence(_project(body))] == [label]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("def f():\n    return pl.Trainer(devices=1)\n", id="one-device"),
+        pytest.param("def f():\n    return pl.Trainer(devices=cfg.devices)\n", id="config"),
+        pytest.param("def f():\n    return os.environ['HOME']\n", id="other-variable"),
+        pytest.param("def f(rank):\n    return rank\n", id="a-parameter-is-no-evidence"),
+    ],
+)
+def test_no_distributed_evidence(body: str) -> None:
+    assert distributed_evidence(_project(body)) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param("def f(args):\n    torch.manual_seed(args.seed)\n", "same", id="config"),
+        pytest.param("def f():\n    torch.manual_seed(42)\n", "same", id="constant"),
+        pytest.param(
+            "def f(args):\n    torch.manual_seed(args.seed + dist.get_rank())\n",
+            "per_rank",
+            id="plus-rank",
+        ),
+        pytest.param(
+            "def f(args, local_rank):\n    torch.manual_seed(args.seed + local_rank)\n",
+            "per_rank",
+            id="plus-local-rank",
+        ),
+        pytest.param(
+            "def f(args):\n    torch.manual_seed(args.seed + int(os.environ['RANK']))\n",
+            "per_rank",
+            id="plus-rank-variable",
+        ),
+        pytest.param("def f():\n    torch.manual_seed(int(time.time()))\n", "per_rank", id="clock"),
+        pytest.param("def f(seed):\n    pl.seed_everything(seed)\n", "same", id="lightning"),
+        pytest.param("def f(seed):\n    set_seed(seed)\n", "same", id="accelerate"),
+        pytest.param(
+            "def f(seed):\n    set_seed(seed, device_specific=True)\n",
+            "per_rank",
+            id="accelerate-device-specific",
+        ),
+        pytest.param(
+            "parser = argparse.ArgumentParser()\n\n"
+            "def f():\n    args = parser.parse_args()\n    torch.manual_seed(args.seed)\n",
+            "same",
+            id="argparse",
+        ),
+    ],
+)
+def test_torch_seeding_rank_dependence(body: str, expected: str) -> None:
+    (seeding,) = torch_seedings(_project(body))
+    assert seeding.rank is RankDependence(expected)
+
+
+def test_seed_everything_with_workers_seeds_workers_per_rank() -> None:
+    (seeding,) = torch_seedings(_project("def f():\n    pl.seed_everything(7, workers=True)\n"))
+    assert seeding.seeds_workers_per_rank
+
+
+def test_a_seeding_helper_counts_at_its_call() -> None:
+    body = """
+    def seed_all(seed):
+        torch.manual_seed(seed)
+
+    def main(cfg):
+        seed_all(cfg.seed)
+    """
+    (seeding,) = torch_seedings(_project(body))
+    assert (seeding.function.qualname, seeding.label) == ("main", "seed_all")
+    assert seeding.rank is RankDependence.SAME
+
+
+def test_model_parallel_tracker_means_shared_seeds() -> None:
+    body = """
+    from megatron.core import tensor_parallel
+
+    def f(seed):
+        tensor_parallel.model_parallel_cuda_manual_seed(seed)
+    """
+    assert intends_shared_seeds(_project(body)) is not None
+    assert intends_shared_seeds(_project("def f():\n    torch.manual_seed(1)\n")) is None
