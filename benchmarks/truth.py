@@ -48,6 +48,8 @@ class Bug:
     line: int
     modes: tuple[str, ...]
     why: str = ""
+    #: In a notebook: the 1-based cell number; `line` then counts from the cell's first line.
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Found:
     line: int
     severity: str
     message: str
+    cell: int | None = None
 
 
 @dataclass
@@ -90,6 +93,7 @@ def load_label(path: Path) -> Label:
             line=int(bug["line"]),
             modes=tuple(bug["modes"]),
             why=bug.get("why", ""),
+            cell=bug.get("cell"),
         )
         for bug in data.get("bug", [])
     )
@@ -109,6 +113,7 @@ def parse_findings(text: str) -> list[Found]:
             line=int(item["range"]["start"]["line"]),
             severity=item["severity"],
             message=item["message"],
+            cell=item.get("cell"),
         )
         for item in json.loads(text)
     ]
@@ -127,6 +132,7 @@ def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) 
             for found in unused
             if found.code == bug.code
             and found.path == bug.path
+            and found.cell == bug.cell
             and abs(found.line - bug.line) <= LINE_TOLERANCE
         ]
         if near:
