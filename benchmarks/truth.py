@@ -190,6 +190,10 @@ def summarize(outcomes: Sequence[Outcome], loader_sites: int) -> dict[str, Any]:
     }
 
 
+def _where(path: str, line: int, cell: int | None) -> str:
+    return f"{path}:{line}" if cell is None else f"{path}[cell {cell}]:{line}"
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
@@ -212,11 +216,12 @@ def render(mode: str, outcomes: Sequence[Outcome], summary: dict[str, Any], verb
     if verbose:
         for outcome in outcomes:
             for bug in outcome.missed:
-                lines.append(f"  miss  {outcome.repo} {bug.path}:{bug.line} {bug.code}: {bug.why}")
+                where = _where(bug.path, bug.line, bug.cell)
+                lines.append(f"  miss  {outcome.repo} {where} {bug.code}: {bug.why}")
             for found in outcome.false_alarms:
+                where = _where(found.path, found.line, found.cell)
                 lines.append(
-                    f"  false {outcome.repo} {found.path}:{found.line} {found.code}"
-                    f" [{found.severity}]: {found.message}"
+                    f"  false {outcome.repo} {where} {found.code} [{found.severity}]: {found.message}"
                 )
     return "\n".join(lines)
 
@@ -229,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mode", choices=sorted(MODES), action="append", help="only this mode")
     parser.add_argument("--list", action="store_true", help="print 'owner/name commit' lines")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--json-out", type=Path, help="also write the JSON report to this file")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses, false alarms")
     args = parser.parse_args(argv)
 
@@ -256,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for label in present
         ]
         summary = summarize(outcomes, loader_sites)
-        if args.json:
+        if args.json or args.json_out:
             summary["misses"] = [
                 {"repo": outcome.repo, **asdict(bug)}
                 for outcome in outcomes
@@ -268,8 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for found in outcome.false_alarms
             ]
             report["modes"][mode] = summary
-        else:
+        if not args.json:
             print(render(mode, outcomes, summary, args.verbose))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(report, indent=2))
     else:
