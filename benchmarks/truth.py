@@ -221,7 +221,8 @@ def render(mode: str, outcomes: Sequence[Outcome], summary: dict[str, Any], verb
             for found in outcome.false_alarms:
                 where = _where(found.path, found.line, found.cell)
                 lines.append(
-                    f"  false {outcome.repo} {where} {found.code} [{found.severity}]: {found.message}"
+                    f"  false {outcome.repo} {where} {found.code}"
+                    f" [{found.severity}]: {found.message}"
                 )
     return "\n".join(lines)
 
