@@ -1,0 +1,87 @@
+"""The real-code benchmark's matching of findings to labelled bugs (benchmarks/truth.py)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from benchmarks.truth import Found, load_label, match, parse_findings, summarize
+
+LABEL = """\
+repo = "someone/project"
+commit = "0123456789abcdef0123456789abcdef01234567"
+
+[[loader]]
+path = "train.py"
+line = 30
+
+[[loader]]
+path = "eval.py"
+line = 12
+
+[[bug]]
+code = "WS201"
+path = "data/sets.py"
+line = 14
+modes = ["declared", "1.8"]
+why = "RNG object made in __init__, drawn from in __getitem__"
+
+[[bug]]
+code = "WS101"
+path = "train.py"
+line = 30
+modes = ["1.8"]
+why = "np.random in __getitem__, no worker_init_fn"
+
+[[bug]]
+code = "WS203"
+path = "data/sets.py"
+line = 20
+modes = ["declared", "1.8"]
+"""
+
+
+def _finding(code: str, path: str, line: int, severity: str = "error") -> dict[str, object]:
+    return {
+        "code": code,
+        "path": path,
+        "severity": severity,
+        "message": f"{code} here",
+        "range": {"start": {"line": line, "column": 1}, "end": {"line": line, "column": 9}},
+    }
+
+
+def test_matching_counts_hits_misses_and_false_alarms(tmp_path: Path) -> None:
+    path = tmp_path / "someone__project.toml"
+    path.write_text(textwrap.dedent(LABEL), encoding="utf-8")
+    label = load_label(path)
+    findings = parse_findings(
+        json.dumps(
+            [
+                _finding("WS201", "data/sets.py", 16),  # two lines off: still a match
+                _finding("WS201", "data/sets.py", 17),  # the bug is already matched: alarm
+                _finding("WS101", "eval.py", 12),  # no label there: alarm
+                _finding("WS102", "train.py", 40, severity="info"),  # info: never an alarm
+                _finding("WS101", "train.py", 33),  # three lines off: no match, alarm
+            ]
+        )
+    )
+
+    declared = match(label.repo, label.bugs, findings, "declared")
+    assert [bug.code for bug in declared.matched] == ["WS201"]
+    assert [bug.code for bug in declared.missed] == ["WS203"]
+    # The WS101 label holds only in mode "1.8", so in "declared" its finding is an alarm too.
+    assert declared.false_alarms == [
+        Found("WS201", "data/sets.py", 17, "error", "WS201 here"),
+        Found("WS101", "eval.py", 12, "error", "WS101 here"),
+        Found("WS101", "train.py", 33, "error", "WS101 here"),
+    ]
+
+    old = match(label.repo, label.bugs, findings, "1.8")
+    assert sorted(bug.code for bug in old.missed) == ["WS101", "WS203"]
+
+    summary = summarize([declared], label.loader_sites)
+    assert summary["rules"]["WS201"] == {"matched": 1, "missed": 0, "labelled": 1}
+    assert summary["rules"]["WS203"] == {"matched": 0, "missed": 1, "labelled": 1}
+    assert summary["false_alarms_per_100_sites"] == 150.0
