@@ -335,7 +335,7 @@ class WorkerInit:
         if self.lookup.presence is Presence.ABSENT:
             return True
         value = self.lookup.value
-        return value is not None and value.kind is Kind.CONSTANT and value.name == "None"
+        return value is not None and value.is_none
 
 
 def worker_init(loader: LoaderCall) -> WorkerInit:

@@ -242,7 +242,7 @@ class EpochInvariantWorkerSeed(Rule):
         facts = function.function
         name = "a lambda worker_init_fn" if facts.is_lambda else f"worker_init_fn `{facts.name}`"
         if function.path != loader.module.path and loader.call.span is not None:
-            where = f"{self._relative(loader.module.path)}:{loader.call.span.line}"
+            where = self.location(loader.module.path, loader.call.span.line)
             return f"{name} (of the DataLoader at {where})"
         return name
 
@@ -463,12 +463,6 @@ class EpochInvariantWorkerSeed(Rule):
         if Source.RANK in sources:
             return "a fixed value and the rank"
         return "a fixed value"
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
 
     # --- the fix ---
 

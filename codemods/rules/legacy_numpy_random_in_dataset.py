@@ -271,13 +271,10 @@ class LegacyNumpyRandomInDataset(Rule):
     def _blocked(self, state: LegacyNumpyCall) -> str:
         span = state.call.span
         line = span.line if span is not None else state.function.function.span.line
-        try:
-            path = state.function.path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            path = state.function.path.as_posix()
+        location = self.location(state.function.path, line)
         return (
             f"per-item code also {_STATE_VERBS[state.name]} NumPy's global RNG "
-            f"(`np.random.{state.name}`, {path}:{line}), which a Generator would not follow"
+            f"(`np.random.{state.name}`, {location}), which a Generator would not follow"
         )
 
 

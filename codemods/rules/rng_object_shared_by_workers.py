@@ -41,11 +41,10 @@ from ..fixes.helpers import (
     rng_helper_names,
 )
 from ..fixes.imports import module_reference
+from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, Rule
 from ..types import (
-    AddDictEntry,
     AddHelper,
-    AddKeyword,
     Edit,
     FileEdits,
     Fix,
@@ -473,7 +472,7 @@ class RngObjectSharedByWorkers(Rule):
         made = creation.constructor
         if creation.factory:
             made += f" via `{creation.factory}`"
-        location = f"{self._relative(creation.function.path)}:{creation.span.line}"
+        location = self.location(creation.function.path, creation.span.line)
         if obj.place is Place.ATTRIBUTE and obj.owner is not None:
             return f"`{obj.label}` of `{obj.owner.name}` ({made}, {location})"
         return f"`{obj.label}` ({obj.place.value}, {made}, {location})"
@@ -484,14 +483,8 @@ class RngObjectSharedByWorkers(Rule):
         span = draw.call.span
         line = span.line if span else draw.reached.function.function.span.line
         return (
-            f"`{chain[0]}` draws from it{via} ({self._relative(draw.reached.function.path)}:{line})"
+            f"`{chain[0]}` draws from it{via} ({self.location(draw.reached.function.path, line)})"
         )
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
 
     def _fix(self, candidate: _Candidate, plan: _Plan) -> Fix | None:
         functions = list(
@@ -681,7 +674,7 @@ class RngObjectSharedByWorkers(Rule):
         self, loader: LoaderCall, creations: list[tuple[str, Creation]], plan: _Plan
     ) -> None:
         holder, first = creations[0]
-        location = f"{self._relative(first.function.path)}:{first.span.line}"
+        location = self.location(first.function.path, first.span.line)
         message = (
             f"`{holder}` is given an RNG object ({first.constructor}, {location}) that every "
             "DataLoader worker receives as an identical copy; its per-item code is not the "
@@ -713,7 +706,9 @@ class RngObjectSharedByWorkers(Rule):
         if lookup.presence is Presence.ABSENT:
             if not loader.accepts_keyword("worker_init_fn"):
                 return None, "the DataLoader subclass does not accept worker_init_fn"
-            edit, path = self._keyword_edit(loader)
+            keyword = add_worker_init_keyword(loader, RESEED_WALKER)
+            (edit,) = keyword.edits
+            path = keyword.path
             title = _WALKER_TITLE
         else:
             assert value is not None
@@ -726,7 +721,7 @@ class RngObjectSharedByWorkers(Rule):
                 )
                 if splat is None or splat.path != module.path:
                     return None, "worker_init_fn comes from a dict in another module"
-            if value.kind is Kind.CONSTANT and value.name == "None":
+            if value.is_none:
                 edit = ReplaceExpression(value.span, RESEED_WALKER)
                 title = _WALKER_TITLE
             else:
@@ -748,17 +743,6 @@ class RngObjectSharedByWorkers(Rule):
         files = [FileEdits(module.path, tuple(helpers))]
         files.append(FileEdits(path, (edit,)))
         return Fix(title, Safety.UNSAFE, tuple(files)), None
-
-    def _keyword_edit(self, loader: LoaderCall) -> tuple[Edit, Path]:
-        for splat in loader.splats:
-            if (
-                splat is not None
-                and splat.value.span is not None
-                and splat.path == loader.module.path
-            ):
-                return AddDictEntry(splat.value.span, "worker_init_fn", RESEED_WALKER), splat.path
-        assert loader.call.span is not None
-        return AddKeyword(loader.call.span, "worker_init_fn", RESEED_WALKER), loader.module.path
 
 
 def _by_object(uses: Iterable[RngUse]) -> Iterator[tuple[RngObject, list[RngUse]]]:
