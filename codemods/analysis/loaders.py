@@ -184,6 +184,25 @@ class LoaderCall:
         value = lookup.value
         return value is not None and value.kind is Kind.CONSTANT and value.name == "True"
 
+    def in_fixed_order(self) -> bool:
+        """Return True if the call passes `shuffle=False` literally and no sampler."""
+        shuffle = self.argument("shuffle").value
+        if (
+            self.argument("shuffle").presence is not Presence.PASSED
+            or shuffle is None
+            or shuffle.kind is not Kind.CONSTANT
+            or shuffle.name != "False"
+        ):
+            return False
+        for name in ("sampler", "batch_sampler"):
+            lookup = self.argument(name)
+            if lookup.presence is Presence.MAYBE or (
+                lookup.presence is not Presence.ABSENT
+                and not (lookup.value is not None and lookup.value.is_none)
+            ):
+                return False
+        return True
+
 
 def _base_init_offset(callee: Value | None) -> int | None:
     """Return how many leading arguments precede `dataset` in a base `__init__` call.
