@@ -40,7 +40,6 @@ from .types import (
     Failed,
     FileResult,
     Finding,
-    InsertStatements,
     Safety,
     Skipped,
     SourceFile,
@@ -115,15 +114,6 @@ def _applicable(finding: Finding, settings: Settings, allowed: set[Path]) -> boo
     return all(file_edits.path in allowed for file_edits in fix.files)
 
 
-def _targets(edit: Edit) -> Span | None:
-    """Return the span an edit rewrites (None for additions that merge, like imports)."""
-    for name in ("call", "target", "function"):
-        span = getattr(edit, name, None)
-        if isinstance(span, Span):
-            return span
-    return None
-
-
 def _overlaps(a: Span, b: Span) -> bool:
     return (a.line, a.column) < (b.end_line, b.end_column) and (b.line, b.column) < (
         a.end_line,
@@ -144,7 +134,7 @@ def _choose_fixes(candidates: list[Finding]) -> list[Finding]:
             (file_edits.path, span, edit)
             for file_edits in finding.fix.files
             for edit in file_edits.edits
-            if (span := _targets(edit)) is not None and not _is_insertion(edit)
+            if (span := edit.span) is not None and not edit.is_insertion
         ]
         if any(
             _overlaps(span, other) and edit != other_edit
@@ -156,11 +146,6 @@ def _choose_fixes(candidates: list[Finding]) -> list[Finding]:
             taken.setdefault(path, []).append((span, edit))
         chosen.append(finding)
     return chosen
-
-
-def _is_insertion(edit: Edit) -> bool:
-    # Statements inserted into one function by two fixes can both apply.
-    return isinstance(edit, InsertStatements)
 
 
 @dataclass

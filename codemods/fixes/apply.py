@@ -19,38 +19,20 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
-from ..types import (
-    AddDictEntry,
-    AddHelper,
-    AddImport,
-    AddKeyword,
-    AddParameter,
-    Edit,
-    HoistFunction,
-    InsertStatements,
-    PackArguments,
-    RemoveStatement,
-    RemoveUnusedImport,
-    ReplaceExpression,
-    Span,
-    WrapExpression,
-)
+from ..types import AddHelper, Edit, Span
+from .edits import FixError, Staging, stage
 from .hoist import (
-    HoistError,
     HoistPlan,
     in_place,
     insert_before,
     lambda_to_def,
     moved_def,
-    plan_hoist,
 )
 from .parameters import add_parameter
 
+__all__ = ["FixError", "apply_edits"]
+
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
-
-
-class FixError(Exception):
-    """A fix could not be applied (its target is gone, or the result would not parse)."""
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
@@ -126,48 +108,10 @@ def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
         ]
 
     transformer = _Transformer()
-    imports: list[AddImport] = []
-    unused_imports: list[RemoveUnusedImport] = []
+    staging = Staging(module, positions, find, find_optional, parents, references, transformer)
     for edit in dict.fromkeys(edits):
-        if isinstance(edit, AddKeyword):
-            node = find(edit.call, (cst.Call,))
-            transformer.keywords.setdefault(node, []).append((edit.keyword, edit.value))
-        elif isinstance(edit, AddDictEntry):
-            node = find(edit.target, (cst.Dict, cst.Call))
-            transformer.entries.setdefault(node, []).append((edit.key, edit.value))
-        elif isinstance(edit, InsertStatements):
-            node = find(edit.function, (cst.FunctionDef,), start_only=True)
-            transformer.inserts.setdefault(node, []).append((edit.code, edit.at_top))
-        elif isinstance(edit, ReplaceExpression):
-            node = find(edit.target, (cst.BaseExpression,))
-            transformer.replacements[node] = edit.code
-            if edit.keep:
-                transformer.kept[node] = [find(span, (cst.BaseExpression,)) for span in edit.keep]
-        elif isinstance(edit, HoistFunction):
-            try:
-                plan = plan_hoist(edit, module, positions, parents, references, find_optional)
-            except HoistError as error:
-                raise FixError(f"{error}; fix not applied") from error
-            transformer.add_hoist(plan)
-        elif isinstance(edit, PackArguments):
-            transformer.packs.add(find(edit.call, (cst.Call,)))
-        elif isinstance(edit, WrapExpression):
-            node = find(edit.target, (cst.BaseExpression,))
-            transformer.wraps[node] = (edit.before, edit.after)
-        elif isinstance(edit, RemoveStatement):
-            node = find(edit.target, (cst.BaseExpression,))
-            transformer.removals.add(node)
-        elif isinstance(edit, AddHelper):
-            if edit.name not in transformer.helper_names:
-                transformer.helpers.append(edit)
-                transformer.helper_names.add(edit.name)
-        elif isinstance(edit, AddParameter):
-            node = find(edit.definition, (cst.FunctionDef,), start_only=True)
-            transformer.parameters.setdefault(node, []).append((edit.name, edit.annotation))
-        elif isinstance(edit, AddImport):
-            imports.append(edit)
-        elif isinstance(edit, RemoveUnusedImport):
-            unused_imports.append(edit)
+        stage(edit, staging)
+    imports, unused_imports = staging.imports, staging.unused_imports
     try:
         fixed = module.visit(transformer)
     except cst.ParserSyntaxError as error:
