@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from ..errors import FixError
 from ..types import (
     AddDictEntry,
     AddHelper,
@@ -33,14 +33,7 @@ from ..types import (
     WrapExpression,
 )
 from .hoist import HoistError, plan_hoist
-
-if TYPE_CHECKING:
-    from .apply import _Transformer
-
-
-class FixError(Exception):
-    """A fix could not be applied (its target is gone, or the result would not parse)."""
-
+from .transformer import EditTransformer
 
 #: Finds the node of one of `kinds` at a span (`start_only`: that starts there).
 Find = Callable[..., cst.CSTNode]
@@ -56,7 +49,7 @@ class Staging:
     find_optional: Callable[[Span, tuple[type[cst.CSTNode], ...], bool], cst.CSTNode | None]
     parents: Callable[[], Mapping[cst.CSTNode, cst.CSTNode]]
     references: Callable[[cst.FunctionDef], list[cst.CSTNode]]
-    transformer: _Transformer
+    transformer: EditTransformer
     imports: list[AddImport] = field(default_factory=list)
     unused_imports: list[RemoveUnusedImport] = field(default_factory=list)
 
