@@ -335,7 +335,7 @@ def dataset_argument(loader: LoaderCall) -> Value | None:
     return lookup.value
 
 
-PARTIAL = frozenset({"functools.partial"})
+PARTIAL = catalog.PARTIAL
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,7 @@ class LegacyNumpyRandomInDataset(Rule):
             blocker = self._state_calls.get(reaching)
             if blocker is not None:
                 return self._blocked(blocker)
-        if call.name in _ORDER_DRAWS and shards_here(
+        if call.name in catalog.NUMPY_LEGACY_ORDER_DRAWS and shards_here(
             self.project, call.reached, self._code[dataset]
         ):
             return (
@@ -284,7 +284,6 @@ _STATE_VERBS = {
     "set_state": "sets the state of",
 }
 #: Legacy draws that decide an order or a selection (what an IterableDataset shards by).
-_ORDER_DRAWS = frozenset({"shuffle", "permutation", "choice"})
 
 
 def _by_file(edits: list[tuple[Path, Edit]]) -> tuple[FileEdits, ...]:

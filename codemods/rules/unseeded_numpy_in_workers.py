@@ -9,6 +9,7 @@ from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
+from ..analysis.seeds import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, Rule
@@ -23,8 +24,6 @@ from ..types import (
     TorchTarget,
 )
 
-#: torch seeds NumPy's global RNG in every worker from this version on (pytorch#56488).
-NUMPY_SEEDED_SINCE = (1, 9)
 _HELPER_NAMES = ("seed_worker", "seed_numpy_worker", "_workerseed_seed_worker")
 
 
