@@ -73,6 +73,30 @@ def report_option(help_text: str) -> Callable[[F], F]:
     )
 
 
+@dataclass(frozen=True)
+class SharedOptions:
+    """The options `check` and `fix` share, as click parsed them (see `shared_options`)."""
+
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    torch_version: str | None
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    config: Path | None
+    output_format: str
+    statistics: bool
+    report_path: Path | None
+    show_settings: bool
+    exit_zero: bool
+    jobs: int | None
+    scheduler: str | None
+    no_cache: bool
+    no_respect_gitignore: bool
+    verbose: bool
+    quiet: bool
+
+
 def shared_options(function: F) -> F:
     """Add the options `check` and `fix` share."""
     options = [
@@ -174,19 +198,19 @@ def shared_options(function: F) -> F:
     return function
 
 
-def _settings(options: dict[str, Any], *, unsafe_fixes: bool | None = None) -> Settings:
+def _settings(options: SharedOptions, *, unsafe_fixes: bool | None = None) -> Settings:
     return Settings(
-        select=options["select"] or None,
-        extend_select=options["extend_select"],
-        ignore=options["ignore"],
-        torch_version=options["torch_version"],
-        exclude=options["exclude"] or None,
-        extend_exclude=options["extend_exclude"],
-        config=options["config"],
-        jobs=options["jobs"],
-        scheduler=options["scheduler"],
-        cache=not options["no_cache"],
-        respect_gitignore=not options["no_respect_gitignore"],
+        select=options.select or None,
+        extend_select=options.extend_select,
+        ignore=options.ignore,
+        torch_version=options.torch_version,
+        exclude=options.exclude or None,
+        extend_exclude=options.extend_exclude,
+        config=options.config,
+        jobs=options.jobs,
+        scheduler=options.scheduler,
+        cache=not options.no_cache,
+        respect_gitignore=not options.no_respect_gitignore,
         unsafe_fixes=unsafe_fixes,
     )
 
@@ -203,11 +227,11 @@ class OutputError(click.ClickException):
     exit_code = EXIT_ERROR
 
 
-def _check_options(options: dict[str, Any]) -> None:
-    if options["quiet"] and options["verbose"]:
+def _check_options(options: SharedOptions) -> None:
+    if options.quiet and options.verbose:
         raise click.UsageError("--quiet and --verbose cannot be used together")
-    if options["statistics"] and options["output_format"] not in ("text", "json"):
-        raise click.UsageError("--statistics prints text or json, not " + options["output_format"])
+    if options.statistics and options.output_format not in ("text", "json"):
+        raise click.UsageError("--statistics prints text or json, not " + options.output_format)
 
 
 def _show_settings(paths: Sequence[Path], settings: Settings) -> None:
@@ -229,19 +253,19 @@ class _Run:
     unsafe_fixes: bool
 
 
-def _shows_progress(console: Console, options: dict[str, Any]) -> bool:
+def _shows_progress(console: Console, quiet: bool) -> bool:
     """Return True if progress may be drawn: on a terminal, never in a log or with --quiet.
 
     FORCE_COLOR makes rich treat any stream as a terminal; a progress bar written into a CI
     log would only add noise, so the stream itself must be a terminal.
     """
-    if options["quiet"] or not console.is_terminal:
+    if quiet or not console.is_terminal:
         return False
     isatty = getattr(console.file, "isatty", None)
     return callable(isatty) and bool(isatty())
 
 
-def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[str, Any]) -> _Run:
+def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: SharedOptions) -> _Run:
     """Run the engine over `paths`.
 
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
@@ -251,7 +275,7 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[
     targets = paths or [Path.cwd()]
     try:
         projects = list(project_settings(targets, settings))
-        if options["verbose"]:
+        if options.verbose:
             for project in projects:
                 err.print(
                     f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
@@ -263,7 +287,7 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: dict[
                     soft_wrap=True,
                 )
         unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
-        if not _shows_progress(err, options):
+        if not _shows_progress(err, options.quiet):
             results = list(run_paths(targets, settings, fix=fix))
         elif len(projects) > 1:
             results = _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
@@ -312,14 +336,14 @@ def _all_findings(results: Sequence[FileResult]) -> list[Finding]:
 
 def _emit(
     findings: Sequence[Finding],
-    options: dict[str, Any],
+    options: SharedOptions,
     *,
     unsafe_fixes: bool,
     previews: bool = True,
 ) -> bool:
     """Print findings in a machine-readable format or as statistics; False for text lines."""
-    output_format = options["output_format"]
-    if options["statistics"]:
+    output_format = options.output_format
+    if options.statistics:
         rows = render.statistics(findings, unsafe_fixes=unsafe_fixes)
         if output_format == "json":
             click.echo(formats.statistics_json(rows))
@@ -347,15 +371,16 @@ def main() -> None:
 
 @main.command(epilog=EXIT_CODES_HELP)
 @shared_options
-def check(paths: tuple[Path, ...], **options: Any) -> None:
+def check(paths: tuple[Path, ...], **parsed: Any) -> None:
     """Report DataLoader worker randomness bugs in PATHS (default: the current directory).
 
     PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
     rest of the repository it belongs to; findings are reported for PATHS only.
     """
+    options = SharedOptions(**parsed)
     _check_options(options)
     settings = _settings(options)
-    if options["show_settings"]:
+    if options.show_settings:
         _show_settings(paths, settings)
     run = _run(paths, settings, fix=False, options=options)
     results, unsafe = run.results, run.unsafe_fixes
@@ -364,15 +389,15 @@ def check(paths: tuple[Path, ...], **options: Any) -> None:
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
     if not _emit(findings, options, unsafe_fixes=unsafe):
         render.print_findings(out, findings, unsafe_fixes=unsafe)
-        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
-        if not options["quiet"]:
+        render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
+        if not options.quiet:
             if len(run.projects) > 1:
                 render.print_run_report(out, report, fixed_column=None)
             _print_summary(out, results, findings, unsafe_fixes=unsafe)
     else:
-        render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
-    _write_report(options["report_path"], formats.run_report_json(report, command="check"))
-    sys.exit(_exit_code(results, findings, exit_zero=options["exit_zero"]))
+        render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
+    _write_report(options.report_path, formats.run_report_json(report, command="check"))
+    sys.exit(_exit_code(results, findings, exit_zero=options.exit_zero))
 
 
 def _print_summary(
@@ -456,7 +481,7 @@ def _interactive(console: Console) -> bool:
     help="Also apply fixes that may change more than which random numbers are drawn.",
 )
 def fix(
-    paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool | None, **options: Any
+    paths: tuple[Path, ...], diff_only: bool, yes: bool, unsafe_fixes: bool | None, **parsed: Any
 ) -> None:
     """Fix DataLoader worker randomness bugs in PATHS, showing each change as a diff.
 
@@ -465,13 +490,14 @@ def fix(
     than text, diffs and questions go to standard error and the findings that remain to
     standard output.
     """
+    options = SharedOptions(**parsed)
     _check_options(options)
     settings = _settings(options, unsafe_fixes=unsafe_fixes)
-    if options["show_settings"]:
+    if options.show_settings:
         _show_settings(paths, settings)
     run = _run(paths, settings, fix=True, options=options)
     results, unsafe = run.results, run.unsafe_fixes
-    machine = options["output_format"] != "text" or options["statistics"]
+    machine = options.output_format != "text" or options.statistics
     out, err = Console(highlight=False), Console(stderr=True, highlight=False)
     # Standard output carries only the chosen format; people read the rest on stderr.
     screen = err if machine else out
@@ -481,7 +507,7 @@ def fix(
     unwritten: dict[Path, Failed] = {}
     apply_all = False
     for changed in changes:
-        if not options["quiet"] or diff_only:
+        if not options.quiet or diff_only:
             render.print_diff(screen, changed)
         if diff_only:
             continue
@@ -518,7 +544,7 @@ def fix(
     # Previews read the files: under --diff they do not hold the text `remaining` is about.
     if not _emit(remaining, options, unsafe_fixes=unsafe, previews=not diff_only):
         render.print_findings(out, remaining, unsafe_fixes=unsafe)
-    render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
+    render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
     applied = changes if diff_only else written
     report = summarise(
         [unwritten.get(result.path, result) for result in results],
@@ -526,11 +552,11 @@ def fix(
         unsafe_fixes=unsafe,
         applied={change.path for change in applied},
     )
-    if not options["quiet"] and len(run.projects) > 1:
+    if not options.quiet and len(run.projects) > 1:
         render.print_run_report(screen, report, fixed_column="Would fix" if diff_only else "Fixed")
     command = "fix --diff" if diff_only else "fix"
-    _write_report(options["report_path"], formats.run_report_json(report, command=command))
-    if not options["quiet"]:
+    _write_report(options.report_path, formats.run_report_json(report, command=command))
+    if not options.quiet:
         fixed = sum(len(changed.fixed) for changed in written)
         verb = "would fix" if diff_only else "fixed"
         count = sum(len(changed.fixed) for changed in changes) if diff_only else fixed
@@ -544,8 +570,8 @@ def fix(
     if unwritten or any(isinstance(result, Failed) for result in results):
         sys.exit(EXIT_ERROR)
     if diff_only:
-        sys.exit(EXIT_FINDINGS if changes and not options["exit_zero"] else EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if remaining and not options["exit_zero"] else EXIT_CLEAN)
+        sys.exit(EXIT_FINDINGS if changes and not options.exit_zero else EXIT_CLEAN)
+    sys.exit(EXIT_FINDINGS if remaining and not options.exit_zero else EXIT_CLEAN)
 
 
 def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> list[Finding]:
@@ -634,7 +660,7 @@ def scan_command(
     err = Console(stderr=True, highlight=False)
     settings = Settings(jobs=jobs)
     targets = roots or (Path.cwd(),)
-    if _shows_progress(err, {"quiet": quiet}):
+    if _shows_progress(err, quiet):
         with render.progress_bar(err) as bar:
             task = bar.add_task("Repositories", total=None, detail="")
 

@@ -16,6 +16,9 @@ from codemods.gitignore import GitIgnore, Patterns
 from codemods.lines import source_lines
 from codemods.types import SkipReason, SourceFile
 
+from . import notebooks
+from .errors import SourceError as SourceError
+
 __all__ = [
     "DEFAULT_EXCLUDES",
     "SOURCE_SUFFIXES",
@@ -170,18 +173,6 @@ def _walk(
         stack.extend(reversed(subdirectories))
 
 
-class SourceError(Exception):
-    """A file could not be read as Python source."""
-
-    def __init__(self, reason: SkipReason, detail: str) -> None:
-        super().__init__(reason, detail)
-        self.reason = reason
-        self.detail = detail
-
-    def __str__(self) -> str:
-        return self.detail
-
-
 def _describe_os_error(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "file not found (deleted while running?)"
@@ -235,8 +226,6 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
     A notebook's text is its code cells as one module (see `codemods.notebooks`).
     """
     if path.suffix.lower() == ".ipynb":
-        from . import notebooks  # imports this module
-
         return notebooks.read_module(path, raw, mode)
     try:
         encoding, _ = tokenize.detect_encoding(_first_lines(raw))

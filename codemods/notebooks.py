@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .files import SourceError
+from .errors import SourceError
 from .types import Finding, SkipReason, SourceFile, Span
 
 __all__ = [

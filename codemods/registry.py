@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
+from .errors import ConfigError
 from .rule import Rule
 from .rules.epoch_invariant_worker_seed import EpochInvariantWorkerSeed
 from .rules.legacy_numpy_random_in_dataset import LegacyNumpyRandomInDataset
@@ -9,7 +12,20 @@ from .rules.rank_invariant_worker_seed import RankInvariantWorkerSeed
 from .rules.rng_object_shared_by_workers import RngObjectSharedByWorkers
 from .rules.unpicklable_worker_init_fn import UnpicklableWorkerInitFn
 from .rules.unseeded_numpy_in_workers import UnseededNumpyInWorkers
-from .settings import ConfigError, Settings
+
+
+class RuleSelection(Protocol):
+    """The options that choose rules (`Settings` has them)."""
+
+    @property
+    def select(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def extend_select(self) -> tuple[str, ...]: ...
+
+    @property
+    def ignore(self) -> tuple[str, ...]: ...
+
 
 ALL_RULES: tuple[type[Rule], ...] = (
     UnseededNumpyInWorkers,
@@ -44,7 +60,7 @@ def _matching(selector: str, option: str) -> set[type[Rule]]:
     return matched
 
 
-def selected_rules(settings: Settings) -> tuple[type[Rule], ...]:
+def selected_rules(settings: RuleSelection) -> tuple[type[Rule], ...]:
     """Return the rules `settings` enables, in code order."""
     if settings.select is None:
         chosen = {rule for rule in ALL_RULES if rule.DEFAULT}

@@ -12,6 +12,7 @@ import enum
 import inspect
 import re
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import ClassVar
 
 from .analysis.project import FunctionRef, Project
@@ -82,6 +83,10 @@ class Rule(ABC):
                 severity=severity,
             )
         )
+
+    def location(self, path: Path, line: int) -> str:
+        """Return `path:line` as messages show it: relative to the project root."""
+        return self.project.location(path, line)
 
     @classmethod
     def documentation(cls) -> str:

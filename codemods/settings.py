@@ -8,9 +8,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-
-class ConfigError(Exception):
-    """A configuration file or option is invalid (exit code 2)."""
+from .errors import ConfigError as ConfigError
+from .registry import codes_matching
 
 
 @dataclass(frozen=True)
@@ -67,8 +66,6 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 
 def _rule_selectors(value: Any, where: str) -> tuple[str, ...]:
     """Return rule codes or prefixes, checking that each names at least one rule."""
-    from .registry import codes_matching  # the registry imports this module
-
     selectors = _strings(value, where)
     codes_matching(selectors, where)
     return selectors

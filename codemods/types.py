@@ -32,6 +32,14 @@ class Safety(enum.Enum):
 
 
 # --- Edits: what a fix does, as data. The fixer applies them with libcst. ---
+#
+# Every edit type answers two questions, so that no other code lists the types:
+# - `span`: the source it rewrites, or None for an addition with no place of its own (a
+#   helper, an import);
+# - `is_insertion`: whether two fixes may both make it at one place, because such edits
+#   merge (statements inserted into one function, parameters added to one def). Fixes whose
+#   non-insertion spans overlap wait for the next round.
+# Its applier is registered in `fixes/edits.py`.
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,14 @@ class AddKeyword:
     keyword: str
     value: str
 
+    @property
+    def span(self) -> Span | None:
+        return self.call
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True)
 class AddDictEntry:
@@ -50,6 +66,14 @@ class AddDictEntry:
     target: Span
     key: str
     value: str
+
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,14 @@ class InsertStatements:
     function: Span
     code: str
     at_top: bool = True
+
+    @property
+    def span(self) -> Span | None:
+        return self.function
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -77,6 +109,14 @@ class ReplaceExpression:
     code: str
     keep: tuple[Span, ...] = ()
 
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True)
 class PackArguments:
@@ -87,6 +127,14 @@ class PackArguments:
 
     call: Span
 
+    @property
+    def span(self) -> Span | None:
+        return self.call
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True)
 class WrapExpression:
@@ -96,12 +144,28 @@ class WrapExpression:
     before: str
     after: str
 
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True)
 class RemoveStatement:
     """Remove the simple statement that contains the expression at `target`."""
 
     target: Span
+
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -113,6 +177,14 @@ class AddHelper:
 
     name: str
     code: str
+
+    @property
+    def span(self) -> Span | None:
+        return None
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True)
@@ -135,6 +207,14 @@ class HoistFunction:
     leading_params: tuple[str, ...] = ()
     replaces_assignment: bool = False
 
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return False
+
 
 @dataclass(frozen=True)
 class AddParameter:
@@ -149,6 +229,14 @@ class AddParameter:
     name: str
     annotation: str | None = None
 
+    @property
+    def span(self) -> Span | None:
+        return self.definition
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
+
 
 @dataclass(frozen=True)
 class AddImport:
@@ -158,6 +246,14 @@ class AddImport:
     obj: str | None = None
     asname: str | None = None
 
+    @property
+    def span(self) -> Span | None:
+        return None
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
+
 
 @dataclass(frozen=True)
 class RemoveUnusedImport:
@@ -166,6 +262,14 @@ class RemoveUnusedImport:
     module: str
     obj: str | None = None
     asname: str | None = None
+
+    @property
+    def span(self) -> Span | None:
+        return None
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
 
 
 Edit = (

@@ -306,7 +306,7 @@ def test_no_progress_without_a_terminal_even_with_force_color(repos: list[Path])
 def test_progress_bar_over_projects_on_a_terminal(
     repos: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli.main, "_shows_progress", lambda console, options: True)
+    monkeypatch.setattr(cli.main, "_shows_progress", lambda console, quiet: True)
     result = run("check", "--no-cache", "--jobs", "1", *map(str, repos), env={"FORCE_COLOR": "1"})
     assert re.search(r"Projects.*3/3", result.stderr)
 
@@ -314,8 +314,8 @@ def test_progress_bar_over_projects_on_a_terminal(
 def test_progress_needs_a_terminal_stream_and_no_quiet() -> None:
     forced = Console(file=io.StringIO(), force_terminal=True)
     assert forced.is_terminal
-    assert not cli.main._shows_progress(forced, {"quiet": False})
-    assert not cli.main._shows_progress(forced, {"quiet": True})
+    assert not cli.main._shows_progress(forced, False)
+    assert not cli.main._shows_progress(forced, True)
 
 
 # --- fix --yes across 50 repositories ---

@@ -68,24 +68,6 @@ def test_fix_has_the_expected_shape(programs: Programs, program: str) -> None:
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-def test_fixed_program_draws_distinct_numbers_in_every_worker_and_epoch(
-    programs: Programs, program: str
-) -> None:
-    draws = programs.draws(program, "after", num_workers=2, epochs=3, **FORK)
-    assert duplicated_across_workers(draws) == 0
-    assert repeated_across_epochs(draws) == 0
-
-
-@pytest.mark.parametrize("program", PROGRAMS)
-def test_fixed_program_is_reproducible_under_manual_seed(programs: Programs, program: str) -> None:
-    first = programs.draws(program, "after", num_workers=2, epochs=3, **FORK)
-    again = collect(programs.pair(program).after, num_workers=2, epochs=3, seed=0, **FORK)
-    other = programs.draws(program, "after", num_workers=2, epochs=3, seed=1, **FORK)
-    assert values(first) == values(again)
-    assert values(first) != values(other)
-
-
-@pytest.mark.parametrize("program", PROGRAMS)
 def test_fixed_program_works_with_persistent_workers(programs: Programs, program: str) -> None:
     draws = programs.draws(
         program, "after", num_workers=2, epochs=3, persistent_workers=True, **FORK

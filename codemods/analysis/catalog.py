@@ -31,10 +31,6 @@ TORCH_DATASET_BASES = frozenset(
     }
 )
 
-TORCH_ITERABLE_DATASET_BASES = frozenset(
-    {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
-)
-
 #: torch wrappers whose first argument (or list of arguments) is the wrapped dataset.
 TORCH_DATASET_WRAPPERS = frozenset(
     {
@@ -295,3 +291,9 @@ RNG_INSPECT_METHODS = frozenset(
 ORDER_DRAWS = frozenset(
     {"shuffle", "permutation", "permuted", "choice", "choices", "sample", "randperm"}
 )
+#: The functions of NumPy's legacy global RNG among them (`np.random.sample` is not one: it
+#: draws floats, like `random_sample`).
+NUMPY_LEGACY_ORDER_DRAWS = frozenset({"shuffle", "permutation", "choice"})
+
+#: `functools.partial`, which binds arguments to a worker_init_fn.
+PARTIAL = frozenset({"functools.partial"})

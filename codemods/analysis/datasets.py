@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import catalog
 from .facts import Kind, Value
-from .loaders import LoaderCall, dataset_argument
+from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
 #: How many calls deep per-item code is followed.
@@ -51,8 +51,6 @@ def is_dataset(project: Project, ref: ClassRef) -> bool:
 
 def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
-    from .loaders import loader_calls  # loaders imports nothing from here
-
     found = list(project.subclasses_of(catalog.TORCH_DATASET_BASES))
     for loader in loader_calls(project):
         found.extend(datasets_of_loader(project, loader).classes)

@@ -84,6 +84,11 @@ class Value:
             ),
         )
 
+    @property
+    def is_none(self) -> bool:
+        """Return True for a literal `None`."""
+        return self.kind is Kind.CONSTANT and self.name == "None"
+
     def alternatives(self) -> tuple[Value, ...]:
         """Return the possible values: the options of an ALTERNATIVES value, else itself."""
         if self.kind is Kind.ALTERNATIVES:

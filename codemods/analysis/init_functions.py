@@ -9,15 +9,24 @@ of the function that builds the loader, followed to the callers that pass it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import catalog
 from .datasets import classes_of, held_classes
-from .facts import Kind, Value
+from .facts import FunctionFacts, Kind, Value
 from .loaders import PARTIAL, LoaderCall, Presence
-from .project import ClassRef, FunctionRef, Project, VariableRef
-from .seeds import is_static
+from .project import ClassRef, FunctionRef, Project, VariableRef, spelled
+from .seeds import SeedScope, Source, is_static, mentions, seed_sources
+
+#: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
+_WORKER_WORDS = ("worker",)
+#: A `def` whose name or first parameter spells one of those words, in any case.
+_WORKER_DEF = re.compile(
+    r"(?i)\bdef\s[^(]*(?:{0})|\bdef\s[^(]*\(\s*[^,)]*(?:{0})".format("|".join(_WORKER_WORDS))
+)
 
 #: How many callers deep a `worker_init_fn` parameter is followed.
 _MAX_DEPTH = 4
@@ -183,3 +192,97 @@ def _from_callers(
                 passed = args[index]
         if passed is not None:
             yield from _resolve(project, passed, site.function, positional, depth)
+
+
+def partial_bound_sources(
+    project: Project, function: FunctionRef, uses: list[InitUse]
+) -> dict[str, frozenset[Source]]:
+    """Say which parameters `functools.partial` binds to a rank, or to an epoch.
+
+    Bound values are evaluated once, when the loader is built, so they are fixed for it;
+    but a loader rebuilt every epoch may bind the epoch (`seed=base + epoch`).
+    """
+    known: dict[str, set[Source]] = {}
+    facts = function.function
+    for use in uses:
+        call = use.value
+        if not use.via_partial or call.kind is not Kind.CALL:
+            continue
+        offset = 1 if use.bound_method else 0
+        bound = [
+            (facts.params[offset + index], arg)
+            for index, arg in enumerate(call.args[1:])
+            if offset + index < facts.positional_count
+        ]
+        bound += [(name, arg) for name, arg in call.keywords if name in facts.params]
+        for name, arg in bound:
+            if mentions(arg, "epoch"):
+                known.setdefault(name, set()).add(Source.UNKNOWN)
+                continue
+            sources = seed_sources(project, arg, SeedScope(use.written_in))
+            if Source.RANK in sources:
+                known.setdefault(name, set()).update({Source.RANK, Source.PARAMETER})
+    return {name: frozenset(sources) for name, sources in known.items()}
+
+
+# --- functions that look like a worker_init_fn ---
+
+
+def worker_init_lookalikes(
+    project: Project, exclude: Collection[FunctionRef] = ()
+) -> Iterator[FunctionRef]:
+    """Yield module-level functions, other than `exclude`, whose name or first parameter says
+    "worker", or whose code calls `get_worker_info` or `np.random.get_state`: functions meant
+    as a worker_init_fn."""
+    for function in _lookalike_candidates(project):
+        if function not in exclude and _looks_like_worker_init(
+            project, function, function.function.params[0]
+        ):
+            yield function
+
+
+def _lookalike_candidates(project: Project) -> Iterator[FunctionRef]:
+    """Yield module-level functions that may look like a worker_init_fn.
+
+    Such a function's name or first parameter spells "worker", or its code spells a
+    name for `get_worker_info` or `np.random.get_state`: only files (and functions)
+    whose text can hold one are read.
+    """
+    hints = project.family(catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE).names
+    named = {
+        module.path: module
+        for module in project.sources.matching(_WORKER_DEF.pattern.encode(), b"worker")
+    }
+    spelling = {module.path: module for module in project.modules_mentioning(*hints)}
+    for path in sorted(named.keys() | spelling.keys()):
+        functions: dict[str, FunctionFacts] = {}
+        if path in named:
+            for facts in named[path].functions_matching(_WORKER_DEF):
+                functions[facts.qualname] = facts
+        if path in spelling:
+            for facts in spelling[path].functions_spelling(hints):
+                functions[facts.qualname] = facts
+        module = named.get(path) or spelling[path]
+        for facts in sorted(functions.values(), key=lambda f: (f.span, f.qualname)):
+            if (
+                facts.qualname != "<module>"
+                and not facts.is_method
+                and not facts.nested
+                and not facts.decorators
+                and facts.positional_count >= 1
+            ):
+                yield FunctionRef.of(module, facts)
+
+
+def _looks_like_worker_init(project: Project, function: FunctionRef, param: str) -> bool:
+    spellings = (function.function.name.lower(), param.lower())
+    if any(word in spelling for word in _WORKER_WORDS for spelling in spellings):
+        return True
+    hints = catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE
+    names = project.family(hints).names
+    return any(
+        call.base is not None
+        and spelled(call.base) & names  # resolve only what can be one of them
+        and project.is_one_of(call.base, function.module, hints)
+        for call in function.function.calls
+    )

@@ -184,6 +184,25 @@ class LoaderCall:
         value = lookup.value
         return value is not None and value.kind is Kind.CONSTANT and value.name == "True"
 
+    def in_fixed_order(self) -> bool:
+        """Return True if the call passes `shuffle=False` literally and no sampler."""
+        shuffle = self.argument("shuffle").value
+        if (
+            self.argument("shuffle").presence is not Presence.PASSED
+            or shuffle is None
+            or shuffle.kind is not Kind.CONSTANT
+            or shuffle.name != "False"
+        ):
+            return False
+        for name in ("sampler", "batch_sampler"):
+            lookup = self.argument(name)
+            if lookup.presence is Presence.MAYBE or (
+                lookup.presence is not Presence.ABSENT
+                and not (lookup.value is not None and lookup.value.is_none)
+            ):
+                return False
+        return True
+
 
 def _base_init_offset(callee: Value | None) -> int | None:
     """Return how many leading arguments precede `dataset` in a base `__init__` call.
@@ -316,7 +335,7 @@ def dataset_argument(loader: LoaderCall) -> Value | None:
     return lookup.value
 
 
-PARTIAL = frozenset({"functools.partial"})
+PARTIAL = catalog.PARTIAL
 
 
 @dataclass(frozen=True)
@@ -335,7 +354,7 @@ class WorkerInit:
         if self.lookup.presence is Presence.ABSENT:
             return True
         value = self.lookup.value
-        return value is not None and value.kind is Kind.CONSTANT and value.name == "None"
+        return value is not None and value.is_none
 
 
 def worker_init(loader: LoaderCall) -> WorkerInit:

@@ -113,6 +113,14 @@ class Project:
         self._families: dict[frozenset[str], Family] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
 
+    def location(self, path: Path, line: int) -> str:
+        """Return `path:line` with `path` relative to the project root, as messages show it."""
+        try:
+            shown = path.relative_to(self.root).as_posix()
+        except ValueError:
+            shown = path.as_posix()
+        return f"{shown}:{line}"
+
     # --- modules and names ---
 
     def module_at(self, path: Path) -> ModuleFacts | None:

@@ -446,7 +446,7 @@ def _seed_argument(call: Value) -> Value | None:
 
 def is_none(value: Value | None) -> bool:
     """Return True for a missing value or a literal None."""
-    return value is None or (value.kind is Kind.CONSTANT and value.name == "None")
+    return value is None or value.is_none
 
 
 def seedings(

@@ -140,7 +140,7 @@ def _random_integers(call: Value, callee: Span, target: str) -> Rewrite | NoRewr
     if low is None or low.span is None:
         return NoRewrite("`low` is missing")
     summary = f"`{target}(..., endpoint=True)`"
-    if high is not None and not _is_none(high):
+    if high is not None and not high.is_none:
         edits: tuple[Edit, ...] = (
             ReplaceExpression(callee, target),
             AddKeyword(call.span, "endpoint", "True"),
@@ -170,7 +170,3 @@ def _has_splat(call: Value) -> bool:
     return any(arg.kind is Kind.STARRED for arg in call.args) or any(
         keyword is None for keyword, _ in call.keywords
     )
-
-
-def _is_none(value: Value) -> bool:
-    return value.kind is Kind.CONSTANT and value.name == "None"

@@ -35,7 +35,7 @@ from ..analysis.rng_objects import (
     is_reseed_helper,
     reseed_helpers_handle,
 )
-from ..analysis.seeds import is_none, is_static
+from ..analysis.seeds import is_static
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
 from .helpers import (
     numpy_rng_function,
@@ -265,7 +265,7 @@ class GeneratorHosts:
     def _seeded(self, call: Value, module: ModuleFacts) -> bool:
         """Return True if a constructor call passes a seed (through `Generator(PCG64(s))`)."""
         seed = call.args[0] if call.args else call.keyword("seed")
-        if seed is None or is_none(seed) or seed.kind is Kind.STARRED:
+        if seed is None or seed.is_none or seed.kind is Kind.STARRED:
             return False
         if seed.kind is Kind.CALL and seed.base is not None:
             names = self.project.qualnames(seed.base, module)
@@ -417,12 +417,8 @@ class GeneratorHosts:
         return False
 
     def _relative_line(self, function: FunctionRef, call: Value) -> str:
-        try:
-            path = function.path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            path = function.path.as_posix()
         line = call.span.line if call.span is not None else function.function.span.line
-        return f"{path}:{line}"
+        return self.project.location(function.path, line)
 
     # --- helpers inserted in a module ---
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis import catalog
 from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
-from ..analysis.facts import FunctionFacts, Kind, Value
-from ..analysis.init_functions import InitUse, worker_init_uses
-from ..analysis.loaders import LoaderCall, Presence, loader_calls
-from ..analysis.project import ClassRef, FunctionRef, spelled
+from ..analysis.init_functions import (
+    InitUse,
+    partial_bound_sources,
+    worker_init_lookalikes,
+    worker_init_uses,
+)
+from ..analysis.loaders import LoaderCall, loader_calls
+from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.seeds import (
     NUMPY_SEEDED_SINCE,
     Seeding,
@@ -20,17 +21,15 @@ from ..analysis.seeds import (
     SinkKind,
     Source,
     Verdict,
-    additive_terms,
     assignment_origin,
     may_exceed_32_bits,
-    mentions,
     seed_sources,
     seedings,
     verdict,
 )
-from ..fixes.imports import module_reference
+from ..fixes.worker_seed import WorkerSeedFix
 from ..rule import FixAvailability, Rule
-from ..types import Edit, FileEdits, Fix, RemoveStatement, ReplaceExpression, Safety, Span
+from ..types import Fix, Span
 
 _LIBRARIES = {
     "numpy": "NumPy",
@@ -39,12 +38,6 @@ _LIBRARIES = {
     "torch.cuda": "torch's CUDA RNGs",
     "imgaug": "imgaug",
 }
-#: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
-_WORKER_WORDS = ("worker",)
-#: A `def` whose name or first parameter spells one of those words, in any case.
-_WORKER_DEF = re.compile(
-    r"(?i)\bdef\s[^(]*(?:{0})|\bdef\s[^(]*\(\s*[^,)]*(?:{0})".format("|".join(_WORKER_WORDS))
-)
 
 
 @dataclass(frozen=True)
@@ -185,7 +178,7 @@ class EpochInvariantWorkerSeed(Rule):
         self, function: FunctionRef, param: str | None, uses: list[InitUse]
     ) -> None:
         starting = [use for use in uses if use.loader.may_start_workers()]
-        if not starting or all(_in_fixed_order(use.loader) for use in starting):
+        if not starting or all(use.loader.in_fixed_order() for use in starting):
             # With `shuffle=False` every epoch sends the same items to the same workers: a
             # fixed seed then makes every epoch identical on purpose (evaluation).
             return
@@ -197,7 +190,7 @@ class EpochInvariantWorkerSeed(Rule):
             function,
             worker_param=param,
             self_class=self_class,
-            parameters=self._bound_by_partial(function, uses),
+            parameters=partial_bound_sources(self.project, function, uses),
         )
         context = _Context(
             self._init_subject(function, starting[0].loader),
@@ -208,41 +201,11 @@ class EpochInvariantWorkerSeed(Rule):
         for seeding in seedings(self.project, function, self_class=self_class):
             self._check_seeding(seeding, context)
 
-    def _bound_by_partial(
-        self, function: FunctionRef, uses: list[InitUse]
-    ) -> dict[str, frozenset[Source]]:
-        """Say which parameters `functools.partial` binds to a rank, or to an epoch.
-
-        Bound values are evaluated once, when the loader is built, so they are fixed for it;
-        but a loader rebuilt every epoch may bind the epoch (`seed=base + epoch`).
-        """
-        known: dict[str, set[Source]] = {}
-        facts = function.function
-        for use in uses:
-            call = use.value
-            if not use.via_partial or call.kind is not Kind.CALL:
-                continue
-            offset = 1 if use.bound_method else 0
-            bound = [
-                (facts.params[offset + index], arg)
-                for index, arg in enumerate(call.args[1:])
-                if offset + index < facts.positional_count
-            ]
-            bound += [(name, arg) for name, arg in call.keywords if name in facts.params]
-            for name, arg in bound:
-                if mentions(arg, "epoch"):
-                    known.setdefault(name, set()).add(Source.UNKNOWN)
-                    continue
-                sources = seed_sources(self.project, arg, SeedScope(use.written_in))
-                if Source.RANK in sources:
-                    known.setdefault(name, set()).update({Source.RANK, Source.PARAMETER})
-        return {name: frozenset(sources) for name, sources in known.items()}
-
     def _init_subject(self, function: FunctionRef, loader: LoaderCall) -> str:
         facts = function.function
         name = "a lambda worker_init_fn" if facts.is_lambda else f"worker_init_fn `{facts.name}`"
         if function.path != loader.module.path and loader.call.span is not None:
-            where = f"{self._relative(loader.module.path)}:{loader.call.span.line}"
+            where = self.location(loader.module.path, loader.call.span.line)
             return f"{name} (of the DataLoader at {where})"
         return name
 
@@ -282,10 +245,8 @@ class EpochInvariantWorkerSeed(Rule):
 
     def _check_unused(self, used: set[FunctionRef]) -> None:
         project = self.project
-        for function in self._unused_candidates():
+        for function in worker_init_lookalikes(project, exclude=used):
             facts = function.function
-            if function in used or not self._looks_like_worker_init(function, facts.params[0]):
-                continue
             found = seedings(project, function)
             if not found or project.callers(function) or project.is_referenced(function):
                 continue
@@ -311,52 +272,6 @@ class EpochInvariantWorkerSeed(Rule):
                 )
                 self._report_once(seeding, message, None)
                 break
-
-    def _unused_candidates(self) -> Iterator[FunctionRef]:
-        """Yield module-level functions that may look like a worker_init_fn.
-
-        Such a function's name or first parameter spells "worker", or its code spells a
-        name for `get_worker_info` or `np.random.get_state`: only files (and functions)
-        whose text can hold one are read.
-        """
-        project = self.project
-        hints = project.family(catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE).names
-        named = {
-            module.path: module
-            for module in project.sources.matching(_WORKER_DEF.pattern.encode(), b"worker")
-        }
-        spelling = {module.path: module for module in project.modules_mentioning(*hints)}
-        for path in sorted(named.keys() | spelling.keys()):
-            functions: dict[str, FunctionFacts] = {}
-            if path in named:
-                for facts in named[path].functions_matching(_WORKER_DEF):
-                    functions[facts.qualname] = facts
-            if path in spelling:
-                for facts in spelling[path].functions_spelling(hints):
-                    functions[facts.qualname] = facts
-            module = named.get(path) or spelling[path]
-            for facts in sorted(functions.values(), key=lambda f: (f.span, f.qualname)):
-                if (
-                    facts.qualname != "<module>"
-                    and not facts.is_method
-                    and not facts.nested
-                    and not facts.decorators
-                    and facts.positional_count >= 1
-                ):
-                    yield FunctionRef.of(module, facts)
-
-    def _looks_like_worker_init(self, function: FunctionRef, param: str) -> bool:
-        spellings = (function.function.name.lower(), param.lower())
-        if any(word in spelling for word in _WORKER_WORDS for spelling in spellings):
-            return True
-        hints = catalog.GET_WORKER_INFO | catalog.NUMPY_GET_STATE
-        names = self.project.family(hints).names
-        return any(
-            call.base is not None
-            and spelled(call.base) & names  # resolve only what can be one of them
-            and self.project.is_one_of(call.base, function.module, hints)
-            for call in function.function.calls
-        )
 
     # --- one seeding call ---
 
@@ -425,6 +340,12 @@ class EpochInvariantWorkerSeed(Rule):
         self._reported.add(key)
         self.report(seeding.function, seeding.span, message, fix=fix, severity=severity)
 
+    def _fix(self, seeding: Seeding, context: _Context) -> Fix | None:
+        planner = WorkerSeedFix(
+            self.project, context.scope, context.entry, called_directly=context.called_directly
+        )
+        return planner.fix(seeding)
+
     # --- wording ---
 
     def _what(self, seeding: Seeding) -> str:
@@ -463,129 +384,6 @@ class EpochInvariantWorkerSeed(Rule):
         if Source.RANK in sources:
             return "a fixed value and the rank"
         return "a fixed value"
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
-
-    # --- the fix ---
-
-    def _fix(self, seeding: Seeding, context: _Context) -> Fix | None:
-        function = seeding.function
-        facts = function.function
-        per_item = context.entry not in (None, "__iter__")
-        statement = seeding.span in facts.statement_calls
-        if per_item:
-            return self._delete_per_item(seeding, statement)
-        if seeding.seed is None:
-            return self._replace(seeding, seeding.call, (), context, fill_argument=True)
-        seeds = [
-            other.seed
-            for other in seedings(self.project, function, self_class=context.scope.self_class)
-            if other.seed is not None
-        ]
-        origin = assignment_origin(function, seeding.seed, seeds)
-        ranks = self._rank_terms(origin, context.scope)
-        if ranks is None:
-            return None
-        if seeding.is_torch and not ranks and statement:
-            title = "Delete the `torch.manual_seed(...)` line: torch seeds each worker itself"
-            return self._safety_fix(
-                title, context, FileEdits(function.path, (RemoveStatement(seeding.span),))
-            )
-        return self._replace(seeding, origin, ranks, context)
-
-    def _delete_per_item(self, seeding: Seeding, statement: bool) -> Fix | None:
-        if seeding.kind is not SinkKind.GLOBAL or not statement:
-            return None
-        if seeding.library == "numpy" and self.project.target.is_before(NUMPY_SEEDED_SINCE):
-            return None  # nothing else seeds NumPy in workers on old torch (see WS101)
-        title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
-        edits = FileEdits(seeding.function.path, (RemoveStatement(seeding.span),))
-        return Fix(title, Safety.SAFE, (edits,))
-
-    def _rank_terms(self, origin: Value, scope: SeedScope) -> tuple[Value, ...] | None:
-        """Return the rank terms of the seed to keep; None if they cannot be kept."""
-        terms = []
-        for term in additive_terms(origin):
-            sources = seed_sources(self.project, term, scope)
-            if Source.RANK in sources and Source.WORKER_ID not in sources:
-                terms.append(term)
-        for term in terms:
-            if term.span is None or origin.span is None or not _inside(term.span, origin.span):
-                return None
-        return tuple(terms)
-
-    def _replace(
-        self,
-        seeding: Seeding,
-        origin: Value,
-        ranks: tuple[Value, ...],
-        context: _Context,
-        *,
-        fill_argument: bool = False,
-    ) -> Fix | None:
-        function = seeding.function
-        if origin.span is None:
-            return None
-        avoid = frozenset(function.function.params) | frozenset(
-            a.target for a in function.function.assignments if "." not in a.target
-        )
-        torch = module_reference(function.module, "torch", "torch", avoid=avoid)
-        seed = f"{torch.expression}.initial_seed()"
-        if ranks:
-            kept = " + ".join(f"__keep_{index}__" for index in range(len(ranks)))
-            code = f"({seed} + {kept}) % 2**32"
-        else:
-            code = f"{seed} % 2**32"
-        spans = tuple(term.span for term in ranks if term.span is not None)
-        edits: list[Edit]
-        if fill_argument:
-            if seeding.call.args or seeding.call.keywords or seeding.call.base is None:
-                return None
-            callee = seeding.call.base
-            if callee.span is None:
-                return None
-            # `np.random.seed()` seeds from OS entropy: pass torch's worker seed instead.
-            edits = [ReplaceExpression(seeding.span, f"__keep_0__({code})", (callee.span,))]
-        else:
-            edits = [ReplaceExpression(origin.span, code, spans)]
-        edits.extend(torch.imports)
-        title = "Seed from `torch.initial_seed() % 2**32`, which changes every epoch"
-        if ranks:
-            title = "Seed from `torch.initial_seed()` plus the rank, which changes every epoch"
-        return self._safety_fix(title, context, FileEdits(function.path, tuple(edits)))
-
-    def _safety_fix(self, title: str, context: _Context, edits: FileEdits) -> Fix:
-        safety = Safety.UNSAFE if context.called_directly else Safety.SAFE
-        return Fix(title, safety, (edits,))
-
-
-def _in_fixed_order(loader: LoaderCall) -> bool:
-    """Return True if the loader passes `shuffle=False` literally and no sampler."""
-    shuffle = loader.argument("shuffle")
-    if shuffle.presence is not Presence.PASSED or not _is_literal(shuffle.value, "False"):
-        return False
-    for name in ("sampler", "batch_sampler"):
-        lookup = loader.argument(name)
-        if lookup.presence is Presence.MAYBE or (
-            lookup.presence is not Presence.ABSENT and not _is_literal(lookup.value, "None")
-        ):
-            return False
-    return True
-
-
-def _is_literal(value: Value | None, text: str) -> bool:
-    return value is not None and value.kind is Kind.CONSTANT and value.name == text
-
-
-def _inside(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
 
 
 def _short(qualname: str) -> str:

@@ -258,7 +258,7 @@ class LegacyNumpyRandomInDataset(Rule):
             blocker = self._state_calls.get(reaching)
             if blocker is not None:
                 return self._blocked(blocker)
-        if call.name in _ORDER_DRAWS and shards_here(
+        if call.name in catalog.NUMPY_LEGACY_ORDER_DRAWS and shards_here(
             self.project, call.reached, self._code[dataset]
         ):
             return (
@@ -271,13 +271,10 @@ class LegacyNumpyRandomInDataset(Rule):
     def _blocked(self, state: LegacyNumpyCall) -> str:
         span = state.call.span
         line = span.line if span is not None else state.function.function.span.line
-        try:
-            path = state.function.path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            path = state.function.path.as_posix()
+        location = self.location(state.function.path, line)
         return (
             f"per-item code also {_STATE_VERBS[state.name]} NumPy's global RNG "
-            f"(`np.random.{state.name}`, {path}:{line}), which a Generator would not follow"
+            f"(`np.random.{state.name}`, {location}), which a Generator would not follow"
         )
 
 
@@ -287,7 +284,6 @@ _STATE_VERBS = {
     "set_state": "sets the state of",
 }
 #: Legacy draws that decide an order or a selection (what an IterableDataset shards by).
-_ORDER_DRAWS = frozenset({"shuffle", "permutation", "choice"})
 
 
 def _by_file(edits: list[tuple[Path, Edit]]) -> tuple[FileEdits, ...]:

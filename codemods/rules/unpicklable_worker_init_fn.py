@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
-from ..analysis.loaders import LoaderCall, Presence, loader_calls
+from ..analysis.loaders import PARTIAL, LoaderCall, Presence, loader_calls
 from ..analysis.project import FunctionRef
 from ..fixes.imports import Reference, module_reference
 from ..rule import FixAvailability, Rule
@@ -20,7 +20,6 @@ from ..types import (
 )
 
 _CONTEXTS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
-_PARTIAL = "functools.partial"
 
 
 class UnpicklableWorkerInitFn(Rule):
@@ -301,7 +300,7 @@ def _forwarded_method(facts: FunctionFacts) -> Span | None:
 
 def _partial(module: ModuleFacts) -> Reference:
     for name, values in module.bindings:
-        if len(values) == 1 and values[0].qualnames == (_PARTIAL,):
+        if len(values) == 1 and len(values[0].qualnames) == 1 and values[0].qualnames[0] in PARTIAL:
             return Reference(name)
     functools = module_reference(module, "functools", "functools")
     imports: tuple[AddImport, ...] = functools.imports

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
+from ..analysis.seeds import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
+from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, Rule
 from ..types import (
-    AddDictEntry,
     AddHelper,
-    AddKeyword,
     Edit,
     FileEdits,
     Fix,
@@ -25,8 +24,6 @@ from ..types import (
     TorchTarget,
 )
 
-#: torch seeds NumPy's global RNG in every worker from this version on (pytorch#56488).
-NUMPY_SEEDED_SINCE = (1, 9)
 _HELPER_NAMES = ("seed_worker", "seed_numpy_worker", "_workerseed_seed_worker")
 
 
@@ -179,15 +176,7 @@ class UnseededNumpyInWorkers(Rule):
         name = draw.qualname.replace("numpy.", "np.", 1)
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
-        return (
-            f"`{chain[0]}` draws from `{name}`{via} ({self._relative(draw.function.path)}:{line})"
-        )
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
         module = loader.module
@@ -209,23 +198,9 @@ class UnseededNumpyInWorkers(Rule):
                 path = container.path
             files.append(FileEdits(path, (ReplaceExpression(lookup.value.span, helper.name),)))
         else:
-            files.append(self._keyword_edit(loader, helper.name))
+            files.append(add_worker_init_keyword(loader, helper.name))
         title = f"Pass `worker_init_fn={helper.name}`, which seeds NumPy and `random` per worker"
         return Fix(title, Safety.SAFE, tuple(files))
-
-    def _keyword_edit(self, loader: LoaderCall, helper: str) -> FileEdits:
-        """Add the keyword to the `**dict` literal the call's keywords come from, or the call."""
-        for splat in loader.splats:
-            if splat is not None and splat.value.span is not None:
-                edit = AddDictEntry(splat.value.span, "worker_init_fn", helper)
-                if splat.path != loader.module.path:
-                    # The helper lives next to the loader; a dict in another file cannot see it.
-                    break
-                return FileEdits(splat.path, (edit,))
-        assert loader.call.span is not None
-        return FileEdits(
-            loader.module.path, (AddKeyword(loader.call.span, "worker_init_fn", helper),)
-        )
 
     def _helper_name(self, loader: LoaderCall) -> _HelperName:
         module = loader.module

@@ -1,4 +1,6 @@
-"""Generate the README's rule table from the rules: `python -m cli.docs [--check]`.
+"""Generate the README's rule table from the rules: `python scripts/rules_table.py [--check]`.
+
+A developer script: it is not part of the installed package.
 
 The table sits between `<!-- rules-table -->` and `<!-- /rules-table -->`. Without
 `--check` the README is rewritten in place; with it, nothing is written and the exit status
@@ -49,7 +51,7 @@ def main(arguments: Sequence[str] = ()) -> int:
     current = with_rules_table(text)
     if "--check" in arguments:
         if current != text:
-            print("README.md: the rule table is out of date; run `python -m cli.docs`")
+            print("README.md: the rule table is out of date; run `python scripts/rules_table.py`")
             return 1
         return 0
     if current != text:

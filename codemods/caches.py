@@ -1,0 +1,177 @@
+"""The on-disk caches under `<root>/.workerseed_cache/`: summaries per file (`FactsCache`)
+and whole `check` results per project (`RunCache`). Both are keyed by a hash of the code that
+produced them, so a changed workerseed never reuses an old entry; deleting them only costs
+time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import pickle
+import shutil
+import tempfile
+from pathlib import Path
+
+from .analysis.extract import module_name_for
+from .analysis.facts import ModuleFacts
+from .summaries import Contents, digest
+from .types import FileResult
+
+
+class FactsCache:
+    """Summaries of earlier runs, one file each, keyed by path and content hash.
+
+    They live under `<root>/.workerseed_cache/<analysis version>/`, where the version is a
+    hash of the analysis code itself, so a changed analysis never reuses an old summary.
+    Only the summaries a run needs are read. An entry that cannot be read is ignored, and
+    deleting the cache only costs time.
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self._base = directory
+        self._directory = directory / ANALYSIS_VERSION if directory is not None else None
+        self._new: dict[str, ModuleFacts] = {}
+        self._used: set[str] = set()
+
+    @staticmethod
+    def _name(path: Path, content_digest: str) -> str:
+        return hashlib.sha256(f"{path}\0{content_digest}".encode()).hexdigest()[:40]
+
+    def get(self, path: Path, raw: bytes, root: Path) -> ModuleFacts | None:
+        """Return the cached summary of this version of `path`, if any."""
+        if self._directory is None:
+            return None
+        name = self._name(path, digest(raw))
+        try:
+            with (self._directory / name[:2] / name).open("rb") as handle:
+                facts = pickle.load(handle)
+        except Exception:  # a missing, damaged or foreign entry is no entry
+            return None
+        # The module name depends on the tree (`__init__.py` files), not on the file's bytes.
+        if not isinstance(facts, ModuleFacts) or facts.path != path:
+            return None
+        if facts.module != module_name_for(path, root):
+            return None
+        self._used.add(name)
+        return facts
+
+    def put(self, facts: ModuleFacts) -> None:
+        """Remember a summary made in this run, to be written by `save()`."""
+        if self._directory is not None:
+            self._new[self._name(facts.path, facts.digest)] = facts
+
+    def save(self) -> None:
+        """Write the new summaries atomically and drop other versions' caches; never raise."""
+        if self._directory is None or self._base is None or not self._new:
+            return
+        try:
+            self._base.mkdir(parents=True, exist_ok=True)
+            _mark_cache_directory(self._base)
+            for other in self._base.iterdir():
+                if other.is_dir() and other.name not in (ANALYSIS_VERSION, "runs"):
+                    shutil.rmtree(other, ignore_errors=True)
+            for name, facts in self._new.items():
+                shard = self._directory / name[:2]
+                shard.mkdir(parents=True, exist_ok=True)
+                handle, temporary = tempfile.mkstemp(dir=shard, suffix=".tmp")
+                with os.fdopen(handle, "wb") as stream:
+                    pickle.dump(facts, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, shard / name)
+        except OSError:
+            return
+        finally:
+            self._new.clear()
+
+
+def _mark_cache_directory(directory: Path) -> None:
+    """Keep the cache out of version control: it holds a `.gitignore` that ignores it all."""
+    marker = directory / ".gitignore"
+    if not marker.exists():
+        marker.write_text("# Created by workerseed; safe to delete.\n*\n")
+
+
+class RunCache:
+    """The results of earlier `check` runs of one project, keyed by everything they depend on.
+
+    A run's findings depend on every file of the project (a Dataset in one file, its
+    DataLoader in another), on the settings and on the tool's own code. The key hashes all
+    of them, so an entry is reused only for the very same question about the very same
+    files: a re-run on an unchanged tree costs reading and hashing it.
+    """
+
+    #: Entries kept per project; older ones are deleted.
+    KEEP = 8
+
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory / "runs" / CODE_VERSION
+
+    @staticmethod
+    def key(question: str, contents: Contents) -> str:
+        """Return the key of a run: `question` (settings, rules, target, paths) and the files."""
+        hasher = hashlib.sha256(question.encode())
+        for path in sorted(contents.raw, key=os.fspath):
+            hasher.update(f"\0{path}\0{digest(contents.raw[path])}".encode())
+        for path in sorted(contents.problems, key=os.fspath):
+            hasher.update(f"\0{path}\0unreadable".encode())
+        return hasher.hexdigest()[:40]
+
+    def get(self, key: str) -> list[FileResult] | None:
+        """Return the results stored under `key`, if any."""
+        try:
+            with (self._directory / key).open("rb") as handle:
+                results = pickle.load(handle)
+        except Exception:  # a missing, damaged or foreign entry is no entry
+            return None
+        return results if isinstance(results, list) else None
+
+    def put(self, key: str, results: list[FileResult]) -> None:
+        """Store a run's results atomically, keeping the newest entries; never raise."""
+        try:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            _mark_cache_directory(self._directory.parent.parent)
+            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self._directory / key)
+            entries = sorted(
+                self._directory.iterdir(), key=lambda entry: entry.stat().st_mtime, reverse=True
+            )
+            for old in entries[self.KEEP :]:
+                old.unlink(missing_ok=True)
+            for other in self._directory.parent.iterdir():
+                if other.name != CODE_VERSION:
+                    shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            return
+
+
+def _code_version(sources: list[Path]) -> str:
+    hasher = hashlib.sha256()
+    # Whether notebooks can be read decides whether they have summaries at all.
+    hasher.update(b"notebooks" if importlib.util.find_spec("nbformat") else b"no notebooks")
+    for source in sources:
+        with contextlib.suppress(OSError):
+            hasher.update(source.read_bytes())
+    return hasher.hexdigest()[:16]
+
+
+def _analysis_version() -> str:
+    """Hash the code that produces summaries: a cache made by other code is never reused."""
+    package = Path(__file__).resolve().parent
+    sources = [
+        package / "caches.py",
+        package / "errors.py",
+        package / "summaries.py",
+        package / "files.py",
+        package / "notebooks.py",
+        *sorted((package / "analysis").glob("*.py")),
+    ]
+    return _code_version(sources)
+
+
+ANALYSIS_VERSION = _analysis_version()
+#: A hash of all of the engine's code: what a run's results depend on.
+CODE_VERSION = _code_version(sorted(Path(__file__).resolve().parent.rglob("*.py")))

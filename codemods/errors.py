@@ -1,0 +1,25 @@
+"""Errors raised in one layer and handled in another (settings, reading files, fixes)."""
+
+from __future__ import annotations
+
+from .types import SkipReason
+
+
+class ConfigError(Exception):
+    """A configuration file or option is invalid (exit code 2)."""
+
+
+class SourceError(Exception):
+    """A file could not be read as Python source."""
+
+    def __init__(self, reason: SkipReason, detail: str) -> None:
+        super().__init__(reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+class FixError(Exception):
+    """A fix could not be applied (its target is gone, or the result would not parse)."""

@@ -1,0 +1,115 @@
+"""A project's files as read once for a run: their bytes, their summaries (made on demand,
+cached on disk), and the fixed text of the files fixes rewrite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import files
+from .analysis.facts import FunctionSource, ModuleFacts
+from .analysis.sources import SourceSet
+from .caches import FactsCache
+from .settings import Settings
+from .summaries import (
+    Contents,
+    ReopenedModule,
+    read_all,
+    summarise_bytes,
+    summarise_many,
+)
+from .types import Failed, Skipped, SourceFile
+
+#: Where each project keeps summaries between runs (safe to delete).
+CACHE_DIRECTORY = ".workerseed_cache"
+
+#: Progress callback: (stage, done, total).
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Workspace:
+    """The project's files while fixes rewrite them."""
+
+    root: Path
+    contents: Contents
+    sources: SourceSet
+    #: Skipped or failed summaries, by path.
+    problems: dict[Path, Skipped | Failed] = field(default_factory=dict)
+    #: Fixed text of the files fixes changed.
+    texts: dict[Path, str] = field(default_factory=dict)
+    cache: FactsCache = field(default_factory=lambda: FactsCache(None))
+
+    def source(self, path: Path) -> SourceFile:
+        """Return the original source of `path`."""
+        return files.decode_source(path, self.contents.raw[path], self.contents.modes[path])
+
+    def undecodable(self, path: Path) -> Skipped | None:
+        """Return why `path` cannot be decoded, if it cannot.
+
+        Files no question needed are not parsed, but decoding costs little: a file that is
+        not text in its declared encoding is reported whether or not it mattered.
+        """
+        if path not in self.contents.raw or self.sources.summarised(path):
+            return None
+        try:
+            self.source(path)
+        except files.SourceError as error:
+            return Skipped(path, error.reason, error.detail)
+        return None
+
+
+def open_workspace(
+    root: Path,
+    paths: Sequence[Path],
+    settings: Settings,
+    prefetch: tuple[bytes, ...],
+    progress: Progress | None,
+) -> Workspace:
+    """Read every file, and summarise those the rules will certainly need, in parallel."""
+    contents = read_all(paths, settings.jobs)
+    problems: dict[Path, Skipped | Failed] = dict(contents.problems)
+    cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
+
+    def summarise(path: Path) -> ModuleFacts | None:
+        raw = contents.raw[path]
+        cached = cache.get(path, raw, root)
+        if cached is not None:
+            return cached
+        outcome = summarise_bytes(path, raw, contents.modes[path], root)
+        if isinstance(outcome, Skipped | Failed):
+            problems[path] = outcome
+            return None
+        cache.put(outcome)
+        return outcome
+
+    def reopen(path: Path) -> FunctionSource:
+        return ReopenedModule(path, contents.raw[path], contents.modes[path], root)
+
+    sources = SourceSet(
+        root, dict(contents.raw), summarise, filtered=settings.prefilter, reopen=reopen
+    )
+    if not settings.prefilter:
+        selected = list(contents.raw)
+    else:
+        selected = [
+            path for path, raw in contents.raw.items() if any(token in raw for token in prefetch)
+        ]
+    items = []
+    for path in selected:
+        cached = cache.get(path, contents.raw[path], root)
+        if cached is not None:
+            sources.add(path, cached)
+        else:
+            items.append((path, contents.raw[path], contents.modes[path]))
+    for done, outcome in enumerate(summarise_many(items, root, settings.jobs), 1):
+        if isinstance(outcome, Skipped | Failed):
+            problems[outcome.path] = outcome
+            sources.add(outcome.path, None)
+        else:
+            cache.put(outcome)
+            sources.add(outcome.path, outcome)
+        if progress:
+            progress("analysing", done, len(items))
+    return Workspace(root, contents, sources, problems, cache=cache)

@@ -1,0 +1,250 @@
+"""Snippet-level tests of the analysis: what `extract`, `loaders` and `datasets` answer about
+a few lines of code (in the manner of LibCST's scope-provider tests).
+
+Each case is one module, `data.py` of a one-file project, and the answer the analysis must
+give about it. The end-to-end fixtures test the rules; these name the fact that goes wrong.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codemods.analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
+from codemods.analysis.facts import ModuleFacts
+from codemods.analysis.loaders import Presence, loader_calls
+from codemods.analysis.project import Project
+from codemods.summaries import Parsed, summarise_source
+from codemods.types import SourceFile, TorchTarget
+
+HEADER = """\
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader as Loader
+"""
+
+
+def _module(body: str) -> ModuleFacts:
+    text = HEADER + textwrap.dedent(body)
+    path = Path("/project/data.py")
+    source = SourceFile(path, text.encode(), text, "utf-8", False, 0o644)
+    parsed = summarise_source(source, path.parent)
+    assert isinstance(parsed, Parsed)
+    return parsed.facts
+
+
+def _project(body: str) -> Project:
+    module = _module(body)
+    return Project(module.path.parent, [module], TorchTarget(None))
+
+
+# --- extract: the summary of one module ---
+
+
+def test_a_method_knows_its_class_and_parameters() -> None:
+    module = _module(
+        """
+        class D(Dataset):
+            def __getitem__(self, index, *, scale=1.0):
+                return index
+        """
+    )
+    method = module.function("D.__getitem__")
+    assert method is not None
+    assert method.class_qualname == "D"
+    assert method.params == ("self", "index", "scale")
+    assert method.positional_count == 2
+
+
+def test_a_def_inside_a_function_is_nested_and_a_lambda_is_marked() -> None:
+    module = _module(
+        """
+        def build():
+            def inner(worker_id):
+                return worker_id
+            return lambda worker_id: inner(worker_id)
+        """
+    )
+    inner = module.function("build.<locals>.inner")
+    assert inner is not None
+    assert inner.nested
+    assert any(function.is_lambda for function in module.functions_within("build"))
+
+
+@pytest.mark.parametrize(
+    ("body", "targets"),
+    [
+        pytest.param(
+            """
+            class D(Dataset):
+                def __init__(self, seed):
+                    self.rng = np.random.default_rng(seed)
+            """,
+            {"self.rng"},
+            id="an attribute of self is recorded as self.<name>",
+        ),
+        pytest.param(
+            """
+            class D(Dataset):
+                def __init__(me, seed):
+                    me.rng = np.random.default_rng(seed)
+            """,
+            {"self.rng"},
+            id="self is the first parameter whatever its name",
+        ),
+        pytest.param(
+            """
+            class D(Dataset):
+                def __init__(self, seed):
+                    rng = np.random.default_rng(seed)
+                    self.other.rng = rng
+            """,
+            {"rng"},
+            id="a plain name is recorded and an attribute of an attribute is not",
+        ),
+    ],
+)
+def test_assignments_in_init(body: str, targets: set[str]) -> None:
+    init = _module(body).function("D.__init__")
+    assert init is not None
+    assert {assignment.target for assignment in init.assignments} == targets
+
+
+def test_a_noqa_comment_names_its_line_and_codes() -> None:
+    module = _module("loader = DataLoader([], num_workers=2)  # noqa: WS101\n")
+    assert (5, frozenset({"WS101"})) in {(line, frozenset(codes)) for line, codes in module.noqa}
+
+
+# --- loaders: DataLoader calls and their arguments ---
+
+
+@pytest.mark.parametrize(
+    ("body", "starts_workers"),
+    [
+        pytest.param("DataLoader([], num_workers=4)\n", True, id="a literal 4 starts workers"),
+        pytest.param("DataLoader([], num_workers=0)\n", False, id="a literal 0 starts none"),
+        pytest.param("DataLoader([])\n", False, id="no num_workers means the default 0"),
+        pytest.param(
+            "def make(n):\n    return DataLoader([], num_workers=n)\n",
+            True,
+            id="a parameter may start workers",
+        ),
+        pytest.param("Loader([], num_workers=2)\n", True, id="an alias of DataLoader is found"),
+    ],
+)
+def test_which_loaders_may_start_workers(body: str, starts_workers: bool) -> None:
+    (loader,) = loader_calls(_project(body))
+    assert loader.may_start_workers() is starts_workers
+
+
+@pytest.mark.parametrize(
+    ("body", "presence"),
+    [
+        pytest.param(
+            "DataLoader([], worker_init_fn=print)\n", Presence.PASSED, id="passed by keyword"
+        ),
+        pytest.param("DataLoader([])\n", Presence.ABSENT, id="not passed"),
+        pytest.param(
+            "options = {'worker_init_fn': print}\nDataLoader([], **options)\n",
+            Presence.IN_DICT,
+            id="passed in a dict literal the call unpacks",
+        ),
+        pytest.param(
+            "def make(**options):\n    return DataLoader([], **options)\n",
+            Presence.MAYBE,
+            id="maybe passed in unknown keyword arguments",
+        ),
+    ],
+)
+def test_how_worker_init_fn_reaches_the_call(body: str, presence: Presence) -> None:
+    (loader,) = loader_calls(_project(body))
+    assert loader.argument("worker_init_fn").presence is presence
+
+
+@pytest.mark.parametrize(
+    ("body", "fixed_order"),
+    [
+        pytest.param("DataLoader([], shuffle=False)\n", True, id="shuffle=False is fixed order"),
+        pytest.param("DataLoader([], shuffle=True)\n", False, id="shuffle=True is not"),
+        pytest.param(
+            "DataLoader([], shuffle=False, sampler=s)\n", False, id="a sampler may reorder"
+        ),
+        pytest.param(
+            "DataLoader([], shuffle=False, sampler=None)\n", True, id="sampler=None does not"
+        ),
+    ],
+)
+def test_which_loaders_serve_items_in_a_fixed_order(body: str, fixed_order: bool) -> None:
+    (loader,) = loader_calls(_project(body))
+    assert loader.in_fixed_order() is fixed_order
+
+
+# --- datasets: which classes are datasets, and what runs per item ---
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        pytest.param("class D(Dataset):\n    pass\n", {"D"}, id="a torch Dataset subclass"),
+        pytest.param(
+            "class Base(Dataset):\n    pass\nclass D(Base):\n    pass\n",
+            {"Base", "D"},
+            id="a subclass of a project Dataset",
+        ),
+        pytest.param(
+            "class Items:\n    def __getitem__(self, i):\n        return i\n"
+            "DataLoader(Items(), num_workers=2)\n",
+            {"Items"},
+            id="a plain class given to a DataLoader",
+        ),
+        pytest.param("class Items:\n    pass\n", set(), id="a plain class nobody loads"),
+    ],
+)
+def test_which_classes_are_datasets(body: str, names: set[str]) -> None:
+    assert {ref.name for ref in dataset_classes(_project(body))} == names
+
+
+def test_a_loader_built_from_a_factory_loads_the_class_it_returns() -> None:
+    project = _project(
+        """
+        class D(Dataset):
+            pass
+
+        def make_dataset():
+            return D()
+
+        loader = DataLoader(make_dataset(), num_workers=2)
+        """
+    )
+    (loader,) = loader_calls(project)
+    assert [ref.name for ref in datasets_of_loader(project, loader).classes] == ["D"]
+
+
+def test_per_item_code_follows_calls_into_project_functions_and_held_transforms() -> None:
+    project = _project(
+        """
+        def jitter(x):
+            return x + np.random.rand()
+
+        class Flip:
+            def __call__(self, x):
+                return x[::-1]
+
+        class D(Dataset):
+            def __init__(self):
+                self.transform = Flip()
+
+            def __getitem__(self, index):
+                return self.transform(jitter(index))
+
+            def unused(self):
+                return 0
+        """
+    )
+    (dataset,) = [ref for ref in dataset_classes(project) if ref.name == "D"]
+    reached = {item.function.function.qualname for item in per_item_code(project, dataset)}
+    assert {"D.__getitem__", "jitter", "Flip.__call__"} <= reached
+    assert "D.unused" not in reached
