@@ -31,6 +31,11 @@ TORCH_DATASET_BASES = frozenset(
     }
 )
 
+#: torch's iterable-style Dataset base: its workers may deliberately share a seed to split shards.
+TORCH_ITERABLE_DATASET_BASES = frozenset(
+    {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
+)
+
 #: torch wrappers whose first argument (or list of arguments) is the wrapped dataset.
 TORCH_DATASET_WRAPPERS = frozenset(
     {

@@ -56,10 +56,19 @@ class RankInvariantWorkerSeed(Rule):
 
     ## Example
     ```python
-    dist.init_process_group("nccl")
-    torch.manual_seed(args.seed)
-    sampler = DistributedSampler(train_set)
-    loader = DataLoader(train_set, sampler=sampler, num_workers=8)
+    import torch.distributed as dist
+    from torch.utils.data import DistributedSampler
+
+    class Crops(Dataset):
+        def __getitem__(self, index):
+            return torch.rand(3)
+
+    def main(args):
+        dist.init_process_group("nccl")
+        torch.manual_seed(args.seed)
+        train_set = Crops()
+        sampler = DistributedSampler(train_set)
+        loader = DataLoader(train_set, sampler=sampler, num_workers=8)
     ```
 
     Use instead:
