@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .rule import Rule
+from .rules.augmentation_pipeline_shared_by_workers import AugmentationPipelineSharedByWorkers
 from .rules.epoch_invariant_worker_seed import EpochInvariantWorkerSeed
 from .rules.legacy_numpy_random_in_dataset import LegacyNumpyRandomInDataset
 from .rules.rng_object_shared_by_workers import RngObjectSharedByWorkers
@@ -16,6 +17,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     UnpicklableWorkerInitFn,
     RngObjectSharedByWorkers,
     LegacyNumpyRandomInDataset,
+    AugmentationPipelineSharedByWorkers,
 )
 
 

@@ -1,0 +1,268 @@
+"""Augmentation pipelines that carry their own RNG, and how Dataset code uses them.
+
+albumentations 1.4.21 - 2.0.8 (and albumentationsx before 2.3.1 for pipelines built without
+`seed=`) give every transform its own NumPy Generator and `random.Random`; imgaug augmenters
+share one module-level RNG object (or own one, given `seed=`); MONAI randomizable transforms
+hold `self.R`. A pipeline built before the workers start is copied into every worker, and
+nothing in torch reseeds it. This module finds such pipelines the way `rng_objects` finds
+RNG objects (in `__init__`, as class attributes, at module level, passed in by callers,
+held by a wrapper), treating a pipeline *applied* in per-item code (`self.aug(image=x)`,
+`aug.augment_image(x)`, passing it on) as a draw, and the library's own reseeding calls
+(`set_random_seed`, `set_random_state`, `seed_`) as a reseed.
+
+It also answers WS101's question: which per-item code calls into a library that draws from
+NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .datasets import Reached, classes_of, per_item_code
+from .facts import Kind, Value
+from .package_versions import LibraryVersion, detect_library
+from .project import ClassRef, FunctionRef, Project
+from .rng_objects import Creation, PerItemRngs, RngIndex, RngObject, RngUse, UseKind, _Scan
+
+#: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
+RESEED_PIPELINE = "_reseed_pipeline_in_worker"
+
+
+@dataclass(frozen=True)
+class Library:
+    """An augmentation library: its import name and the distributions that provide it."""
+
+    name: str
+    #: Distributions providing the import name, the one assumed by default first.
+    distributions: tuple[str, ...]
+    #: Calls on a pipeline that reseed it in place.
+    reseed_methods: frozenset[str]
+
+
+ALBUMENTATIONS = Library(
+    "albumentations",
+    ("albumentations", "albumentationsx"),
+    frozenset({"set_random_seed", "set_random_state"}),
+)
+IMGAUG = Library("imgaug", ("imgaug",), frozenset({"seed_", "reseed"}))
+MONAI = Library("monai", ("monai",), frozenset({"set_random_state"}))
+AUDIOMENTATIONS = Library("audiomentations", ("audiomentations",), frozenset())
+LIBRARIES = (ALBUMENTATIONS, IMGAUG, MONAI, AUDIOMENTATIONS)
+
+#: Where each library's pipeline classes live.
+_PIPELINE_MODULES = {
+    "albumentations": ALBUMENTATIONS,
+    "imgaug.augmenters": IMGAUG,
+    "monai.transforms": MONAI,
+    "audiomentations": AUDIOMENTATIONS,
+}
+#: albumentations transforms that draw nothing unless given `p` below 1.
+_DETERMINISTIC = frozenset(
+    {
+        "Normalize",
+        "Resize",
+        "PadIfNeeded",
+        "CenterCrop",
+        "Crop",
+        "LongestMaxSize",
+        "SmallestMaxSize",
+        "ToFloat",
+        "FromFloat",
+        "ToTensorV2",
+        "ToRGB",
+        "Compose",
+        "Sequential",
+    }
+)
+#: MONAI classes that hold an RNG (`self.R`) besides the `Rand*` transforms.
+_MONAI_RANDOMIZABLE = frozenset({"Compose", "OneOf", "SomeOf", "RandomOrder"})
+#: torch DataLoaders of other libraries that reseed their workers' transforms themselves.
+RESEEDING_LOADERS = frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"})
+#: Module-level seeders that reseed every unseeded augmenter of a library.
+LIBRARY_SEEDERS = frozenset({"imgaug.random.seed", "imgaug.seed"})
+
+
+def pipeline_library(qualname: str) -> Library | None:
+    """Return the library whose pipeline (or random transform) class `qualname` names."""
+    for prefix, library in _PIPELINE_MODULES.items():
+        if qualname.startswith(prefix + "."):
+            last = qualname.rpartition(".")[2]
+            if not last[:1].isupper() or ".pytorch." in qualname:
+                return None
+            if library is MONAI and not (last.startswith("Rand") or last in _MONAI_RANDOMIZABLE):
+                return None
+            return library
+    return None
+
+
+def library_named(name: str) -> Library:
+    return next(library for library in LIBRARIES if library.name == name)
+
+
+def library_version(project: Project, library: Library) -> LibraryVersion:
+    """Return the version of `library` the project is assumed to use (see package_versions)."""
+    return detect_library(project.root, library.distributions, project.library_versions)
+
+
+def seeded(creation: Creation, project: Project) -> bool:
+    """Return True if the pipeline was built with a `seed=` (albumentations, imgaug)."""
+    call = _call_at(project, creation)
+    return call is not None and any(
+        name in ("seed", "random_state")
+        and not (value.kind is Kind.CONSTANT and value.name == "None")
+        for name, value in call.keywords
+    )
+
+
+def _call_at(project: Project, creation: Creation) -> Value | None:
+    for call in creation.function.function.calls:
+        if call.span == creation.span:
+            return call
+    return None
+
+
+class PipelineIndex(RngIndex):
+    """`RngIndex` whose objects are augmentation pipelines (`Creation.rng_type`: the library)."""
+
+    def _constructor(
+        self, value: Value, where: FunctionRef, self_class: ClassRef | None, depth: int
+    ) -> Iterator[Creation]:
+        if value.kind is not Kind.CALL or value.base is None or value.span is None:
+            return
+        names = self.project.qualnames(value.base, where.module)
+        libraries = sorted(
+            {library.name for name in names if (library := pipeline_library(name)) is not None}
+        )
+        if libraries:
+            if _draws(self.project, value, where):
+                yield Creation(min(names), libraries[0], where, value.span)
+            return
+        # Factories and project classes, as for RNG objects; RNG constructors are WS201's.
+        for creation in super()._constructor(value, where, self_class, depth):
+            if creation.rng_type in {library.name for library in LIBRARIES}:
+                yield creation
+
+    def per_item(self, dataset: ClassRef) -> PerItemRngs:
+        reached = per_item_code(self.project, dataset)
+        uses: list[RngUse] = []
+        for current in reached:
+            for function in self._with_lambdas(current.function):
+                uses.extend(_PipelineScan(self, current, function).uses())
+        return PerItemRngs(dataset, reached, tuple(uses), frozenset(), ())
+
+    def reseeded_in(self, function: FunctionRef, self_class: ClassRef | None) -> list[RngObject]:
+        """Return the pipelines `function` reseeds (the helper, or the library's own calls)."""
+        reached = Reached(function, self_class, (function.qualname,))
+        scan = _PipelineScan(self, reached, function)
+        return [use.obj for use in scan.uses() if use.kind is UseKind.RESEED]
+
+
+class _PipelineScan(_Scan):
+    """Applying a pipeline (calling it, or a method of it) is a draw."""
+
+    def uses(self) -> Iterator[RngUse]:
+        for call in self.function.function.calls:
+            base = call.base
+            if base is None:
+                continue
+            if self._is_reseed_helper(base):
+                for argument in call.args[:1]:
+                    for obj, path, name in self.objects(argument):
+                        yield RngUse(self.reached, call, obj, UseKind.RESEED, path, name, None)
+                continue
+            for obj, path, name in self.objects(base):
+                yield RngUse(self.reached, call, obj, UseKind.DRAW, path, name, "__call__")
+        yield from super().uses()
+
+    def _method_uses(self, call: Value, subject: Value, method: str) -> Iterator[RngUse]:
+        for obj, path, name in self.objects(subject):
+            library = library_named(obj.creation.rng_type)
+            kind = UseKind.RESEED if method in library.reseed_methods else UseKind.DRAW
+            yield RngUse(self.reached, call, obj, kind, path, name, method)
+
+    def _is_reseed_helper(self, base: Value) -> bool:
+        return any(
+            isinstance(target, FunctionRef)
+            and target.function.name == RESEED_PIPELINE
+            and target.function.class_qualname is None
+            for target in self.project.targets(base, self.function.module)
+        )
+
+
+def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
+    """Return False for a call that builds only deterministic albumentations transforms."""
+    names = project.qualnames(call.base, where.module) if call.base is not None else set()
+    library = next((pipeline_library(name) for name in names), None)
+    last = min(names).rpartition(".")[2] if names else ""
+    if library is not ALBUMENTATIONS:
+        return True
+    probability = call.keyword("p") or call.keyword("always_apply")
+    if last not in _DETERMINISTIC:
+        return True
+    if last not in ("Compose", "Sequential"):
+        return probability is not None and probability.name not in ("1", "1.0", "True")
+    transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
+    if transforms is None or transforms.kind is not Kind.SEQUENCE:
+        return True
+    return any(
+        item.kind is not Kind.CALL or item.base is None or _draws(project, item, where)
+        for item in transforms.args
+    )
+
+
+def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
+    """Return True if `dataset` is passed to a DataLoader that reseeds transforms (MONAI's)."""
+    for function in project.functions_mentioning("DataLoader"):
+        for call in function.function.calls:
+            if call.base is None or not project.is_one_of(
+                call.base, function.module, RESEEDING_LOADERS
+            ):
+                continue
+            argument = call.keyword("dataset") or (call.args[0] if call.args else None)
+            if argument is None:
+                continue
+            classes = classes_of(project, argument, function).classes
+            if any(dataset in project.mro(ref) for ref in classes):
+                return True
+    return False
+
+
+def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[tuple[RngUse, str]]:
+    """Return per-item applications of library transforms that draw from NumPy's global RNG.
+
+    albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
+    torch < 1.9 those draws repeat in every worker (WS101). Each use comes with the library
+    version assumed, for the message.
+    """
+    index = PipelineIndex(project)
+    found: list[tuple[RngUse, str]] = []
+    for use in index.per_item(dataset).uses:
+        library = library_named(use.obj.creation.rng_type)
+        if use.kind is not UseKind.DRAW:
+            continue
+        version = library_version(project, library)
+        global_draws = library is AUDIOMENTATIONS or (
+            library is ALBUMENTATIONS
+            and version.distribution == "albumentations"
+            and version.within(None, (1, 4, 21))
+        )
+        if global_draws:
+            found.append((use, version.describe()))
+    return found
+
+
+__all__ = [
+    "ALBUMENTATIONS",
+    "IMGAUG",
+    "LIBRARIES",
+    "MONAI",
+    "RESEED_PIPELINE",
+    "Library",
+    "PipelineIndex",
+    "global_numpy_library_calls",
+    "library_version",
+    "pipeline_library",
+    "reseeding_loader_only",
+    "seeded",
+]
