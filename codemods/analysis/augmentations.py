@@ -23,7 +23,16 @@ from .datasets import Reached, classes_of, per_item_code
 from .facts import Kind, Value
 from .package_versions import LibraryVersion, detect_library
 from .project import ClassRef, FunctionRef, Project
-from .rng_objects import Creation, PerItemRngs, RngIndex, RngObject, RngUse, UseKind, _Scan
+from .rng_objects import (
+    Creation,
+    PerItemRngs,
+    RngIndex,
+    RngObject,
+    RngUse,
+    UseKind,
+    _Scan,
+    _string,
+)
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
 RESEED_PIPELINE = "_reseed_pipeline_in_worker"
@@ -167,9 +176,8 @@ class _PipelineScan(_Scan):
             if base is None:
                 continue
             if self._is_reseed_helper(base):
-                for argument in call.args[:1]:
-                    for obj, path, name in self.objects(argument):
-                        yield RngUse(self.reached, call, obj, UseKind.RESEED, path, name, None)
+                for obj in self._reseeded(call):
+                    yield RngUse(self.reached, call, obj, UseKind.RESEED, None, None, None)
                 continue
             for obj, path, name in self.objects(base):
                 yield RngUse(self.reached, call, obj, UseKind.DRAW, path, name, "__call__")
@@ -180,6 +188,16 @@ class _PipelineScan(_Scan):
             library = library_named(obj.creation.rng_type)
             kind = UseKind.RESEED if method in library.reseed_methods else UseKind.DRAW
             yield RngUse(self.reached, call, obj, kind, path, name, method)
+
+    def _reseeded(self, call: Value) -> Iterator[RngObject]:
+        """`helper(self, "a.b")` reseeds `self.a.b`; `helper(PIPELINE)` reseeds that object."""
+        if len(call.args) == 1:
+            yield from (obj for obj, _, _ in self.objects(call.args[0]))
+            return
+        owner, path = call.args[0], _string(call.args[1]) if len(call.args) == 2 else None
+        if self.reached.self_class is None or owner.kind is not Kind.SELF or path is None:
+            return
+        yield from self.index.objects_at_path(self.reached.self_class, tuple(path.split(".")))
 
     def _is_reseed_helper(self, base: Value) -> bool:
         return any(

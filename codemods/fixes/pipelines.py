@@ -13,20 +13,23 @@ def reseed_pipeline_helper(module: ModuleFacts) -> tuple[AddHelper, tuple[AddImp
     torch = module_reference(module, "torch", "torch")
     get_worker_info = symbol_reference(module, "torch.utils.data", "get_worker_info", via=torch)
     code = f'''
-def {RESEED_PIPELINE}(pipeline):
-    """Give an augmentation pipeline built before the DataLoader workers start its own stream.
+def {RESEED_PIPELINE}(owner, path=""):
+    """Give the augmentation pipeline `owner.<path>` (or `owner`) its own stream per worker.
 
-    Every worker gets a copy of the pipeline's random state, and torch does not reseed it.
-    This reseeds it from the worker seed (different in every worker and epoch, reproducible
-    under torch.manual_seed), mixed with the pipeline's own seed= if it has one. Once per
-    worker process; a no-op in the main process, so num_workers=0 draws what it drew before.
+    Built before the DataLoader workers start, every worker gets a copy of its random state,
+    and torch does not reseed it. This reseeds it from the worker seed (different in every
+    worker and epoch, reproducible under torch.manual_seed), mixed with the pipeline's own
+    seed= if it has one. Once per worker process; a no-op in the main process, so
+    num_workers=0 draws what it drew before.
     """
     info = {get_worker_info.expression}()
+    pipeline = owner
+    for attribute in filter(None, path.split(".")):
+        pipeline = getattr(pipeline, attribute, None)
     if info is None or pipeline is None:
         return
     if getattr(pipeline, "_reseeded_for_worker_seed", None) == info.seed:
         return
-    pipeline._reseeded_for_worker_seed = info.seed
     if hasattr(pipeline, "set_random_seed"):  # albumentations
         pipeline.set_random_seed((info.seed + (getattr(pipeline, "seed", None) or 0)) % 2**32)
     elif hasattr(pipeline, "seed_"):  # imgaug

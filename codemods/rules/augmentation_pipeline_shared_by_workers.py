@@ -22,7 +22,7 @@ from ..analysis.facts import Kind
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.project import ClassRef, FunctionRef
-from ..analysis.rng_objects import Creation, RngIndex, RngObject, RngUse, UseKind
+from ..analysis.rng_objects import Creation, RngIndex, RngUse, UseKind
 from ..fixes.pipelines import reseed_pipeline_helper
 from ..rule import FixAvailability, Rule
 from ..types import Edit, FileEdits, Fix, InsertStatements, Safety, TorchTarget
@@ -228,7 +228,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
         draw_span = use.call.span
         line = draw_span.line if draw_span else 0
         message = (
-            f"`{_label(obj)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
+            f"`{_label(use)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}` applies it "
             f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
             "other's augmentations"
@@ -244,8 +244,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
             return path.as_posix()
 
     def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
-        expression = _expression(use)
-        if expression is None:
+        arguments = _arguments(use)
+        if arguments is None:
             return None
         by_path: dict[Path, list[Edit]] = {}
         where: list[str] = []
@@ -257,7 +257,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             if use.instance_path is None and function.module != use.reached.function.module:
                 return None
             helper, imports = reseed_pipeline_helper(function.module)
-            statement = f"{RESEED_PIPELINE}({expression})\n"
+            statement = f"{RESEED_PIPELINE}({arguments})\n"
             by_path.setdefault(function.path, []).extend(
                 [helper, *imports, InsertStatements(function.function.span, statement)]
             )
@@ -265,7 +265,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if not by_path:
             return None
         safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
-        title = f"Reseed `{expression}` once per worker, at the top of {', '.join(where)}"
+        title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
         files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
         return Fix(title, safety, files)
 
@@ -280,14 +280,17 @@ def _affected(library: Library, version: LibraryVersion, is_seeded: bool) -> boo
     return True
 
 
-def _expression(use: RngUse) -> str | None:
+def _arguments(use: RngUse) -> str | None:
+    """Return the helper's arguments: `self, "transform.pipeline"`, or a module-level name."""
     if use.instance_path:
-        return "self." + ".".join(use.instance_path)
+        return f'self, "{".".join(use.instance_path)}"'
     return use.namespace_path
 
 
-def _label(obj: RngObject) -> str:
-    return obj.label
+def _label(use: RngUse) -> str:
+    if use.instance_path:
+        return "self." + ".".join(use.instance_path)
+    return use.namespace_path or use.obj.label
 
 
 def _short(creation: Creation) -> str:
