@@ -37,7 +37,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
     """Flags augmentation pipelines whose own RNG every DataLoader worker copies.
 
     ## What it does
-    Checks Dataset per-item code (`__getitem__`, `__iter__` and what they call) that applies
+    Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
     an augmentation pipeline holding its own random state, built before the workers start:
     in `__init__` (or passed in by the training script), as a class attribute, or at module
     level, held directly or by a transform wrapper. It fires when the assumed library
@@ -202,24 +202,27 @@ class AugmentationPipelineSharedByWorkers(Rule):
         self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]
     ) -> None:
         """albumentationsx >= 2.3.1 re-syncs a pipeline built per call to the same seed."""
+        version = library_version(self.project, ALBUMENTATIONS)
+        if version.distribution != "albumentationsx" or not version.within(_RESYNCED_SINCE, None):
+            return
         for function in sorted(functions, key=lambda ref: (ref.path, ref.qualname)):
-            for call in function.function.calls:
-                for creation in index.constructors(call, function, dataset):
-                    if creation.rng_type != ALBUMENTATIONS.name:
-                        continue
-                    version = library_version(self.project, ALBUMENTATIONS)
-                    if version.distribution != "albumentationsx" or not version.within(
-                        _RESYNCED_SINCE, None
-                    ):
-                        continue
-                    self.report(
-                        function,
-                        creation.span,
-                        f"`{_short(creation)}` is built in per-item code `{function.qualname}` "
-                        f"on {version.describe()}: each one starts from the worker's seed, so "
-                        "every sample of a worker is augmented alike; build it once in "
-                        "`__init__`",
-                    )
+            built = [
+                creation
+                for call in function.function.calls
+                for creation in index.constructors(call, function, dataset)
+                if creation.rng_type == ALBUMENTATIONS.name
+            ]
+            for creation in built:
+                if any(_inside(creation, other) for other in built if other != creation):
+                    continue  # a transform given to a pipeline built here: one finding
+                self.report(
+                    function,
+                    creation.span,
+                    f"`{_short(creation)}` is built in per-item code `{function.qualname}` "
+                    f"on {version.describe()}: each one starts from the worker's seed, so "
+                    "every sample of a worker is augmented alike; build it once in "
+                    "`__init__`",
+                )
 
     def _report(self, dataset: ClassRef, use: RngUse, version: LibraryVersion) -> None:
         obj = use.obj
@@ -268,6 +271,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
         title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
         files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
         return Fix(title, safety, files)
+
+
+def _inside(inner: Creation, outer: Creation) -> bool:
+    a, b = inner.span, outer.span
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (
+        b.end_line,
+        b.end_column,
+    )
 
 
 def _affected(library: Library, version: LibraryVersion, is_seeded: bool) -> bool:
