@@ -23,6 +23,7 @@ from .datasets import Reached, classes_of, per_item_code
 from .facts import Kind, Value
 from .package_versions import LibraryVersion, detect_library
 from .project import ClassRef, FunctionRef, Project
+from .randomness import GlobalCall
 from .rng_objects import (
     Creation,
     PerItemRngs,
@@ -246,16 +247,15 @@ def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
     return False
 
 
-def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[tuple[RngUse, str]]:
+def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[GlobalCall]:
     """Return per-item applications of library transforms that draw from NumPy's global RNG.
 
     albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
-    torch < 1.9 those draws repeat in every worker (WS101). Each use comes with the library
+    torch < 1.9 those draws repeat in every worker (WS101). The qualname names the library
     version assumed, for the message.
     """
-    index = PipelineIndex(project)
-    found: list[tuple[RngUse, str]] = []
-    for use in index.per_item(dataset).uses:
+    found: list[GlobalCall] = []
+    for use in PipelineIndex(project).per_item(dataset).uses:
         library = library_named(use.obj.creation.rng_type)
         if use.kind is not UseKind.DRAW:
             continue
@@ -266,7 +266,8 @@ def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[tupl
             and version.within(None, (1, 4, 21))
         )
         if global_draws:
-            found.append((use, version.describe()))
+            label = f"{use.obj.creation.constructor}` of {version.describe()}, through `np.random"
+            found.append(GlobalCall(use.reached, use.call, label))
     return found
 
 

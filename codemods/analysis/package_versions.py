@@ -150,7 +150,7 @@ def _resolve(name: str, spec: str, source: str) -> LibraryVersion:
     newest = NEWEST_RELEASES.get(name)
     options = [_conjunction(name, part, newest, source) for part in spec.split("|") if part.strip()]
     if not options:
-        return LibraryVersion(name, newest or (0,), source=source)
+        return LibraryVersion(name, newest or (0,), source=f"newest release admitted by {source}")
     return max(options, key=lambda item: (_trim(item.version), not item.below))
 
 
