@@ -1,14 +1,17 @@
-"""WS203's fix, run with albumentations 2.0.8 and a real DataLoader (torch 2.13, fork).
+"""WS203's fix, run with albumentations 2.0.8 and MONAI 1.6.1 and a real DataLoader (torch 2.13).
 
 albumentations 2.0.8 (the newest release of that distribution) gives each transform its
 own generators at construction; every worker gets a copy. Before the fix workers repeat each
 other and every epoch repeats the first; after it, draws are distinct across workers and
 epochs, reproducible under `torch.manual_seed`, and unchanged with `num_workers=0`.
-imgaug (needs NumPy < 1.24) and MONAI are not installed in the test environment; their fix
-shape is covered by the fixtures.
+MONAI 1.6.1 (its `Rand*` transforms hold `self.R`) runs the same tests when installed.
+imgaug 0.4.0 needs NumPy < 1.24, which cannot be installed next to NumPy 2: its fix shape is
+covered by the fixtures only.
 """
 
 from __future__ import annotations
+
+import importlib.util
 
 import pytest
 from runtime_support import (
@@ -34,6 +37,8 @@ PROGRAMS = {
     "ws203_albumentations_seeded": '_reseed_pipeline_in_worker(self, "augment")',
     "ws203_albumentations_wrapper": '_reseed_pipeline_in_worker(self, "transform.pipeline")',
 }
+if importlib.util.find_spec("monai") is not None:
+    PROGRAMS["ws203_monai"] = '_reseed_pipeline_in_worker(self, "augment")'
 #: Built with seed=: the same in every run, so the main process can be compared.
 SEEDED = "ws203_albumentations_seeded"
 FORK = {"multiprocessing_context": "fork"}
