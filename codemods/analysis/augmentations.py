@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .datasets import Reached, classes_of, per_item_code
 from .facts import Kind, Value
 from .package_versions import LibraryVersion, detect_library
-from .project import ClassRef, FunctionRef, Project
+from .project import ClassRef, ExternalRef, FunctionRef, Project
 from .randomness import GlobalCall
 from .rng_objects import (
     Creation,
@@ -148,10 +148,25 @@ class PipelineIndex(RngIndex):
             if _draws(self.project, value, where):
                 yield Creation(min(names), libraries[0], where, value.span)
             return
-        # Factories and project classes, as for RNG objects; RNG constructors are WS201's.
+        for target in self.project.targets(value.base, where.module):
+            if isinstance(target, ClassRef):
+                # A project transform deriving from a library's (MONAI's RandomizableTransform).
+                library = self._library_base(target)
+                if library is not None:
+                    yield Creation(target.name, library.name, where, value.span)
+                    return
+        # Factories, as for RNG objects; RNG constructors are WS201's.
         for creation in super()._constructor(value, where, self_class, depth):
             if creation.rng_type in {library.name for library in LIBRARIES}:
                 yield creation
+
+    def _library_base(self, ref: ClassRef) -> Library | None:
+        for target in self.project.ancestors(ref):
+            if isinstance(target, ExternalRef):
+                library = pipeline_library(target.qualname)
+                if library is not None:
+                    return library
+        return None
 
     def per_item(self, dataset: ClassRef) -> PerItemRngs:
         reached = per_item_code(self.project, dataset)

@@ -148,15 +148,16 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 continue
             per_item = index.per_item(dataset)
             reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
-            # An RNG object WS201 reports (MONAI's `self.R` in a project class) is its finding.
-            rng_objects = {
-                (use.obj.owner, use.obj.name) for use in rng_index.per_item(dataset).uses
-            }
+            # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
+            # finding: the pipeline holding it, or stored under the same name, is left alone.
+            rng_uses = rng_index.per_item(dataset).uses
+            rng_objects = {(use.obj.owner, use.obj.name) for use in rng_uses}
+            rng_paths = {use.instance_path for use in rng_uses if use.instance_path}
             for use in per_item.uses:
                 obj = use.obj
                 if use.kind is not UseKind.DRAW or obj.key in reseeded or obj.key in reported:
                     continue
-                if (obj.owner, obj.name) in rng_objects:
+                if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
                     continue
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
@@ -271,6 +272,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
         title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
         files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
         return Fix(title, safety, files)
+
+
+def _holds(use: RngUse, paths: set[tuple[str, ...]]) -> bool:
+    """Return True if one of the RNG objects at `paths` lives inside the pipeline `use` applies."""
+    prefix = use.instance_path
+    if not prefix:
+        return False
+    return any(path[: len(prefix)] == prefix for path in paths)
 
 
 def _inside(inner: Creation, outer: Creation) -> bool:
