@@ -226,23 +226,61 @@ class _PipelineScan(_Scan):
 
 def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
     """Return False for a call that builds only deterministic albumentations transforms."""
-    names = project.qualnames(call.base, where.module) if call.base is not None else set()
-    library = next((pipeline_library(name) for name in names), None)
-    last = min(names).rpartition(".")[2] if names else ""
-    if library is not ALBUMENTATIONS:
+    if call.base is None:
         return True
-    probability = call.keyword("p") or call.keyword("always_apply")
+    project_classes = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, ClassRef)
+    ]
+    if project_classes:
+        return any(_class_draws(project, ref) for ref in project_classes)
+    names = project.qualnames(call.base, where.module)
+    if not names or pipeline_library(min(names)) is not ALBUMENTATIONS:
+        return True
+    last = min(names).rpartition(".")[2]
     if last not in _DETERMINISTIC:
         return True
     if last not in ("Compose", "Sequential"):
-        return probability is not None and probability.name not in ("1", "1.0", "True")
+        probability = call.keyword("p")
+        return probability is not None and probability.name not in ("1", "1.0")
     transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
     if transforms is None or transforms.kind is not Kind.SEQUENCE:
         return True
     return any(
-        item.kind is not Kind.CALL or item.base is None or _draws(project, item, where)
-        for item in transforms.args
+        item.kind is not Kind.CALL or _draws(project, item, where) for item in transforms.args
     )
+
+
+#: Where a transform class's own randomness comes from: the RNG modules, and the generators
+#: albumentations gives each transform.
+_RANDOM_MODULES = ("random.", "numpy.random.", "torch.rand")
+_TRANSFORM_RNGS = frozenset({"py_random", "random_generator", "R", "random_state"})
+
+
+def _class_draws(project: Project, ref: ClassRef) -> bool:
+    """Return True if a project transform class draws random numbers in any of its methods."""
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            for call in function.calls:
+                base = call.base
+                if base is None:
+                    continue
+                if any(name.startswith(_RANDOM_MODULES) for name in base.qualnames):
+                    return True
+                subject = base.base if base.kind is Kind.ATTRIBUTE else None
+                if (
+                    subject is not None
+                    and subject.kind is Kind.ATTRIBUTE
+                    and subject.name in _TRANSFORM_RNGS
+                    and subject.base is not None
+                    and subject.base.kind is Kind.SELF
+                ):
+                    return True
+    return False
 
 
 def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:

@@ -110,7 +110,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
     - Pipelines applied inside third-party datasets (MONAI's `Dataset(transform=...)`) are
       not seen.
     - A pipeline whose randomness cannot be told (built from a variable list) counts as
-      random; `Compose` of deterministic albumentations transforms does not.
+      random; a `Compose` of deterministic albumentations transforms (`Resize`, `Normalize`,
+      ...) or of project transforms whose methods draw nothing does not.
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
     - imgaug 0.4.0 needs NumPy < 1.24, so its fix is checked on its shape, not at run time.
 
@@ -314,4 +315,5 @@ def _label(use: RngUse) -> str:
 
 
 def _short(creation: Creation) -> str:
-    return creation.constructor.replace("albumentations.", "A.", 1)
+    """Return the class a pipeline is made by, as it is called (`Compose`, `RandFlipd`)."""
+    return creation.constructor.rpartition(".")[2]
