@@ -234,7 +234,11 @@ def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
         if isinstance(target, ClassRef)
     ]
     if project_classes:
-        return any(_class_draws(project, ref) for ref in project_classes)
+        # A subclass of a library's Compose draws through the transforms it is given.
+        return any(
+            _class_draws(project, ref) or _derives_from_container(project, ref)
+            for ref in project_classes
+        )
     names = project.qualnames(call.base, where.module)
     if not names or pipeline_library(min(names)) is not ALBUMENTATIONS:
         return True
@@ -256,6 +260,19 @@ def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
 #: albumentations gives each transform.
 _RANDOM_MODULES = ("random.", "numpy.random.", "torch.rand")
 _TRANSFORM_RNGS = frozenset({"py_random", "random_generator", "R", "random_state"})
+
+
+#: Library classes that apply the transforms they are given.
+_CONTAINERS = frozenset({"Compose", "Sequential", "OneOf", "SomeOf", "OneOrOther", "RandomOrder"})
+
+
+def _derives_from_container(project: Project, ref: ClassRef) -> bool:
+    return any(
+        isinstance(target, ExternalRef)
+        and pipeline_library(target.qualname) is not None
+        and target.qualname.rpartition(".")[2] in _CONTAINERS
+        for target in project.ancestors(ref)
+    )
 
 
 def _class_draws(project: Project, ref: ClassRef) -> bool:
