@@ -106,6 +106,13 @@ def pipeline_library(qualname: str) -> Library | None:
     return None
 
 
+def uses_any(project: Project, libraries: tuple[Library, ...] = LIBRARIES) -> bool:
+    """Return True if some module of the project mentions one of `libraries` (a cheap filter)."""
+    return (
+        next(project.modules_mentioning(*(library.name for library in libraries)), None) is not None
+    )
+
+
 def library_named(name: str) -> Library:
     return next(library for library in LIBRARIES if library.name == name)
 
@@ -325,6 +332,8 @@ def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[Glob
     version assumed, for the message.
     """
     found: list[GlobalCall] = []
+    if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS)):
+        return found
     for use in PipelineIndex(project).per_item(dataset).uses:
         library = library_named(use.obj.creation.rng_type)
         if use.kind is not UseKind.DRAW:

@@ -16,6 +16,7 @@ from ..analysis.augmentations import (
     library_version,
     reseeding_loader_only,
     seeded,
+    uses_any,
 )
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.facts import Kind
@@ -134,6 +135,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     def check(self) -> None:
         project = self.project
+        if not uses_any(project):
+            return
         index = PipelineIndex(project)
         rng_index = RngIndex(project)
         self.loaders = [
