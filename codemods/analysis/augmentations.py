@@ -232,7 +232,7 @@ class _PipelineScan(_Scan):
 
 
 def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
-    """Return False for a call that builds only deterministic albumentations transforms."""
+    """Return False for a call that builds only deterministic transforms (albumentations, MONAI)."""
     if call.base is None:
         return True
     project_classes = [
@@ -247,14 +247,20 @@ def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
             for ref in project_classes
         )
     names = project.qualnames(call.base, where.module)
-    if not names or pipeline_library(min(names)) is not ALBUMENTATIONS:
+    if not names:
         return True
-    last = min(names).rpartition(".")[2]
-    if last not in _DETERMINISTIC:
-        return True
-    if last not in ("Compose", "Sequential"):
+    qualname = min(names)
+    library, last = pipeline_library(qualname), qualname.rpartition(".")[2]
+    if library is None and qualname.startswith("monai."):
+        return False  # a MONAI transform that holds no RNG (LoadImaged, Spacingd, ...)
+    if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
+        if last not in _DETERMINISTIC:
+            return True
         probability = call.keyword("p")
         return probability is not None and probability.name not in ("1", "1.0")
+    if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
+        return True
+    # A Compose draws only through the transforms it is given.
     transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
     if transforms is None or transforms.kind is not Kind.SEQUENCE:
         return True
