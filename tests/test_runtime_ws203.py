@@ -39,6 +39,7 @@ PROGRAMS = {
 }
 if importlib.util.find_spec("monai") is not None:
     PROGRAMS["ws203_monai"] = '_reseed_pipeline_in_worker(self, "augment")'
+    PROGRAMS["ws203_monai_dataset"] = "worker_init_fn=_reseed_dataset_transform"
 #: Built with seed=: the same in every run, so the main process can be compared.
 SEEDED = "ws203_albumentations_seeded"
 FORK = {"multiprocessing_context": "fork"}

@@ -38,3 +38,17 @@ def {RESEED_PIPELINE}(owner, path=""):
         pipeline.set_random_state(seed=info.seed % 2**32)
 '''
     return AddHelper(RESEED_PIPELINE, code), get_worker_info.imports
+
+
+def reseed_dataset_transform_function(
+    name: str, module: ModuleFacts
+) -> tuple[str, tuple[AddImport, ...]]:
+    """Return a `worker_init_fn` reseeding the `transform` of a third-party dataset (MONAI's)."""
+    torch = module_reference(module, "torch", "torch")
+    get_worker_info = symbol_reference(module, "torch.utils.data", "get_worker_info", via=torch)
+    code = f'''
+def {name}(worker_id):
+    """worker_init_fn: give this worker's copy of the dataset's transform its own stream."""
+    {RESEED_PIPELINE}({get_worker_info.expression}().dataset, "transform")
+'''
+    return code, get_worker_info.imports

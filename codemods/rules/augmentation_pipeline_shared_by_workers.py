@@ -16,18 +16,32 @@ from ..analysis.augmentations import (
     library_version,
     reseeding_loader_only,
     seeded,
+    third_party_datasets,
     uses_any,
 )
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.facts import Kind
-from ..analysis.loaders import LoaderCall, loader_calls, worker_init
+from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.rng_objects import Creation, RngIndex, RngUse, UseKind
-from ..fixes.pipelines import reseed_pipeline_helper
+from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
 from ..rule import FixAvailability, Rule
-from ..types import Edit, FileEdits, Fix, InsertStatements, Safety, TorchTarget
+from ..types import (
+    AddHelper,
+    AddKeyword,
+    Edit,
+    FileEdits,
+    Fix,
+    InsertStatements,
+    Safety,
+    TorchTarget,
+)
 
+#: The libraries' in-place reseeding calls.
+_RESEED_CALLS = frozenset({"set_random_seed", "set_random_state", "seed_"})
+#: The worker_init_fn the fix adds for a library dataset.
+_WORKER_INIT = "_reseed_dataset_transform"
 #: albumentations releases whose transforms own an RNG made at construction.
 _OWN_RNG = ((1, 4, 21), (2, 0, 9))
 #: albumentationsx re-syncs every pipeline from torch's worker seed from this release on.
@@ -54,8 +68,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
     | MONAI | all (1.6.1) | `Rand*` transforms and `Compose` under torch's DataLoader |
     | audiomentations, torchvision, kornia, torchio | all | no |
 
-    With albumentationsx >= 2.3.1 a pipeline built *per call* is reported instead: each one
-    starts from the same worker seed, so every sample of a worker is augmented alike.
+    It also fires at a torch DataLoader whose dataset is a library's own (MONAI's `Dataset`,
+    `CacheDataset`, ...) given such a pipeline as `transform`. With albumentationsx >= 2.3.1
+    a pipeline built *per call* is reported instead: each one starts from the same worker
+    seed, so every sample of a worker is augmented alike.
 
     The library version comes from `--library-version NAME==VERSION`, `[tool.workerseed]
     library-versions = {albumentations = "2.0.8"}`, a lock file, the project's requirements
@@ -98,7 +114,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
     `worker_init_fn`, as WS201 does, because that keeps DESIGN section 3: every DataLoader
     of the class is fixed wherever it is built, `Subset` / `ConcatDataset` wrappers do not
     hide it, the pipeline is reseeded in place (a wrapper holding it sees the change), and
-    the main process (`num_workers=0`) is untouched.
+    the main process (`num_workers=0`) is untouched. A library dataset cannot be edited: its
+    DataLoader gets `worker_init_fn=_reseed_dataset_transform`, a module-level function (so
+    it pickles under spawn) that reseeds the worker's copy of `dataset.transform`.
 
     ## Fix safety
     Safe for albumentations and MONAI, unsafe for imgaug. Only the pipeline's random draws
@@ -108,8 +126,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
     ## Known limitations
     - The version is one assumption per project; a repository pinning different versions
       for different entry points gets the highest one.
-    - Pipelines applied inside third-party datasets (MONAI's `Dataset(transform=...)`) are
-      not seen.
+    - A library dataset is fixed through its DataLoader: wrapped in a `Subset` there, the
+      added `worker_init_fn` finds no `transform` and does nothing; a loader that already
+      passes a `worker_init_fn` which does not reseed gets the finding without a fix.
     - A pipeline whose randomness cannot be told (built from a variable list) counts as
       random; a `Compose` of deterministic albumentations transforms (`Resize`, `Normalize`,
       ...) or of project transforms whose methods draw nothing does not.
@@ -170,6 +189,73 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 reported.add(obj.key)
                 self._report(dataset, use, version)
             self._check_per_call(index, dataset, per_item.functions)
+        for loader, _ in self.loaders:
+            self._check_third_party(index, loader)
+
+    def _check_third_party(self, index: PipelineIndex, loader: LoaderCall) -> None:
+        """A library dataset (MONAI's) applying a pipeline: reseed it from a worker_init_fn."""
+        value = dataset_argument(loader)
+        if value is None or not loader.may_start_workers():
+            return
+        for found in third_party_datasets(index, value, loader.function):
+            library = library_named(found.pipeline.rng_type)
+            version = library_version(self.project, library)
+            if not _affected(library, version, seeded(found.pipeline, self.project)):
+                continue
+            init = worker_init(loader)
+            span = loader.call.span
+            assert span is not None
+            message = (
+                f"`{found.dataset}` applies `{_short(found.pipeline)}` ({version.describe()}) "
+                "per item; every DataLoader worker gets a copy and nothing reseeds it, so "
+                "workers repeat each other's augmentations and every epoch repeats the last"
+            )
+            fix = None
+            if init.is_absent and init.lookup.presence is Presence.ABSENT:
+                fix = self._worker_init_fix(loader, library)
+            elif init.function is not None and self._reseeds(init.function, index):
+                continue
+            self.report(loader.function, span, message, fix=fix)
+            return
+
+    def _reseeds(self, function: FunctionRef, index: PipelineIndex) -> bool:
+        calls = function.function.calls
+        return (
+            bool(index.reseeded_in(function, None))
+            or any(
+                call.base is not None
+                and (
+                    self.project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
+                    or (call.base.kind is Kind.ATTRIBUTE and call.base.name in _RESEED_CALLS)
+                )
+                for call in calls
+            )
+            or any(
+                isinstance(target, FunctionRef) and target.function.name == RESEED_PIPELINE
+                for call in calls
+                if call.base is not None
+                for target in self.project.targets(call.base, function.module)
+            )
+        )
+
+    def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
+        if not loader.accepts_keyword("worker_init_fn") or any(loader.splats):
+            return None
+        module = loader.module
+        helper, imports = reseed_pipeline_helper(module)
+        code, more = reseed_dataset_transform_function(_WORKER_INIT, module)
+        span = loader.call.span
+        assert span is not None
+        edits: list[Edit] = [
+            helper,
+            AddHelper(_WORKER_INIT, code),
+            *imports,
+            *more,
+            AddKeyword(span, "worker_init_fn", _WORKER_INIT),
+        ]
+        title = f"Pass `worker_init_fn={_WORKER_INIT}`, which reseeds the dataset's transform"
+        safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
+        return Fix(title, safety, (FileEdits(module.path, tuple(edits)),))
 
     def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
         return [
@@ -196,7 +282,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             reseeding = any(
                 call.base is not None
                 and call.base.kind is Kind.ATTRIBUTE
-                and call.base.name in ("set_random_seed", "set_random_state", "seed_")
+                and call.base.name in _RESEED_CALLS
                 for call in calls
             )
             if not (library_seeding or reseeding or index.reseeded_in(function, None)):
