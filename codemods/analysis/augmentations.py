@@ -359,6 +359,34 @@ def third_party_datasets(
             yield ThirdPartyDataset(min(names).rpartition(".")[2], creation)
 
 
+#: The libraries' in-place reseeding calls.
+_RESEED_CALLS = frozenset({"set_random_seed", "set_random_state", "seed_"})
+
+
+def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
+    """Return True if a `worker_init_fn` reseeds augmentation pipelines.
+
+    It calls workerseed's helper, a library's module-level seeder (`imgaug.random.seed`), or
+    a reseeding method (`set_random_seed`, `set_random_state`, `seed_`) on anything: which
+    pipeline that reaches is not followed.
+    """
+    project = index.project
+    for call in function.function.calls:
+        base = call.base
+        if base is None:
+            continue
+        if project.is_one_of(base, function.module, LIBRARY_SEEDERS):
+            return True
+        if base.kind is Kind.ATTRIBUTE and base.name in _RESEED_CALLS:
+            return True
+        if any(
+            isinstance(target, FunctionRef) and target.function.name == RESEED_PIPELINE
+            for target in project.targets(base, function.module)
+        ):
+            return True
+    return False
+
+
 def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
     """Return True if `dataset` is passed to a DataLoader that reseeds transforms (MONAI's)."""
     for function in project.functions_mentioning("DataLoader"):

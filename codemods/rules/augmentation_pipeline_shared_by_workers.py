@@ -8,19 +8,18 @@ from ..analysis import catalog
 from ..analysis.augmentations import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
-    LIBRARY_SEEDERS,
     RESEED_PIPELINE,
     Library,
     PipelineIndex,
     library_named,
     library_version,
     reseeding_loader_only,
+    reseeds_pipelines,
     seeded,
     third_party_datasets,
     uses_any,
 )
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
-from ..analysis.facts import Kind
 from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.project import ClassRef, FunctionRef
@@ -38,8 +37,6 @@ from ..types import (
     TorchTarget,
 )
 
-#: The libraries' in-place reseeding calls.
-_RESEED_CALLS = frozenset({"set_random_seed", "set_random_state", "seed_"})
 #: The worker_init_fn the fix adds for a library dataset.
 _WORKER_INIT = "_reseed_dataset_transform"
 #: albumentations releases whose transforms own an RNG made at construction.
@@ -213,30 +210,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
             fix = None
             if init.is_absent and init.lookup.presence is Presence.ABSENT:
                 fix = self._worker_init_fix(loader, library)
-            elif init.function is not None and self._reseeds(init.function, index):
+            elif init.function is not None and reseeds_pipelines(index, init.function):
                 continue
             self.report(loader.function, span, message, fix=fix)
             return
-
-    def _reseeds(self, function: FunctionRef, index: PipelineIndex) -> bool:
-        calls = function.function.calls
-        return (
-            bool(index.reseeded_in(function, None))
-            or any(
-                call.base is not None
-                and (
-                    self.project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
-                    or (call.base.kind is Kind.ATTRIBUTE and call.base.name in _RESEED_CALLS)
-                )
-                for call in calls
-            )
-            or any(
-                isinstance(target, FunctionRef) and target.function.name == RESEED_PIPELINE
-                for call in calls
-                if call.base is not None
-                for target in self.project.targets(call.base, function.module)
-            )
-        )
 
     def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
         if not loader.accepts_keyword("worker_init_fn") or any(loader.splats):
@@ -269,25 +246,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
         starting = [loader for loader in self._loaders_of(dataset) if loader.may_start_workers()]
         if not starting:
             return False
-        for loader in starting:
-            function = worker_init(loader).function
-            if function is None:
-                return False
-            calls = function.function.calls
-            library_seeding = any(
-                call.base is not None
-                and self.project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
-                for call in calls
-            )
-            reseeding = any(
-                call.base is not None
-                and call.base.kind is Kind.ATTRIBUTE
-                and call.base.name in _RESEED_CALLS
-                for call in calls
-            )
-            if not (library_seeding or reseeding or index.reseeded_in(function, None)):
-                return False
-        return True
+        return all(
+            (function := worker_init(loader).function) is not None
+            and reseeds_pipelines(index, function)
+            for loader in starting
+        )
 
     def _check_per_call(
         self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]
