@@ -71,6 +71,9 @@ def test_fixed_pipeline_is_distinct_in_every_worker_and_epoch(
     draws = programs.draws(program, "after", num_workers=2, epochs=3, **FORK)
     assert duplicated_across_workers(draws) == 0
     assert repeated_across_epochs(draws) == 0
+    # Reseeded once per worker, not once per item: a worker's items differ too.
+    drawn = [draw.value for draw in draws]
+    assert len(set(drawn)) == len(drawn)
 
 
 @pytest.mark.parametrize("program", PROGRAMS)

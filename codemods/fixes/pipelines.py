@@ -30,6 +30,7 @@ def {RESEED_PIPELINE}(owner, path=""):
         return
     if getattr(pipeline, "_reseeded_for_worker_seed", None) == info.seed:
         return
+    pipeline._reseeded_for_worker_seed = info.seed
     if hasattr(pipeline, "set_random_seed"):  # albumentations
         pipeline.set_random_seed((info.seed + (getattr(pipeline, "seed", None) or 0)) % 2**32)
     elif hasattr(pipeline, "seed_"):  # imgaug
