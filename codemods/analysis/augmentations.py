@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from .datasets import Reached, classes_of, per_item_code
 from .facts import Kind, Value
@@ -115,6 +116,13 @@ def uses_any(project: Project, libraries: tuple[Library, ...] = LIBRARIES) -> bo
 
 def library_named(name: str) -> Library:
     return next(library for library in LIBRARIES if library.name == name)
+
+
+def assumed_versions(root: Path, overrides: tuple[tuple[str, str, str], ...]) -> tuple[str, ...]:
+    """Return every library version a run assumes (for keys of cached runs)."""
+    return tuple(
+        detect_library(root, library.distributions, overrides).describe() for library in LIBRARIES
+    )
 
 
 def library_version(project: Project, library: Library) -> LibraryVersion:
