@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,34 @@ def test_invalid_option_and_configuration(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["check", "--no-cache", str(tmp_path)])
     assert result.exit_code == 2
     assert "library-versions" in result.output
+
+
+IMGAUG_SOURCE = """\
+from imgaug import augmenters as iaa
+from torch.utils.data import DataLoader, Dataset
+
+
+class Frames(Dataset):
+    def __init__(self):
+        self.augmenter = iaa.Fliplr(0.5)
+
+    def __getitem__(self, index):
+        return self.augmenter.augment_image(index)
+
+
+loader = DataLoader(Frames(), num_workers=2)
+"""
+
+
+def test_a_finding_resting_on_the_newest_release_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "data.py", IMGAUG_SOURCE)
+    if detect_library(tmp_path, ("imgaug",)).source != "newest release":
+        pytest.skip("imgaug is installed here")
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json", str(tmp_path)])
+    findings = [item for item in json.loads(result.output) if item["code"] == "WS203"]
+    assert [item["severity"] for item in findings] == ["warning"]
+    _write(tmp_path, "requirements.txt", "imgaug==0.4.0\n")
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--format", "json", str(tmp_path)])
+    findings = [item for item in json.loads(result.output) if item["code"] == "WS203"]
+    assert [item["severity"] for item in findings] == ["error"]

@@ -74,7 +74,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
     library-versions = {albumentations = "2.0.8"}`, a lock file, the project's requirements
     (the newest release they admit), the installed distribution, or the newest release, in
     that order; the message says which. `albumentations` and `albumentationsx` are different
-    distributions with one import name.
+    distributions with one import name. When nothing names the version (no option, setting,
+    declaration or installed copy), the finding is a warning: it assumes the newest release.
 
     ## Why it matters
     Each worker receives a copy of the pipeline and its generators: worker 0 and worker 1
@@ -212,7 +213,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 fix = self._worker_init_fix(loader, library)
             elif init.function is not None and reseeds_pipelines(index, init.function):
                 continue
-            self.report(loader.function, span, message, fix=fix)
+            self.report(loader.function, span, message, fix=fix, severity=_severity(version))
             return
 
     def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
@@ -292,7 +293,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
         )
         if version.distribution != "albumentationsx":
             message += " and every epoch repeats the last"
-        self.report(where, span, message, fix=self._fix(dataset, use, library))
+        fix = self._fix(dataset, use, library)
+        self.report(where, span, message, fix=fix, severity=_severity(version))
 
     def _relative(self, path: Path) -> str:
         try:
@@ -325,6 +327,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
         title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
         files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
         return Fix(title, safety, files)
+
+
+def _severity(version: LibraryVersion) -> str:
+    """Nothing names the library's version: the finding rests on its newest release."""
+    return "warning" if version.source == "newest release" else "error"
 
 
 def _holds(use: RngUse, paths: set[tuple[str, ...]]) -> bool:
