@@ -92,6 +92,14 @@ def test_each_declaration_format(tmp_path: Path, name: str, text: str, expected:
     assert _detect(tmp_path) == expected
 
 
+def test_a_notebook_pip_install(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "source": ["!pip install -U albumentations==1.4.24 timm\n"]}
+    _write(tmp_path, "notebooks/train.ipynb", json.dumps({"cells": [cell]}))
+    assert _detect(tmp_path) == "albumentations 1.4.24 (notebooks/train.ipynb)"
+    _write(tmp_path, "requirements.txt", "albumentations==1.3.1\n")
+    assert _detect(tmp_path) == "albumentations 1.3.1 (requirements.txt)"
+
+
 def test_a_lock_file_wins_over_the_declaration(tmp_path: Path) -> None:
     _write(tmp_path, "requirements.txt", "albumentations>=1.3\n")
     _write(tmp_path, "uv.lock", '[[package]]\nname = "albumentations"\nversion = "1.3.1"\n')

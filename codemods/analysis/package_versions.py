@@ -5,8 +5,8 @@ a version wins: a `--library-version` option, the `[tool.workerseed] library-ver
 setting, a lock file (poetry.lock, uv.lock, pdm.lock, Pipfile.lock), the project's
 dependency declarations (read by `torch_version.declarations`: requirements*.txt,
 pyproject.toml including Poetry, setup.py / setup.cfg, environment*.yml including its `pip:`
-section, Pipfile), the distribution installed in the running environment, and finally the
-newest release of that distribution.
+section, Pipfile; else a notebook's `!pip install`), the distribution installed in the
+running environment, and finally the newest release of that distribution.
 
 Unlike torch, whose bug lives in *old* releases, a library bug may live in any band of
 releases, so a declaration stands for the release an install resolves it to today: an exact
@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .torch_version import Names, declarations, parse_version
+from .torch_version import Names, declarations, parse_version, pip_spec
 
 __all__ = [
     "NEWEST_RELEASES",
@@ -119,7 +120,7 @@ def detect_library(
         if locked is not None:
             return locked
     for name in candidates:
-        declared = _declared(root, name)
+        declared = _declared(root, name) or _installed_by_notebook(root, name)
         if declared is not None:
             return declared
     for name in candidates:
@@ -200,6 +201,50 @@ def _conjunction(
     ):
         return LibraryVersion(name, newest, source=f"newest release admitted by {source}")
     return LibraryVersion(name, version, below=exclusive, source=source)
+
+
+# --- notebooks: `!pip install albumentations==1.4.24` ---
+
+_PIP_INSTALL = re.compile(r"^\s*[!%]\s*pip3?\s+install\s+(.*)$")
+#: Notebooks read at most, so a repository of thousands of them stays quick.
+_MAX_NOTEBOOKS = 200
+_SKIPPED = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__"})
+
+
+def _notebooks(root: Path) -> list[Path]:
+    """Return the project's notebooks, skipping hidden folders and installed packages."""
+    found: list[Path] = []
+    for directory, folders, names in os.walk(root):
+        folders[:] = sorted(
+            folder for folder in folders if not folder.startswith(".") and folder not in _SKIPPED
+        )
+        found.extend(Path(directory, name) for name in sorted(names) if name.endswith(".ipynb"))
+        if len(found) >= _MAX_NOTEBOOKS:
+            break
+    return found[:_MAX_NOTEBOOKS]
+
+
+def _installed_by_notebook(root: Path, name: str) -> LibraryVersion | None:
+    """Return the release a notebook's `!pip install` / `%pip install` of `name` gets."""
+    found: list[LibraryVersion] = []
+    for path in _notebooks(root):
+        try:
+            cells = _mapping(json.loads(path.read_text(encoding="utf-8"))).get("cells")
+        except (OSError, ValueError):
+            continue
+        source = path.relative_to(root).as_posix()
+        for cell in _list(cells):
+            text = cell.get("source", "")
+            lines = text if isinstance(text, list) else str(text).splitlines()
+            for line in lines:
+                match = _PIP_INSTALL.match(str(line))
+                if match is None:
+                    continue
+                for word in match[1].split():
+                    spec = pip_spec(word.strip("'\""), _names(name))
+                    if spec is not None and not word.startswith("-"):
+                        found.append(_resolve(name, spec, source))
+    return max(found, key=lambda item: (_trim(item.version), not item.below), default=None)
 
 
 # --- lock files ---

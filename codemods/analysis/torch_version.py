@@ -41,6 +41,7 @@ __all__ = [
     "detect_target",
     "installed_target",
     "parse_version",
+    "pip_spec",
     "target_from_option",
 ]
 
@@ -218,6 +219,11 @@ def _declared(specs: Iterable[str | None], source: str) -> Iterator[Declaration]
 
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pip_spec(requirement: str, names: Names) -> str | None:
+    """Return the version specifier of a pip requirement naming the package, if it does."""
+    return _pip_spec(requirement, names)
 
 
 def _pip_spec(requirement: str, names: Names) -> str | None:
