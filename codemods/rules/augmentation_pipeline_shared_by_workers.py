@@ -206,7 +206,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             message = (
                 f"`{found.dataset}` applies `{_short(found.pipeline)}` ({version.describe()}) "
                 "per item; every DataLoader worker gets a copy and nothing reseeds it, so "
-                "workers repeat each other's augmentations and every epoch repeats the last"
+                "workers repeat each other's augmentations and every epoch repeats the previous one"
             )
             fix = None
             if init.is_absent and init.lookup.presence is Presence.ABSENT:
@@ -289,10 +289,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
             f"`{_label(use)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}` applies it "
             f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
-            "other's augmentations"
+            "other's augmentations and every epoch repeats the previous one"
         )
-        if version.distribution != "albumentationsx":
-            message += " and every epoch repeats the last"
         fix = self._fix(dataset, use, library)
         self.report(where, span, message, fix=fix, severity=_severity(version))
 
