@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .datasets import Reached, classes_of, per_item_code
 from .facts import Kind, Value
+from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .project import ClassRef, ExternalRef, FunctionRef, Project
 from .randomness import GlobalCall
@@ -90,6 +91,8 @@ _DETERMINISTIC = frozenset(
 _MONAI_RANDOMIZABLE = frozenset({"Compose", "OneOf", "SomeOf", "RandomOrder"})
 #: torch DataLoaders of other libraries that reseed their workers' transforms themselves.
 RESEEDING_LOADERS = frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"})
+#: `worker_init_fn`s of other libraries that reseed the worker's transforms (MONAI's set_rnd).
+RESEEDING_WORKER_INITS = frozenset({"monai.data.worker_init_fn", "monai.data.utils.worker_init_fn"})
 #: Module-level seeders that reseed every unseeded augmenter of a library.
 LIBRARY_SEEDERS = frozenset({"imgaug.random.seed", "imgaug.seed"})
 
@@ -393,6 +396,15 @@ def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
         ):
             return True
     return False
+
+
+def library_worker_init_reseeds(loader: LoaderCall) -> bool:
+    """Return True if the loader passes a library's reseeding `worker_init_fn` (MONAI's)."""
+    value = loader.argument("worker_init_fn").value
+    return value is not None and any(
+        loader.project.is_one_of(option, loader.module, RESEEDING_WORKER_INITS)
+        for option in value.alternatives()
+    )
 
 
 def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:

@@ -13,6 +13,7 @@ from ..analysis.augmentations import (
     PipelineIndex,
     library_named,
     library_version,
+    library_worker_init_reseeds,
     reseeding_loader_only,
     reseeds_pipelines,
     seeded,
@@ -193,7 +194,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
     def _check_third_party(self, index: PipelineIndex, loader: LoaderCall) -> None:
         """A library dataset (MONAI's) applying a pipeline: reseed it from a worker_init_fn."""
         value = dataset_argument(loader)
-        if value is None or not loader.may_start_workers():
+        if value is None or not loader.may_start_workers() or library_worker_init_reseeds(loader):
             return
         for found in third_party_datasets(index, value, loader.function):
             library = library_named(found.pipeline.rng_type)
@@ -248,8 +249,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if not starting:
             return False
         return all(
-            (function := worker_init(loader).function) is not None
-            and reseeds_pipelines(index, function)
+            library_worker_init_reseeds(loader)
+            or (
+                (function := worker_init(loader).function) is not None
+                and reseeds_pipelines(index, function)
+            )
             for loader in starting
         )
 
