@@ -81,6 +81,7 @@ class SharedOptions:
     extend_select: tuple[str, ...]
     ignore: tuple[str, ...]
     torch_version: str | None
+    library_version: tuple[tuple[str, str, str], ...]
     exclude: tuple[str, ...]
     extend_exclude: tuple[str, ...]
     config: Path | None
@@ -119,6 +120,15 @@ def shared_options(function: F) -> F:
             metavar="VERSION",
             help="The torch version the code runs on (e.g. 1.8). Default: the lowest the "
             "project's requirements admit, else the installed torch.",
+        ),
+        click.option(
+            "--library-version",
+            metavar="NAME==VERSION",
+            multiple=True,
+            callback=_library_versions,
+            help="A library version the code runs on (e.g. albumentations==2.0.8); repeatable. "
+            "Default: the project's lock files or requirements, else the installed one, else "
+            "its newest release.",
         ),
         click.option(
             "--exclude",
@@ -198,12 +208,25 @@ def shared_options(function: F) -> F:
     return function
 
 
+def _library_versions(
+    context: click.Context, parameter: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, str, str], ...]:
+    from codemods.analysis.package_versions import parse_override
+
+    try:
+        pairs = [parse_override(value, "--library-version") for value in values]
+    except ValueError as error:
+        raise click.BadParameter(str(error), context, parameter) from None
+    return tuple((name, version, "--library-version") for name, version in pairs)
+
+
 def _settings(options: SharedOptions, *, unsafe_fixes: bool | None = None) -> Settings:
     return Settings(
         select=options.select or None,
         extend_select=options.extend_select,
         ignore=options.ignore,
         torch_version=options.torch_version,
+        library_versions=options.library_version,
         exclude=options.exclude or None,
         extend_exclude=options.extend_exclude,
         config=options.config,

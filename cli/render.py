@@ -267,6 +267,15 @@ def _toml(value: object) -> str:
     return f'"{text}"'
 
 
+def _library_versions_line(stated: tuple[tuple[str, str, str], ...]) -> str:
+    """Return `library-versions = {...}`: the versions stated, the last one per library winning."""
+    chosen = {name: (version, source) for name, version, source in stated}
+    entries = ", ".join(f"{name} = {_toml(version)}" for name, (version, _) in chosen.items())
+    sources = ", ".join(dict.fromkeys(source for _, source in chosen.values()))
+    comment = f"  # from {sources}" if sources else "  # else lock files, requirements, installed"
+    return f"library-versions = {{{entries}}}{comment}"
+
+
 def settings_text(projects: Sequence[ProjectSettings]) -> str:
     """Return the resolved settings of each project, as TOML a user could paste back."""
     from codemods.files import DEFAULT_EXCLUDES
@@ -295,6 +304,7 @@ def settings_text(projects: Sequence[ProjectSettings]) -> str:
             + ("  # the defaults" if settings.exclude is None else ""),
             f"extend-exclude = {_toml(settings.extend_exclude)}",
             torch_line,
+            _library_versions_line(settings.library_versions),
             f"unsafe-fixes = {_toml(bool(settings.unsafe_fixes))}",
             f"respect-gitignore = {_toml(settings.respect_gitignore)}",
         ]

@@ -43,6 +43,7 @@ def check_project(
 ) -> list[Finding]:
     """Run `rules` over `project`; return the findings not suppressed, in a stable order."""
     findings: list[Finding] = []
+    project.library_versions = settings.library_versions
     for rule_class in rules:
         rule = rule_class(project)
         rule.check()

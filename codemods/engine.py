@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import distributed, files, notebooks
+from .analysis.augmentations import assumed_versions
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
@@ -184,6 +185,8 @@ def _run_project(
                 replace(settings, jobs=None, scheduler=None),
                 [rule.CODE for rule in rules],
                 target,
+                # Library versions come from files no rule reads (requirements, lock files).
+                assumed_versions(root, settings.library_versions),
                 sorted(path.as_posix() for path in requested),
             )
         )

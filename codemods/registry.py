@@ -6,6 +6,7 @@ from typing import Protocol
 
 from .errors import ConfigError
 from .rule import Rule
+from .rules.augmentation_pipeline_shared_by_workers import AugmentationPipelineSharedByWorkers
 from .rules.epoch_invariant_worker_seed import EpochInvariantWorkerSeed
 from .rules.legacy_numpy_random_in_dataset import LegacyNumpyRandomInDataset
 from .rules.rank_invariant_worker_seed import RankInvariantWorkerSeed
@@ -34,6 +35,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RankInvariantWorkerSeed,
     RngObjectSharedByWorkers,
     LegacyNumpyRandomInDataset,
+    AugmentationPipelineSharedByWorkers,
 )
 
 

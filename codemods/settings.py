@@ -27,6 +27,9 @@ class Settings:
     torch_version: str | None = None
     #: Where `torch_version` came from, for messages.
     torch_version_source: str = "--torch-version"
+    #: Library versions to assume, as (distribution, version, where it was stated) triples;
+    #: later ones win (see `analysis.package_versions`).
+    library_versions: tuple[tuple[str, str, str], ...] = ()
     unsafe_fixes: bool | None = None
     respect_gitignore: bool = True
     #: Worker processes for reading and parsing; None picks one per CPU.
@@ -49,6 +52,7 @@ _CONFIG_KEYS = {
     "exclude": "exclude",
     "extend-exclude": "extend_exclude",
     "torch-version": "torch_version",
+    "library-versions": "library_versions",
     "unsafe-fixes": "unsafe_fixes",
     "respect-gitignore": "respect_gitignore",
 }
@@ -118,11 +122,26 @@ def _settings_from_table(
                 ) from None
             values[name] = str(value)
             values["torch_version_source"] = source
+        elif name == "library_versions":
+            values[name] = _library_versions(value, where, source)
         else:
             if not isinstance(value, bool):
                 raise ConfigError(f"{where}: expected true or false, got {value!r}")
             values[name] = value
     return values
+
+
+def _library_versions(value: Any, where: str, source: str) -> tuple[tuple[str, str, str], ...]:
+    """Check `library-versions = {albumentations = "2.0.8"}`."""
+    from .analysis.package_versions import parse_override
+
+    if not isinstance(value, dict) or not all(isinstance(item, str) for item in value.values()):
+        raise ConfigError(f'{where}: expected a table such as {{ albumentations = "2.0.8" }}')
+    try:
+        pairs = [parse_override(f"{name}=={version}", where) for name, version in value.items()]
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return tuple((name, version, source) for name, version in pairs)
 
 
 def load_config(path: Path, *, required: bool) -> dict[str, Any]:
@@ -173,7 +192,13 @@ def for_project(settings: Settings, root: Path) -> Settings:
     if settings.torch_version is not None:
         merged["torch_version_source"] = settings.torch_version_source
     # List options accumulate: extend-select and ignore from both layers apply.
-    for name in ("ignore", "extend_select", "extend_exclude", "per_file_ignores"):
+    for name in (
+        "ignore",
+        "extend_select",
+        "extend_exclude",
+        "per_file_ignores",
+        "library_versions",
+    ):
         if name in configured and getattr(settings, name):
             merged[name] = tuple(dict.fromkeys((*configured[name], *getattr(settings, name))))
     if settings.select is not None:

@@ -257,12 +257,15 @@ def test_show_settings_prints_the_resolved_settings_and_exits_0(repo: Path) -> N
         "[tool.workerseed]\nextend-exclude = ['legacy']\n"
         "[tool.workerseed.per-file-ignores]\n'tests/*' = ['WS101']\n",
     )
-    result = run("check", "--show-settings", "--ignore", "WS101")
+    result = run(
+        "check", "--show-settings", "--ignore", "WS101", "--library-version", "monai==1.5.2"
+    )
     assert result.exit_code == 0
     text = result.stdout
+    assert 'library-versions = {monai = "1.5.2"}  # from --library-version' in text
     assert f"# project root: {repo}" in text
     assert f"# configuration: {repo / 'pyproject.toml'}" in text
-    assert 'rules = ["WS102", "WS103", "WS104", "WS201"]  # the rules that run' in text
+    assert 'rules = ["WS102", "WS103", "WS104", "WS201", "WS203"]  # the rules that run' in text
     assert 'ignore = ["WS101"]' in text
     assert 'extend-exclude = ["legacy"]' in text
     assert 'torch-version = "1.8.1"  # from requirements.txt' in text

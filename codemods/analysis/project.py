@@ -104,6 +104,8 @@ class Project:
     ) -> None:
         self.root = root
         self.target = target
+        #: Library versions stated by option or configuration: (distribution, version, source).
+        self.library_versions: tuple[tuple[str, str, str], ...] = ()
         self.sources = modules if isinstance(modules, SourceSet) else SourceSet.of(root, modules)
         self._resolved: dict[tuple[str, Path | None], tuple[Target, ...]] = {}
         #: Resolution depth now, and whether the depth limit cut an answer short.

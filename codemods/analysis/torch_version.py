@@ -28,15 +28,20 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from codemods.types import TorchTarget
 
 __all__ = [
+    "Declaration",
+    "Names",
+    "declarations",
     "declared_target",
     "detect_target",
     "installed_target",
     "parse_version",
+    "pip_spec",
     "target_from_option",
 ]
 
@@ -69,7 +74,20 @@ _CONDA_NAMES = frozenset({"torch", "pytorch"})
 _PARSE_ERRORS = (OSError, ValueError, SyntaxError, RecursionError, configparser.Error)
 
 _Bound = tuple[tuple[int, ...], bool]
-_Reader = Callable[[Path, Path, set[Path]], Iterator[TorchTarget]]
+
+
+@dataclass(frozen=True)
+class Names:
+    """The distribution names one package goes by in pip files and in conda lists."""
+
+    pip: frozenset[str]
+    conda: frozenset[str]
+
+
+#: A declaration: the version specifier text and the file (relative to the root) it is in.
+Declaration = tuple[str, str]
+_Reader = Callable[[Path, Path, set[Path], Names], Iterator[Declaration]]
+_TORCH = Names(_PIP_NAMES, _CONDA_NAMES)
 
 
 def parse_version(text: str) -> tuple[int, ...]:
@@ -94,14 +112,24 @@ def target_from_option(text: str, source: str) -> TorchTarget:
 
 def declared_target(root: Path) -> TorchTarget | None:
     """Return the lowest torch version the project's dependency declarations admit."""
+    candidates = [
+        target
+        for spec, source in declarations(root, _TORCH)
+        if (target := _target(spec, source)) is not None
+    ]
+    return min(candidates, key=_target_key, default=None)
+
+
+def declarations(root: Path, names: Names) -> list[Declaration]:
+    """Return every version specifier the project's dependency files give the package `names`."""
     seen: set[Path] = set()
-    candidates: list[TorchTarget] = []
+    found: list[Declaration] = []
     for path, read in _declaration_files(root):
         try:
-            candidates.extend(list(read(path, root, seen)))
+            found.extend(list(read(path, root, seen, names)))
         except _PARSE_ERRORS:
             continue
-    return min(candidates, key=_target_key, default=None)
+    return found
 
 
 def installed_target() -> TorchTarget | None:
@@ -183,20 +211,24 @@ def _target(spec: str | None, source: str) -> TorchTarget | None:
     return TorchTarget(bound[0], below=bound[1], source=source)
 
 
-def _targets(specs: Iterable[str | None], source: str) -> Iterator[TorchTarget]:
+def _declared(specs: Iterable[str | None], source: str) -> Iterator[Declaration]:
     for spec in specs:
-        target = _target(spec, source)
-        if target is not None:
-            yield target
+        if spec is not None:
+            yield spec, source
 
 
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _pip_spec(requirement: str) -> str | None:
+def pip_spec(requirement: str, names: Names) -> str | None:
+    """Return the version specifier of a pip requirement naming the package, if it does."""
+    return _pip_spec(requirement, names)
+
+
+def _pip_spec(requirement: str, names: Names) -> str | None:
     match = _REQUIREMENT.fullmatch(_INLINE_OPTION.split(requirement, maxsplit=1)[0])
-    if match is None or _normalize(match[1]) not in _PIP_NAMES:
+    if match is None or _normalize(match[1]) not in names.pip:
         return None
     rest = match[2].strip()
     if rest.startswith("@"):
@@ -207,9 +239,9 @@ def _pip_spec(requirement: str) -> str | None:
     return spec
 
 
-def _conda_spec(item: str) -> str | None:
+def _conda_spec(item: str, names: Names) -> str | None:
     match = _CONDA_SPEC.fullmatch(item.strip())
-    if match is None or _normalize(match[1]) not in _CONDA_NAMES:
+    if match is None or _normalize(match[1]) not in names.conda:
         return None
     rest = re.sub(r"\s*,\s*", ",", _SPACE_AFTER_OPERATOR.sub(r"\1", match[2].strip()))
     if not rest:
@@ -273,7 +305,9 @@ def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
         yield path, _from_environment
 
 
-def _from_requirements(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_requirements(
+    path: Path, root: Path, seen: set[Path], names: Names
+) -> Iterator[Declaration]:
     key = path.resolve()
     if key in seen or not path.is_file():
         return
@@ -286,12 +320,12 @@ def _from_requirements(path: Path, root: Path, seen: set[Path]) -> Iterator[Torc
     for line in _lines(text):
         include = _INCLUDE.fullmatch(line)
         if include is not None:
-            yield from _from_requirements(path.parent / include[1].strip(), root, seen)
+            yield from _from_requirements(path.parent / include[1].strip(), root, seen, names)
         elif not line.startswith("-"):
-            yield from _targets([_pip_spec(line)], source)
+            yield from _declared([_pip_spec(line, names)], source)
 
 
-def _from_pyproject(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_pyproject(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
     if not path.is_file():
         return
     data = tomllib.loads(_read(path))
@@ -302,29 +336,29 @@ def _from_pyproject(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTa
         requirements += _strings(extra)
     for group in _table(data.get("dependency-groups")).values():
         requirements += _strings(group)
-    yield from _targets(map(_pip_spec, requirements), source)
+    yield from _declared((_pip_spec(item, names) for item in requirements), source)
 
     poetry = _table(_table(data.get("tool")).get("poetry"))
     tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
     tables += [_table(group).get("dependencies") for group in _table(poetry.get("group")).values()]
     for table in tables:
         for name, value in _table(table).items():
-            if _normalize(name) in _PIP_NAMES:
-                yield from _targets(_table_specs(value), source)
+            if _normalize(name) in names.pip:
+                yield from _declared(_table_specs(value), source)
 
 
-def _from_pipfile(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_pipfile(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
     if not path.is_file():
         return
     data = tomllib.loads(_read(path))
     source = _relative(path, root)
     for section in ("packages", "dev-packages"):
         for name, value in _table(data.get(section)).items():
-            if _normalize(name) in _PIP_NAMES:
-                yield from _targets(_table_specs(value), source)
+            if _normalize(name) in names.pip:
+                yield from _declared(_table_specs(value), source)
 
 
-def _from_setup_cfg(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_setup_cfg(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
     if not path.is_file():
         return
     parser = configparser.ConfigParser(interpolation=None)
@@ -336,10 +370,10 @@ def _from_setup_cfg(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTa
         section = parser["options.extras_require"]
         values += [section[key] for key in section]
     lines = (line for value in values for line in _lines(value))
-    yield from _targets(map(_pip_spec, lines), _relative(path, root))
+    yield from _declared((_pip_spec(line, names) for line in lines), _relative(path, root))
 
 
-def _from_setup_py(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_setup_py(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
     if not path.is_file():
         return
     tree = ast.parse(path.read_bytes(), filename=str(path))
@@ -364,7 +398,7 @@ def _from_setup_py(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTar
             ]
     strings = (text for node in requirements for text in _literal_strings(node, assigned))
     lines = (line for text in strings for line in _lines(text))
-    yield from _targets(map(_pip_spec, lines), _relative(path, root))
+    yield from _declared((_pip_spec(line, names) for line in lines), _relative(path, root))
 
 
 def _literal_strings(
@@ -388,7 +422,9 @@ def _literal_strings(
             yield from _literal_strings(value, assigned, names | {node.id})
 
 
-def _from_environment(path: Path, root: Path, seen: set[Path]) -> Iterator[TorchTarget]:
+def _from_environment(
+    path: Path, root: Path, seen: set[Path], names: Names
+) -> Iterator[Declaration]:
     if not path.is_file():
         return
     source = _relative(path, root)
@@ -413,8 +449,8 @@ def _from_environment(path: Path, root: Path, seen: set[Path]) -> Iterator[Torch
         if item.replace(" ", "") == "pip:":
             pip_indent = indent
         elif pip_indent is None:
-            yield from _targets([_conda_spec(item)], source)
+            yield from _declared([_conda_spec(item, names)], source)
         elif (include := _INCLUDE.fullmatch(item)) is not None:
-            yield from _from_requirements(path.parent / include[1].strip(), root, seen)
+            yield from _from_requirements(path.parent / include[1].strip(), root, seen, names)
         elif not item.startswith("-"):
-            yield from _targets([_pip_spec(item)], source)
+            yield from _declared([_pip_spec(item, names)], source)

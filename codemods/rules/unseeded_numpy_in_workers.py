@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
@@ -109,7 +110,7 @@ class UnseededNumpyInWorkers(Rule):
     def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
         if not target.is_before(NUMPY_SEEDED_SINCE):
             return ()
-        return (b"DataLoader", b"Dataset", b"torchvision")
+        return (b"DataLoader", b"Dataset", b"torchvision", b"albumentations")
 
     def check(self) -> None:
         project = self.project
@@ -117,7 +118,8 @@ class UnseededNumpyInWorkers(Rule):
             return
         drawing: dict[ClassRef, GlobalCall] = {}
         for ref in dataset_classes(project):
-            draws = numpy_global_draws(project, ref)
+            # A transform of a library drawing from NumPy's global RNG is a NumPy draw too.
+            draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
             if draws:
                 drawing[ref] = draws[0]
         if not drawing:

@@ -1,0 +1,466 @@
+"""Augmentation pipelines that carry their own RNG, and how Dataset code uses them.
+
+albumentations 1.4.21 - 2.0.8 (and albumentationsx before 2.3.1 for pipelines built without
+`seed=`) give every transform its own NumPy Generator and `random.Random`; imgaug augmenters
+share one module-level RNG object (or own one, given `seed=`); MONAI randomizable transforms
+hold `self.R`. A pipeline built before the workers start is copied into every worker, and
+nothing in torch reseeds it. This module finds such pipelines the way `rng_objects` finds
+RNG objects (in `__init__`, as class attributes, at module level, passed in by callers,
+held by a wrapper), treating a pipeline *applied* in per-item code (`self.aug(image=x)`,
+`aug.augment_image(x)`, passing it on) as a draw, and the library's own reseeding calls
+(`set_random_seed`, `set_random_state`, `seed_`) as a reseed.
+
+It also answers WS101's question: which per-item code calls into a library that draws from
+NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .datasets import Reached, classes_of, per_item_code
+from .facts import Kind, Value
+from .loaders import LoaderCall
+from .package_versions import LibraryVersion, detect_library
+from .project import ClassRef, ExternalRef, FunctionRef, Project
+from .randomness import GlobalCall
+from .rng_objects import (
+    Creation,
+    PerItemRngs,
+    RngIndex,
+    RngObject,
+    RngUse,
+    UseKind,
+    _Scan,
+    _string,
+)
+
+#: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
+RESEED_PIPELINE = "_reseed_pipeline_in_worker"
+
+
+@dataclass(frozen=True)
+class Library:
+    """An augmentation library: its import name and the distributions that provide it."""
+
+    name: str
+    #: Distributions providing the import name, the one assumed by default first.
+    distributions: tuple[str, ...]
+    #: Calls on a pipeline that reseed it in place.
+    reseed_methods: frozenset[str]
+
+
+ALBUMENTATIONS = Library(
+    "albumentations",
+    ("albumentations", "albumentationsx"),
+    frozenset({"set_random_seed", "set_random_state"}),
+)
+IMGAUG = Library("imgaug", ("imgaug",), frozenset({"seed_", "reseed"}))
+MONAI = Library("monai", ("monai",), frozenset({"set_random_state"}))
+AUDIOMENTATIONS = Library("audiomentations", ("audiomentations",), frozenset())
+LIBRARIES = (ALBUMENTATIONS, IMGAUG, MONAI, AUDIOMENTATIONS)
+
+#: Where each library's pipeline classes live.
+_PIPELINE_MODULES = {
+    "albumentations": ALBUMENTATIONS,
+    "imgaug.augmenters": IMGAUG,
+    "monai.transforms": MONAI,
+    "audiomentations": AUDIOMENTATIONS,
+}
+#: albumentations transforms that draw nothing unless given `p` below 1.
+_DETERMINISTIC = frozenset(
+    {
+        "Normalize",
+        "Resize",
+        "PadIfNeeded",
+        "CenterCrop",
+        "Crop",
+        "LongestMaxSize",
+        "SmallestMaxSize",
+        "ToFloat",
+        "FromFloat",
+        "ToTensorV2",
+        "ToRGB",
+        "Compose",
+        "Sequential",
+    }
+)
+#: MONAI classes that hold an RNG (`self.R`) besides the `Rand*` transforms.
+_MONAI_RANDOMIZABLE = frozenset({"Compose", "OneOf", "SomeOf", "RandomOrder"})
+#: torch DataLoaders of other libraries that reseed their workers' transforms themselves.
+RESEEDING_LOADERS = frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"})
+#: `worker_init_fn`s of other libraries that reseed the worker's transforms (MONAI's set_rnd).
+RESEEDING_WORKER_INITS = frozenset({"monai.data.worker_init_fn", "monai.data.utils.worker_init_fn"})
+#: Module-level seeders that reseed every unseeded augmenter of a library.
+LIBRARY_SEEDERS = frozenset({"imgaug.random.seed", "imgaug.seed"})
+
+
+def pipeline_library(qualname: str) -> Library | None:
+    """Return the library whose pipeline (or random transform) class `qualname` names."""
+    for prefix, library in _PIPELINE_MODULES.items():
+        if qualname.startswith(prefix + "."):
+            last = qualname.rpartition(".")[2]
+            if not last[:1].isupper() or ".pytorch." in qualname:
+                return None
+            if library is MONAI and not (last.startswith("Rand") or last in _MONAI_RANDOMIZABLE):
+                return None
+            return library
+    return None
+
+
+def uses_any(project: Project, libraries: tuple[Library, ...] = LIBRARIES) -> bool:
+    """Return True if some module of the project mentions one of `libraries` (a cheap filter)."""
+    return (
+        next(project.modules_mentioning(*(library.name for library in libraries)), None) is not None
+    )
+
+
+def library_named(name: str) -> Library:
+    return next(library for library in LIBRARIES if library.name == name)
+
+
+def assumed_versions(root: Path, overrides: tuple[tuple[str, str, str], ...]) -> tuple[str, ...]:
+    """Return every library version a run assumes (for keys of cached runs)."""
+    return tuple(
+        detect_library(root, library.distributions, overrides).describe() for library in LIBRARIES
+    )
+
+
+def library_version(project: Project, library: Library) -> LibraryVersion:
+    """Return the version of `library` the project is assumed to use (see package_versions)."""
+    return detect_library(project.root, library.distributions, project.library_versions)
+
+
+def seeded(creation: Creation, project: Project) -> bool:
+    """Return True if the pipeline was built with a `seed=` (albumentations, imgaug)."""
+    call = _call_at(project, creation)
+    return call is not None and any(
+        name in ("seed", "random_state")
+        and not (value.kind is Kind.CONSTANT and value.name == "None")
+        for name, value in call.keywords
+    )
+
+
+def _call_at(project: Project, creation: Creation) -> Value | None:
+    for call in creation.function.function.calls:
+        if call.span == creation.span:
+            return call
+    return None
+
+
+class PipelineIndex(RngIndex):
+    """`RngIndex` whose objects are augmentation pipelines (`Creation.rng_type`: the library)."""
+
+    def _constructor(
+        self, value: Value, where: FunctionRef, self_class: ClassRef | None, depth: int
+    ) -> Iterator[Creation]:
+        if value.kind is not Kind.CALL or value.base is None or value.span is None:
+            return
+        names = self.project.qualnames(value.base, where.module)
+        libraries = sorted(
+            {library.name for name in names if (library := pipeline_library(name)) is not None}
+        )
+        if libraries:
+            if _draws(self.project, value, where):
+                yield Creation(min(names), libraries[0], where, value.span)
+            return
+        for target in self.project.targets(value.base, where.module):
+            if isinstance(target, ClassRef):
+                # A project transform deriving from a library's (MONAI's RandomizableTransform).
+                library = self._library_base(target)
+                if library is not None:
+                    yield Creation(target.name, library.name, where, value.span)
+                    return
+        # Factories, as for RNG objects; RNG constructors are WS201's.
+        for creation in super()._constructor(value, where, self_class, depth):
+            if creation.rng_type in {library.name for library in LIBRARIES}:
+                yield creation
+
+    def _library_base(self, ref: ClassRef) -> Library | None:
+        for target in self.project.ancestors(ref):
+            if isinstance(target, ExternalRef):
+                library = pipeline_library(target.qualname)
+                if library is not None:
+                    return library
+        return None
+
+    def per_item(self, dataset: ClassRef) -> PerItemRngs:
+        reached = per_item_code(self.project, dataset)
+        uses: list[RngUse] = []
+        for current in reached:
+            for function in self._with_lambdas(current.function):
+                uses.extend(_PipelineScan(self, current, function).uses())
+        return PerItemRngs(dataset, reached, tuple(uses), frozenset(), ())
+
+    def reseeded_in(self, function: FunctionRef, self_class: ClassRef | None) -> list[RngObject]:
+        """Return the pipelines `function` reseeds (the helper, or the library's own calls)."""
+        reached = Reached(function, self_class, (function.qualname,))
+        scan = _PipelineScan(self, reached, function)
+        return [use.obj for use in scan.uses() if use.kind is UseKind.RESEED]
+
+
+class _PipelineScan(_Scan):
+    """Applying a pipeline (calling it, or a method of it) is a draw."""
+
+    def uses(self) -> Iterator[RngUse]:
+        for call in self.function.function.calls:
+            base = call.base
+            if base is None:
+                continue
+            if self._is_reseed_helper(base):
+                for obj in self._reseeded(call):
+                    yield RngUse(self.reached, call, obj, UseKind.RESEED, None, None, None)
+                continue
+            for obj, path, name in self.objects(base):
+                yield RngUse(self.reached, call, obj, UseKind.DRAW, path, name, "__call__")
+        yield from super().uses()
+
+    def _method_uses(self, call: Value, subject: Value, method: str) -> Iterator[RngUse]:
+        for obj, path, name in self.objects(subject):
+            library = library_named(obj.creation.rng_type)
+            kind = UseKind.RESEED if method in library.reseed_methods else UseKind.DRAW
+            yield RngUse(self.reached, call, obj, kind, path, name, method)
+
+    def _reseeded(self, call: Value) -> Iterator[RngObject]:
+        """`helper(self, "a.b")` reseeds `self.a.b`; `helper(PIPELINE)` reseeds that object."""
+        if len(call.args) == 1:
+            yield from (obj for obj, _, _ in self.objects(call.args[0]))
+            return
+        owner, path = call.args[0], _string(call.args[1]) if len(call.args) == 2 else None
+        if self.reached.self_class is None or owner.kind is not Kind.SELF or path is None:
+            return
+        yield from self.index.objects_at_path(self.reached.self_class, tuple(path.split(".")))
+
+    def _is_reseed_helper(self, base: Value) -> bool:
+        return any(
+            isinstance(target, FunctionRef)
+            and target.function.name == RESEED_PIPELINE
+            and target.function.class_qualname is None
+            for target in self.project.targets(base, self.function.module)
+        )
+
+
+def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
+    """Return False for a call that builds only deterministic transforms (albumentations, MONAI)."""
+    if call.base is None:
+        return True
+    project_classes = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, ClassRef)
+    ]
+    if project_classes:
+        # A subclass of a library's Compose draws through the transforms it is given.
+        return any(
+            _class_draws(project, ref) or _derives_from_container(project, ref)
+            for ref in project_classes
+        )
+    names = project.qualnames(call.base, where.module)
+    if not names:
+        return True
+    qualname = min(names)
+    library, last = pipeline_library(qualname), qualname.rpartition(".")[2]
+    if library is None and qualname.startswith("monai."):
+        return False  # a MONAI transform that holds no RNG (LoadImaged, Spacingd, ...)
+    if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
+        if last not in _DETERMINISTIC:
+            return True
+        probability = call.keyword("p")
+        return probability is not None and probability.name not in ("1", "1.0")
+    if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
+        return True
+    # A Compose draws only through the transforms it is given.
+    transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
+    if transforms is None or transforms.kind is not Kind.SEQUENCE:
+        return True
+    return any(
+        item.kind is not Kind.CALL or _draws(project, item, where) for item in transforms.args
+    )
+
+
+#: Where a transform class's own randomness comes from: the RNG modules, and the generators
+#: albumentations gives each transform.
+_RANDOM_MODULES = ("random.", "numpy.random.", "torch.rand")
+_TRANSFORM_RNGS = frozenset({"py_random", "random_generator", "R", "random_state"})
+
+
+#: Library classes that apply the transforms they are given.
+_CONTAINERS = frozenset({"Compose", "Sequential", "OneOf", "SomeOf", "OneOrOther", "RandomOrder"})
+
+
+def _derives_from_container(project: Project, ref: ClassRef) -> bool:
+    return any(
+        isinstance(target, ExternalRef)
+        and pipeline_library(target.qualname) is not None
+        and target.qualname.rpartition(".")[2] in _CONTAINERS
+        for target in project.ancestors(ref)
+    )
+
+
+def _class_draws(project: Project, ref: ClassRef) -> bool:
+    """Return True if a project transform class draws random numbers in any of its methods."""
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            for call in function.calls:
+                base = call.base
+                if base is None:
+                    continue
+                if any(name.startswith(_RANDOM_MODULES) for name in base.qualnames):
+                    return True
+                subject = base.base if base.kind is Kind.ATTRIBUTE else None
+                if (
+                    subject is not None
+                    and subject.kind is Kind.ATTRIBUTE
+                    and subject.name in _TRANSFORM_RNGS
+                    and subject.base is not None
+                    and subject.base.kind is Kind.SELF
+                ):
+                    return True
+    return False
+
+
+#: Third-party datasets that apply `transform` (keyword, or the second argument) per item.
+_THIRD_PARTY_DATASETS = frozenset(
+    {
+        "monai.data.Dataset",
+        "monai.data.CacheDataset",
+        "monai.data.PersistentDataset",
+        "monai.data.SmartCacheDataset",
+        "monai.data.LMDBDataset",
+        "monai.data.dataset.Dataset",
+        "monai.data.dataset.CacheDataset",
+        "monai.data.dataset.PersistentDataset",
+        "monai.data.dataset.SmartCacheDataset",
+        "monai.data.dataset.LMDBDataset",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ThirdPartyDataset:
+    """A library dataset, built at a loader's dataset argument, applying a pipeline per item."""
+
+    #: The dataset class as it is called (`CacheDataset`).
+    dataset: str
+    pipeline: Creation
+
+
+def third_party_datasets(
+    index: PipelineIndex, value: Value, where: FunctionRef
+) -> Iterator[ThirdPartyDataset]:
+    """Yield the pipelines that a library dataset built as `value` applies per item."""
+    project = index.project
+    for option in value.alternatives():
+        if option.kind is not Kind.CALL or option.base is None:
+            continue
+        names = project.qualnames(option.base, where.module) & _THIRD_PARTY_DATASETS
+        if not names:
+            continue
+        transform = option.keyword("transform") or (
+            option.args[1] if len(option.args) > 1 else None
+        )
+        if transform is None:
+            continue
+        for creation in index.constructors(transform, where, None):
+            yield ThirdPartyDataset(min(names).rpartition(".")[2], creation)
+
+
+#: The libraries' in-place reseeding calls.
+_RESEED_CALLS = frozenset({"set_random_seed", "set_random_state", "seed_"})
+
+
+def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
+    """Return True if a `worker_init_fn` reseeds augmentation pipelines.
+
+    It calls workerseed's helper, a library's module-level seeder (`imgaug.random.seed`), or
+    a reseeding method (`set_random_seed`, `set_random_state`, `seed_`) on anything: which
+    pipeline that reaches is not followed.
+    """
+    project = index.project
+    for call in function.function.calls:
+        base = call.base
+        if base is None:
+            continue
+        if project.is_one_of(base, function.module, LIBRARY_SEEDERS):
+            return True
+        if base.kind is Kind.ATTRIBUTE and base.name in _RESEED_CALLS:
+            return True
+        if any(
+            isinstance(target, FunctionRef) and target.function.name == RESEED_PIPELINE
+            for target in project.targets(base, function.module)
+        ):
+            return True
+    return False
+
+
+def library_worker_init_reseeds(loader: LoaderCall) -> bool:
+    """Return True if the loader passes a library's reseeding `worker_init_fn` (MONAI's)."""
+    value = loader.argument("worker_init_fn").value
+    return value is not None and any(
+        loader.project.is_one_of(option, loader.module, RESEEDING_WORKER_INITS)
+        for option in value.alternatives()
+    )
+
+
+def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
+    """Return True if `dataset` is passed to a DataLoader that reseeds transforms (MONAI's)."""
+    for function in project.functions_mentioning("DataLoader"):
+        for call in function.function.calls:
+            if call.base is None or not project.is_one_of(
+                call.base, function.module, RESEEDING_LOADERS
+            ):
+                continue
+            argument = call.keyword("dataset") or (call.args[0] if call.args else None)
+            if argument is None:
+                continue
+            classes = classes_of(project, argument, function).classes
+            if any(dataset in project.mro(ref) for ref in classes):
+                return True
+    return False
+
+
+def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[GlobalCall]:
+    """Return per-item applications of library transforms that draw from NumPy's global RNG.
+
+    albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
+    torch < 1.9 those draws repeat in every worker (WS101). The qualname names the library
+    version assumed, for the message.
+    """
+    found: list[GlobalCall] = []
+    if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS)):
+        return found
+    for use in PipelineIndex(project).per_item(dataset).uses:
+        library = library_named(use.obj.creation.rng_type)
+        if use.kind is not UseKind.DRAW:
+            continue
+        version = library_version(project, library)
+        global_draws = library is AUDIOMENTATIONS or (
+            library is ALBUMENTATIONS
+            and version.distribution == "albumentations"
+            and version.within(None, (1, 4, 21))
+        )
+        if global_draws:
+            label = f"{use.obj.creation.constructor}` of {version.describe()}, through `np.random"
+            found.append(GlobalCall(use.reached, use.call, label))
+    return found
+
+
+__all__ = [
+    "ALBUMENTATIONS",
+    "IMGAUG",
+    "LIBRARIES",
+    "MONAI",
+    "RESEED_PIPELINE",
+    "Library",
+    "PipelineIndex",
+    "global_numpy_library_calls",
+    "library_version",
+    "pipeline_library",
+    "reseeding_loader_only",
+    "seeded",
+]

@@ -1,0 +1,380 @@
+"""WS203 augmentation-pipeline-shared-by-workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis import catalog
+from ..analysis.augmentations import (
+    ALBUMENTATIONS,
+    AUDIOMENTATIONS,
+    RESEED_PIPELINE,
+    Library,
+    PipelineIndex,
+    library_named,
+    library_version,
+    library_worker_init_reseeds,
+    reseeding_loader_only,
+    reseeds_pipelines,
+    seeded,
+    third_party_datasets,
+    uses_any,
+)
+from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
+from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
+from ..analysis.package_versions import LibraryVersion
+from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.rng_objects import Creation, RngIndex, RngUse, UseKind
+from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
+from ..rule import FixAvailability, Rule
+from ..types import (
+    AddHelper,
+    AddKeyword,
+    Edit,
+    FileEdits,
+    Fix,
+    InsertStatements,
+    Safety,
+    TorchTarget,
+)
+
+#: The worker_init_fn the fix adds for a library dataset.
+_WORKER_INIT = "_reseed_dataset_transform"
+#: albumentations releases whose transforms own an RNG made at construction.
+_OWN_RNG = ((1, 4, 21), (2, 0, 9))
+#: albumentationsx re-syncs every pipeline from torch's worker seed from this release on.
+_RESYNCED_SINCE = (2, 3, 1)
+
+
+class AugmentationPipelineSharedByWorkers(Rule):
+    """Flags augmentation pipelines whose own RNG every DataLoader worker copies.
+
+    ## What it does
+    Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
+    an augmentation pipeline holding its own random state, built before the workers start:
+    in `__init__` (or passed in by the training script), as a class attribute, or at module
+    level, held directly or by a transform wrapper. It fires when the assumed library
+    version keeps that state per pipeline and nothing reseeds it in each worker:
+
+    | library | versions | affected |
+    |---|---|---|
+    | albumentations | <= 1.4.20 | no: global `random` / `np.random` (WS101 on torch < 1.9) |
+    | albumentations | 1.4.21 - 2.0.8 | yes, with or without `seed=` |
+    | albumentationsx | 2.0.9 - 2.3.0 | pipelines built without `seed=` |
+    | albumentationsx | >= 2.3.1 | no; but a pipeline built inside `__getitem__` is (see below) |
+    | imgaug | all (0.4.0) | yes |
+    | MONAI | all (1.6.1) | `Rand*` transforms and `Compose` under torch's DataLoader |
+    | audiomentations, torchvision, kornia, torchio | all | no |
+
+    It also fires at a torch DataLoader whose dataset is a library's own (MONAI's `Dataset`,
+    `CacheDataset`, ...) given such a pipeline as `transform`. With albumentationsx >= 2.3.1
+    a pipeline built *per call* is reported instead: each one starts from the same worker
+    seed, so every sample of a worker is augmented alike.
+
+    The library version comes from `--library-version NAME==VERSION`, `[tool.workerseed]
+    library-versions = {albumentations = "2.0.8"}`, a lock file, the project's requirements
+    (the newest release they admit), the installed distribution, or the newest release, in
+    that order; the message says which. `albumentations` and `albumentationsx` are different
+    distributions with one import name. When nothing names the version (no option, setting,
+    declaration or installed copy), the finding is a warning: it assumes the newest release.
+
+    ## Why it matters
+    Each worker receives a copy of the pipeline and its generators: worker 0 and worker 1
+    produce the same augmentations, and without persistent workers every epoch repeats the
+    first one. Without `seed=` the state comes from OS entropy, so runs are not reproducible
+    either. Measured on torch 2.13 with albumentations 2.0.8: 4 distinct outputs of 8 in an
+    epoch, 8 of 8 repeated the next epoch. `seed=` makes it reproducible, still duplicated.
+
+    ## Example
+    ```python
+    class Images(Dataset):
+        def __init__(self, images):
+            self.images = images
+            self.augment = A.Compose([A.HorizontalFlip(), A.RandomBrightnessContrast()])
+
+        def __getitem__(self, index):
+            return self.augment(image=self.images[index])["image"]
+    ```
+
+    Use instead:
+    ```python
+        def __getitem__(self, index):
+            _reseed_pipeline_in_worker(self.augment)
+            return self.augment(image=self.images[index])["image"]
+    ```
+
+    ## Fix
+    Inserts a module-level `_reseed_pipeline_in_worker(pipeline)` and calls it at the top of
+    the Dataset's per-item methods. In a worker it reseeds the pipeline once per process,
+    with the library's own API: albumentations `set_random_seed(seed)` (the user's `seed=`
+    mixed in), imgaug `seed_(seed)`, MONAI `set_random_state(seed=seed)`, where `seed` is
+    `get_worker_info().seed % 2**32` (equal to `torch.initial_seed()` in a worker, but immune
+    to a `worker_init_fn` that reseeds torch). It is placed in the Dataset rather than in a
+    `worker_init_fn`, as WS201 does, because that keeps DESIGN section 3: every DataLoader
+    of the class is fixed wherever it is built, `Subset` / `ConcatDataset` wrappers do not
+    hide it, the pipeline is reseeded in place (a wrapper holding it sees the change), and
+    the main process (`num_workers=0`) is untouched. A library dataset cannot be edited: its
+    DataLoader gets `worker_init_fn=_reseed_dataset_transform`, a module-level function (so
+    it pickles under spawn) that reseeds the worker's copy of `dataset.transform`.
+
+    ## Fix safety
+    Safe for albumentations and MONAI, unsafe for imgaug. Only the pipeline's random draws
+    change, through the libraries' documented reseeding calls; an imgaug augmenter given
+    `seed_` also stops following later `imgaug.random.seed()` calls in that worker.
+
+    ## Known limitations
+    - The version is one assumption per project; a repository pinning different versions
+      for different entry points gets the highest one.
+    - A library dataset is fixed through its DataLoader: wrapped in a `Subset` there, the
+      added `worker_init_fn` finds no `transform` and does nothing; a loader that already
+      passes a `worker_init_fn` which does not reseed gets the finding without a fix.
+    - A pipeline whose randomness cannot be told (built from a variable list) counts as
+      random; a `Compose` of deterministic albumentations transforms (`Resize`, `Normalize`,
+      ...) or of project transforms whose methods draw nothing does not.
+    - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
+    - imgaug 0.4.0 needs NumPy < 1.24, so its fix is checked on its shape, not at run time.
+
+    ## References
+    - [albumentations: reproducibility and seeds](https://albumentations.ai/docs/)
+    - [PyTorch docs: Randomness in multi-process data loading][docs]
+    - [MONAI DataLoader](https://docs.monai.io/en/stable/data.html#dataloader)
+
+    [docs]: https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading
+    """
+
+    CODE = "WS203"
+    NAME = "augmentation-pipeline-shared-by-workers"
+    FIX = FixAvailability.SOMETIMES
+
+    @classmethod
+    def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
+        del target
+        return (b"albumentations", b"imgaug", b"monai")
+
+    def check(self) -> None:
+        project = self.project
+        if not uses_any(project):
+            return
+        index = PipelineIndex(project)
+        rng_index = RngIndex(project)
+        self.loaders = [
+            (loader, datasets_of_loader(project, loader)) for loader in loader_calls(project)
+        ]
+        reported: set[tuple[str, object, str, object]] = set()
+        for dataset in dataset_classes(project):
+            if single_process_only(project, dataset, self.loaders):
+                continue
+            if reseeding_loader_only(project, dataset) and not self._loaders_of(dataset):
+                continue
+            if self._worker_init_reseeds(dataset, index):
+                continue
+            per_item = index.per_item(dataset)
+            reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
+            # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
+            # finding: the pipeline holding it, or stored under the same name, is left alone.
+            rng_uses = rng_index.per_item(dataset).uses
+            rng_objects = {(use.obj.owner, use.obj.name) for use in rng_uses}
+            rng_paths = {use.instance_path for use in rng_uses if use.instance_path}
+            for use in per_item.uses:
+                obj = use.obj
+                if use.kind is not UseKind.DRAW or obj.key in reseeded or obj.key in reported:
+                    continue
+                if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
+                    continue
+                library = library_named(obj.creation.rng_type)
+                version = library_version(project, library)
+                if not _affected(library, version, seeded(obj.creation, project)):
+                    continue
+                reported.add(obj.key)
+                self._report(dataset, use, version)
+            self._check_per_call(index, dataset, per_item.functions)
+        for loader, _ in self.loaders:
+            self._check_third_party(index, loader)
+
+    def _check_third_party(self, index: PipelineIndex, loader: LoaderCall) -> None:
+        """A library dataset (MONAI's) applying a pipeline: reseed it from a worker_init_fn."""
+        value = dataset_argument(loader)
+        if value is None or not loader.may_start_workers() or library_worker_init_reseeds(loader):
+            return
+        for found in third_party_datasets(index, value, loader.function):
+            library = library_named(found.pipeline.rng_type)
+            version = library_version(self.project, library)
+            if not _affected(library, version, seeded(found.pipeline, self.project)):
+                continue
+            init = worker_init(loader)
+            span = loader.call.span
+            assert span is not None
+            message = (
+                f"`{found.dataset}` applies `{_short(found.pipeline)}` ({version.describe()}) "
+                "per item; every DataLoader worker gets a copy and nothing reseeds it, so "
+                "workers repeat each other's augmentations and every epoch repeats the previous one"
+            )
+            fix = None
+            if init.is_absent and init.lookup.presence is Presence.ABSENT:
+                fix = self._worker_init_fix(loader, library)
+            elif init.function is not None and reseeds_pipelines(index, init.function):
+                continue
+            self.report(loader.function, span, message, fix=fix, severity=_severity(version))
+            return
+
+    def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
+        if not loader.accepts_keyword("worker_init_fn") or any(loader.splats):
+            return None
+        module = loader.module
+        helper, imports = reseed_pipeline_helper(module)
+        code, more = reseed_dataset_transform_function(_WORKER_INIT, module)
+        span = loader.call.span
+        assert span is not None
+        edits: list[Edit] = [
+            helper,
+            AddHelper(_WORKER_INIT, code),
+            *imports,
+            *more,
+            AddKeyword(span, "worker_init_fn", _WORKER_INIT),
+        ]
+        title = f"Pass `worker_init_fn={_WORKER_INIT}`, which reseeds the dataset's transform"
+        safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
+        return Fix(title, safety, (FileEdits(module.path, tuple(edits)),))
+
+    def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
+        return [
+            loader
+            for loader, datasets in self.loaders
+            if any(dataset in self.project.mro(ref) for ref in datasets.classes)
+        ]
+
+    def _worker_init_reseeds(self, dataset: ClassRef, index: PipelineIndex) -> bool:
+        """Return True if every loader that starts workers for `dataset` reseeds pipelines."""
+        starting = [loader for loader in self._loaders_of(dataset) if loader.may_start_workers()]
+        if not starting:
+            return False
+        return all(
+            library_worker_init_reseeds(loader)
+            or (
+                (function := worker_init(loader).function) is not None
+                and reseeds_pipelines(index, function)
+            )
+            for loader in starting
+        )
+
+    def _check_per_call(
+        self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]
+    ) -> None:
+        """albumentationsx >= 2.3.1 re-syncs a pipeline built per call to the same seed."""
+        version = library_version(self.project, ALBUMENTATIONS)
+        if version.distribution != "albumentationsx" or not version.within(_RESYNCED_SINCE, None):
+            return
+        for function in sorted(functions, key=lambda ref: (ref.path, ref.qualname)):
+            built = [
+                creation
+                for call in function.function.calls
+                for creation in index.constructors(call, function, dataset)
+                if creation.rng_type == ALBUMENTATIONS.name
+            ]
+            for creation in built:
+                if any(_inside(creation, other) for other in built if other != creation):
+                    continue  # a transform given to a pipeline built here: one finding
+                self.report(
+                    function,
+                    creation.span,
+                    f"`{_short(creation)}` is built in per-item code `{function.qualname}` "
+                    f"on {version.describe()}: each one starts from the worker's seed, so "
+                    "every sample of a worker is augmented alike; build it once in "
+                    "`__init__`",
+                )
+
+    def _report(self, dataset: ClassRef, use: RngUse, version: LibraryVersion) -> None:
+        obj = use.obj
+        where, span = obj.report_at
+        library = library_named(obj.creation.rng_type)
+        draw_span = use.call.span
+        line = draw_span.line if draw_span else 0
+        message = (
+            f"`{_label(use)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
+            f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}` applies it "
+            f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
+            "other's augmentations and every epoch repeats the previous one"
+        )
+        fix = self._fix(dataset, use, library)
+        self.report(where, span, message, fix=fix, severity=_severity(version))
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
+        arguments = _arguments(use)
+        if arguments is None:
+            return None
+        by_path: dict[Path, list[Edit]] = {}
+        where: list[str] = []
+        for method in catalog.ENTRY_METHODS:
+            found = self.project.find_method(dataset, method)
+            if found is None:
+                continue
+            function = found[1]
+            if use.instance_path is None and function.module != use.reached.function.module:
+                return None
+            helper, imports = reseed_pipeline_helper(function.module)
+            statement = f"{RESEED_PIPELINE}({arguments})\n"
+            by_path.setdefault(function.path, []).extend(
+                [helper, *imports, InsertStatements(function.function.span, statement)]
+            )
+            where.append(f"`{function.qualname}`")
+        if not by_path:
+            return None
+        safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
+        title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
+        files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
+        return Fix(title, safety, files)
+
+
+def _severity(version: LibraryVersion) -> str:
+    """Nothing names the library's version: the finding rests on its newest release."""
+    return "warning" if version.source == "newest release" else "error"
+
+
+def _holds(use: RngUse, paths: set[tuple[str, ...]]) -> bool:
+    """Return True if one of the RNG objects at `paths` lives inside the pipeline `use` applies."""
+    prefix = use.instance_path
+    if not prefix:
+        return False
+    return any(path[: len(prefix)] == prefix for path in paths)
+
+
+def _inside(inner: Creation, outer: Creation) -> bool:
+    a, b = inner.span, outer.span
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (
+        b.end_line,
+        b.end_column,
+    )
+
+
+def _affected(library: Library, version: LibraryVersion, is_seeded: bool) -> bool:
+    if library is AUDIOMENTATIONS:
+        return False
+    if library is ALBUMENTATIONS:
+        if version.distribution == "albumentationsx":
+            return not is_seeded and version.within(None, _RESYNCED_SINCE)
+        return version.within(*_OWN_RNG)
+    return True
+
+
+def _arguments(use: RngUse) -> str | None:
+    """Return the helper's arguments: `self, "transform.pipeline"`, or a module-level name."""
+    if use.instance_path:
+        return f'self, "{".".join(use.instance_path)}"'
+    return use.namespace_path
+
+
+def _label(use: RngUse) -> str:
+    if use.instance_path:
+        return "self." + ".".join(use.instance_path)
+    return use.namespace_path or use.obj.label
+
+
+def _short(creation: Creation) -> str:
+    """Return the class a pipeline is made by, as it is called (`Compose`, `RandFlipd`)."""
+    return creation.constructor.rpartition(".")[2]

@@ -1,0 +1,108 @@
+"""WS203's fix, run with albumentations 2.0.8 and MONAI 1.6.1 and a real DataLoader (torch 2.13).
+
+albumentations 2.0.8 (the newest release of that distribution) gives each transform its
+own generators at construction; every worker gets a copy. Before the fix workers repeat each
+other and every epoch repeats the first; after it, draws are distinct across workers and
+epochs, reproducible under `torch.manual_seed`, and unchanged with `num_workers=0`.
+MONAI 1.6.1 (its `Rand*` transforms hold `self.R`) runs the same tests when installed.
+imgaug 0.4.0 needs NumPy < 1.24, which cannot be installed next to NumPy 2: its fix shape is
+covered by the fixtures only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from runtime_support import (
+    Programs,
+    collect,
+    duplicated_across_workers,
+    repeated_across_epochs,
+    values,
+)
+
+from codemods import Settings
+
+pytest.importorskip("albumentations")
+pytestmark = pytest.mark.runtime
+
+SETTINGS = Settings(
+    select=("WS203",),
+    jobs=1,
+    cache=False,
+    library_versions=(("albumentations", "2.0.8", "test"),),
+)
+PROGRAMS = {
+    "ws203_albumentations_seeded": '_reseed_pipeline_in_worker(self, "augment")',
+    "ws203_albumentations_wrapper": '_reseed_pipeline_in_worker(self, "transform.pipeline")',
+}
+if importlib.util.find_spec("monai") is not None:
+    PROGRAMS["ws203_monai"] = '_reseed_pipeline_in_worker(self, "augment")'
+    PROGRAMS["ws203_monai_dataset"] = "worker_init_fn=_reseed_dataset_transform"
+#: Built with seed=: the same in every run, so the main process can be compared.
+SEEDED = "ws203_albumentations_seeded"
+FORK = {"multiprocessing_context": "fork"}
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> Programs:
+    return Programs(tmp_path_factory, SETTINGS)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_fix_has_the_expected_shape(programs: Programs, program: str) -> None:
+    assert PROGRAMS[program] in programs.pair(program).fixed_source
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_unfixed_pipeline_repeats_in_every_worker_and_epoch(
+    programs: Programs, program: str
+) -> None:
+    draws = programs.draws(program, "before", num_workers=2, epochs=2, **FORK)
+    assert duplicated_across_workers(draws) == len(draws)
+    assert repeated_across_epochs(draws) == len(draws) // 2
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_fixed_pipeline_is_distinct_in_every_worker_and_epoch(
+    programs: Programs, program: str
+) -> None:
+    draws = programs.draws(program, "after", num_workers=2, epochs=3, **FORK)
+    assert duplicated_across_workers(draws) == 0
+    assert repeated_across_epochs(draws) == 0
+    # Reseeded once per worker, not once per item: a worker's items differ too.
+    drawn = [draw.value for draw in draws]
+    assert len(set(drawn)) == len(drawn)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_fixed_pipeline_is_reproducible_under_manual_seed(programs: Programs, program: str) -> None:
+    first = programs.draws(program, "after", num_workers=2, epochs=3, **FORK)
+    again = collect(programs.pair(program).after, num_workers=2, epochs=3, seed=0, **FORK)
+    other = programs.draws(program, "after", num_workers=2, epochs=3, seed=1, **FORK)
+    assert values(first) == values(again)
+    assert values(first) != values(other)
+
+
+def test_fixed_pipeline_is_unchanged_without_workers(programs: Programs) -> None:
+    before = programs.draws(SEEDED, "before", num_workers=0, epochs=2)
+    after = programs.draws(SEEDED, "after", num_workers=0, epochs=2)
+    assert values(before) == values(after)
+
+
+def test_fixed_pipeline_works_with_persistent_workers(programs: Programs) -> None:
+    draws = programs.draws(
+        SEEDED, "after", num_workers=2, epochs=3, persistent_workers=True, **FORK
+    )
+    assert duplicated_across_workers(draws) == 0
+    assert repeated_across_epochs(draws) == 0
+
+
+def test_fixed_pipeline_works_under_spawn(programs: Programs) -> None:
+    draws = collect(
+        programs.pair(SEEDED).after, num_workers=2, epochs=2, multiprocessing_context="spawn"
+    )
+    assert duplicated_across_workers(draws) == 0
+    forked = programs.draws(SEEDED, "after", num_workers=2, epochs=3, **FORK)
+    assert values(draws) == values(forked)[: len(draws)]
