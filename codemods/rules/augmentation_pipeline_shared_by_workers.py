@@ -87,6 +87,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     ## Example
     ```python
+    import albumentations as A
+
     class Images(Dataset):
         def __init__(self, images):
             self.images = images
@@ -94,12 +96,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
         def __getitem__(self, index):
             return self.augment(image=self.images[index])["image"]
+
+    loader = DataLoader(Images(images), num_workers=4)
     ```
 
     Use instead:
     ```python
         def __getitem__(self, index):
-            _reseed_pipeline_in_worker(self.augment)
+            _reseed_pipeline_in_worker(self, "augment")
             return self.augment(image=self.images[index])["image"]
     ```
 
