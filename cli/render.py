@@ -56,6 +56,9 @@ def is_applicable(finding: Finding, unsafe_fixes: bool) -> bool:
     return applies(finding, unsafe_fixes)
 
 
+_SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
+
 def location(finding: Finding) -> str:
     """Return `path:line:col`, or `path:cell N:line:col` in a notebook (1-based columns)."""
     cell = f"cell {finding.cell}:" if finding.cell is not None else ""
@@ -63,11 +66,19 @@ def location(finding: Finding) -> str:
 
 
 def finding_line(finding: Finding, *, unsafe_fixes: bool) -> Text:
-    """Return `path:line:col: CODE [*] message` (the form editors and CI logs link)."""
+    """Return `path:line:col: CODE [severity] [*] message` (the form editors and CI logs link).
+
+    The severity is marked for warnings and informational findings; errors are unmarked.
+    """
     text = Text()
     text.append(location(finding) + ":", style="bold")
     text.append(" ")
-    text.append(finding.code, style="bold red" if finding.severity == "error" else "bold yellow")
+    text.append(finding.code, style=_SEVERITY_STYLES.get(finding.severity, "bold red"))
+    if finding.severity != "error":
+        # Marked in words, not only in colour, so logs and editors can tell it from an error.
+        text.append(
+            f" [{finding.severity}]", style="yellow" if finding.severity == "warning" else "blue"
+        )
     if is_applicable(finding, unsafe_fixes):
         text.append(" [*]", style="cyan")
     text.append(" ")
