@@ -20,7 +20,8 @@ EXIT_INTERRUPTED = 130
 UNWRAPPED_WIDTH = 10_000
 
 
-def _is_terminal(console: Console) -> bool:
+def is_terminal(console: Console) -> bool:
+    """Return True if the console writes to a terminal (where lines wrap and colours show)."""
     # Not `console.is_terminal`: FORCE_COLOR makes rich call any stream a terminal, and CI
     # logs set it for colour while still being logs.
     isatty = getattr(console.file, "isatty", None)
@@ -34,9 +35,21 @@ def console(*, stderr: bool = False) -> Console:
     line and table row is written whole.
     """
     screen = Console(stderr=stderr, highlight=False)
-    if _is_terminal(screen):
+    if is_terminal(screen):
         return screen
     return Console(stderr=stderr, highlight=False, width=UNWRAPPED_WIDTH, soft_wrap=True)
+
+
+def write_bytes(console: Console, data: bytes) -> None:
+    """Write `data` unchanged to the console's stream (a patch must keep every byte)."""
+    stream = console.file
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(data.decode("utf-8", errors="replace"))
+        return
+    buffer.write(data)
+    buffer.flush()
 
 
 def counts_for_exit(severity: str) -> bool:

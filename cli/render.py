@@ -25,9 +25,12 @@ from rich.text import Text
 from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
 from codemods.lines import source_lines
 from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
+from codemods.patches import file_patch
 from codemods.report import Counts, RunReport, applies
 from codemods.rule import Rule
 from codemods.scan import DECLARED, ScanReport
+
+from .output import is_terminal, write_bytes
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
@@ -128,11 +131,11 @@ def print_diff(console: Console, changed: Changed) -> None:
     for finding in changed.fixed:
         title = finding.fix.title if finding.fix else finding.message
         console.print(Text.assemble((f"{finding.code} ", "bold"), title), soft_wrap=True)
-    diff = unified_diff(changed)
-    if not console.is_terminal:
-        # Piped or saved, the diff stays a patch (`git apply` reads it): no wrapped lines.
-        console.print(Text(diff, end=""), soft_wrap=True)
+    if not is_terminal(console):
+        # Piped or saved, the diff is a patch `git apply` reads: the file's own bytes.
+        write_bytes(console, file_patch(changed, display_path(changed.path)))
         return
+    diff = unified_diff(changed)
     console.print(
         Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
     )

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from sample_project import CLEAN, DATA, LOADER
 
 import cli.main
+import cli.render
 from cli.main import main
 from codemods import ALL_RULES
 
@@ -554,7 +555,7 @@ def test_every_command_has_help() -> None:
 # --- notebooks ---
 
 
-def test_notebook_findings_in_text_and_json(repo: Path) -> None:
+def test_notebook_findings_in_text_and_json(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip("nbformat")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
@@ -570,6 +571,11 @@ def test_notebook_findings_in_text_and_json(repo: Path) -> None:
     assert result.stdout.startswith("explore.ipynb:cell 3:2:10: WS101 [*] ")
     (finding,) = json.loads(run("check", "--no-cache", "--format", "json", "explore.ipynb").stdout)
     assert (finding["cell"], finding["range"]["start"]) == (3, {"line": 2, "column": 10})
+    # Piped, the diff is a patch of the file; on a terminal, it shows the changed cells.
+    patch = run("fix", "--no-cache", "--diff", "explore.ipynb").stdout
+    assert "--- a/explore.ipynb\n" in patch
+    assert '+    "def seed_worker(worker_id: int) -> None:\\n",' in patch
+    monkeypatch.setattr(cli.render, "is_terminal", lambda console: True)
     diff = run("fix", "--no-cache", "--diff", "explore.ipynb").stdout
     assert "--- a/explore.ipynb:cell 3" in diff
     assert "+def seed_worker(worker_id: int) -> None:" in diff
