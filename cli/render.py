@@ -24,7 +24,7 @@ from rich.text import Text
 
 from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
 from codemods.lines import source_lines
-from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
+from codemods.notebooks import is_notebook, notebook_cells
 from codemods.patches import file_patch
 from codemods.report import Counts, RunReport, applies
 from codemods.rule import Rule
@@ -145,11 +145,6 @@ def print_problems(
     console: Console, results: Sequence[FileResult], *, verbose: bool, quiet: bool = False
 ) -> None:
     """Print failed files, and skipped ones unless `quiet`, to the error console."""
-    no_support = [
-        result
-        for result in results
-        if isinstance(result, Skipped) and result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED
-    ]
     for result in results:
         if isinstance(result, Failed):
             console.print(
@@ -163,8 +158,6 @@ def print_problems(
         elif isinstance(result, Skipped) and not quiet:
             if result.reason in QUIET_REASONS and not verbose:
                 continue
-            if result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED and not verbose:
-                continue
             detail = f" ({result.detail})" if result.detail else ""
             console.print(
                 Text.assemble(
@@ -174,15 +167,6 @@ def print_problems(
                 ),
                 soft_wrap=True,
             )
-    if no_support and not quiet and not verbose:
-        # One line, not one per notebook: a repository may hold hundreds.
-        console.print(
-            Text.assemble(
-                ("warning", "bold yellow"),
-                f": {plural(len(no_support), 'notebook')} skipped: {INSTALL_HINT}",
-            ),
-            soft_wrap=True,
-        )
 
 
 def summary_line(

@@ -582,17 +582,26 @@ def test_notebook_findings_in_text_and_json(repo: Path, monkeypatch: pytest.Monk
     assert "--- a/explore.ipynb:cell 2" not in diff
 
 
-def test_missing_notebook_support_is_one_warning(
+def test_notebooks_are_checked_without_nbformat(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import sys
 
-    for name in ("a.ipynb", "b.ipynb"):
-        (repo / name).write_text('{"cells": [], "metadata": {"x": "DataLoader"}}')
-    monkeypatch.setitem(sys.modules, "nbformat", None)
-    result = run("check", "--no-cache")
-    assert (
-        "warning: 2 notebooks skipped: install workerseed[notebooks] (nbformat) to check notebooks"
-        in result.stderr
-    )
-    assert result.stderr.count("warning") == 1
+    cell: dict[str, object] = {
+        "cell_type": "code",
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+    }
+    imports = ["from torch.utils.data import DataLoader\n", "from data import NoisyDataset"]
+    cells = [
+        {**cell, "source": imports},
+        {**cell, "source": "loader = DataLoader(NoisyDataset(), num_workers=2)"},
+    ]
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (repo / "explore.ipynb").write_text(json.dumps(document), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "nbformat", None)  # a plain install: no nbformat
+    result = run("check", "--no-cache", "explore.ipynb")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("explore.ipynb:cell 2:1:10: WS101 [*] ")
+    assert result.stderr == ""
