@@ -579,7 +579,8 @@ def test_notebook_findings_in_text_and_json(repo: Path, monkeypatch: pytest.Monk
     diff = run("fix", "--no-cache", "--diff", "explore.ipynb").stdout
     assert "--- a/explore.ipynb:cell 3" in diff
     assert "+def seed_worker(worker_id: int) -> None:" in diff
-    assert "--- a/explore.ipynb:cell 2" not in diff
+    # New imports join the cell that holds the imports, sorted.
+    assert "@@ -1,2 +1,6 @@\n !pip install torch\n+import random\n+\n+import numpy as np\n" in diff
 
 
 def test_notebooks_are_checked_without_nbformat(

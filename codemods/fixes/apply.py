@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar, cast
 
 import libcst as cst
@@ -44,6 +44,7 @@ from .hoist import (
     moved_def,
     plan_hoist,
 )
+from .import_placement import place_new_imports, space_after_imports
 from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
@@ -53,17 +54,20 @@ class FixError(Exception):
     """A fix could not be applied (its target is gone, or the result would not parse)."""
 
 
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Return `text` with `edits` applied; raise FixError if that is not possible."""
+def apply_edits(text: str, edits: Sequence[Edit], *, first_party: Collection[str] = ()) -> str:
+    """Return `text` with `edits` applied; raise FixError if that is not possible.
+
+    `first_party` names the project's top-level modules, so added imports are sorted in.
+    """
     try:
-        return _apply_edits(text, edits)
+        return _apply_edits(text, edits, first_party)
     except RecursionError as error:
         # libcst recurses once per level of nesting: a long chain like `a + b + ... + z`
         # (hundreds of terms, common in generated code) exhausts the stack.
         raise FixError("the code is nested too deeply for libcst to rewrite it") from error
 
 
-def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
+def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str]) -> str:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -178,7 +182,8 @@ def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
         context = CodemodContext()
         for item in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
-        fixed = AddImportsVisitor(context).transform_module(fixed)
+        with_imports = AddImportsVisitor(context).transform_module(fixed)
+        fixed = place_new_imports(fixed, with_imports, first_party=first_party)
     if unused_imports:
         context = CodemodContext()
         for removal in dict.fromkeys(unused_imports):
@@ -186,7 +191,7 @@ def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
                 context, removal.module, removal.obj, removal.asname
             )
         fixed = RemoveImportsVisitor(context).transform_module(fixed)
-    code = fixed.code
+    code = space_after_imports(module, fixed).code
     if lost and not code.endswith(lost):
         code += lost
     try:
