@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from fixture_cases import Case, discover_cases
 
 from codemods.fixes.apply import apply_edits
 from codemods.fixes.import_placement import first_party_modules
-from codemods.types import AddImport
+from codemods.types import AddImport, HoistFunction, Span
 
 RUFF = [sys.executable, "-m", "ruff"]
 
@@ -171,3 +172,28 @@ def test_fixed_files_stay_sorted(case: Case) -> None:
     if not _sorted_by_ruff(case.before):
         pytest.skip("the imports are not sorted before the fix either")
     assert _sorted_by_ruff(case.after)
+
+
+def test_a_function_hoisted_after_the_imports_gets_two_blank_lines() -> None:
+    source = "import os\n\nseed = lambda w: os.getpid() + w\n"
+    span = _span("lambda w: os.getpid() + w", source)
+    edit = HoistFunction(span, "seed", replaces_assignment=True)
+    assert apply_edits(source, [edit]) == (
+        "import os\n\n\ndef seed(w):\n    return os.getpid() + w\n"
+    )
+
+
+def test_a_function_hoisted_after_a_docstring_keeps_its_spacing() -> None:
+    source = '"""Doc."""\n\nseed = lambda w: w\n'
+    span = _span("lambda w: w", source)
+    edit = HoistFunction(span, "seed", replaces_assignment=True)
+    assert apply_edits(source, [edit]) == '"""Doc."""\n\ndef seed(w):\n    return w\n'
+
+
+def _span(text: str, source: str) -> Span:
+    node = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Lambda) and ast.get_source_segment(source, node) == text
+    )
+    return Span(node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)

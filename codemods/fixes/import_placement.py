@@ -330,8 +330,8 @@ def space_after_imports(before: cst.Module, after: cst.Module) -> cst.Module:
     hoisted lambda) or inserts one there keeps the one blank line that was enough before;
     statements no fix touched are left as they are.
     """
-    _, end = _first_block(after)
-    if end == 0 or end >= len(after.body):
+    start, end = _first_block(after)
+    if end == start or end >= len(after.body):
         return after
     following = after.body[end]
     if not isinstance(following, cst.FunctionDef | cst.ClassDef):
