@@ -310,7 +310,7 @@ def _sarif_result(finding: Finding, index: dict[str, int], previews: Previews) -
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index[finding.code],
-        "level": "warning" if finding.severity == "warning" else "error",
+        "level": {"warning": "warning", "info": "note"}.get(finding.severity, "error"),
         "message": {"text": message},
         "locations": [{"physicalLocation": location}],
         "properties": {"torchVersion": finding.target.describe()},
@@ -375,7 +375,7 @@ def github_annotation(finding: Finding) -> str:
     message = finding.message
     if finding.cell is not None:
         message = f"cell {finding.cell}:{finding.span.line}:{finding.span.column + 1}: {message}"
-    command = "warning" if finding.severity == "warning" else "error"
+    command = {"warning": "warning", "info": "notice"}.get(finding.severity, "error")
     joined = ",".join(f"{key}={_escape_property(value)}" for key, value in properties)
     return f"::{command} {joined}::{_escape_data(message)}"
 

@@ -34,13 +34,19 @@ from codemods import scan as scanning
 from codemods.files import WriteError, write_atomic, write_text_atomic
 from codemods.previews import preview_fixes
 from codemods.report import summarise
+from codemods.rule import Rule
 
-from . import formats, render
+from . import formats, output, render
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_CODES_HELP = (
     "Exit status: 0 if nothing was found (or everything was fixed), 1 if findings remain "
-    "(with --diff: if any file would change), 2 for usage, configuration or internal errors."
+    "(with --diff: if any file would change), 2 for usage, configuration or internal errors, "
+    "130 when interrupted."
+)
+CHECK_EXIT_HELP = (
+    "Exit status: 0 if nothing was found (informational findings do not count), 1 if findings "
+    "remain, 2 for usage, configuration or internal errors, 130 when interrupted."
 )
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -294,7 +300,7 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: Share
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
     them (`unsafe-fixes = true`), which is how the engine decided too.
     """
-    err = Console(stderr=True, highlight=False)
+    err = output.console(stderr=True)
     targets = paths or [Path.cwd()]
     try:
         projects = list(project_settings(targets, settings))
@@ -371,7 +377,7 @@ def _emit(
         if output_format == "json":
             click.echo(formats.statistics_json(rows))
         else:
-            render.print_statistics(Console(highlight=False), rows)
+            render.print_statistics(output.console(), rows)
         return True
     if output_format == "text":
         return False
@@ -386,13 +392,15 @@ def _emit(
     return True
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=output.InterruptibleGroup, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="workerseed")
 def main() -> None:
     """Find and fix duplicated randomness in PyTorch DataLoader workers."""
 
 
-@main.command(epilog=EXIT_CODES_HELP)
+@main.command(epilog=CHECK_EXIT_HELP, short_help="Report worker randomness bugs.")
 @shared_options
 def check(paths: tuple[Path, ...], **parsed: Any) -> None:
     """Report DataLoader worker randomness bugs in PATHS (default: the current directory).
@@ -409,7 +417,7 @@ def check(paths: tuple[Path, ...], **parsed: Any) -> None:
     results, unsafe = run.results, run.unsafe_fixes
     findings = _all_findings(results)
     report = summarise(results, run.projects, unsafe_fixes=unsafe)
-    out, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    out, err = output.console(), output.console(stderr=True)
     if not _emit(findings, options, unsafe_fixes=unsafe):
         render.print_findings(out, findings, unsafe_fixes=unsafe)
         render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
@@ -458,7 +466,7 @@ def _exit_code(
 ) -> int:
     if any(isinstance(result, Failed) for result in results):
         return EXIT_ERROR
-    if findings and not exit_zero:
+    if any(output.counts_for_exit(finding.severity) for finding in findings) and not exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -489,7 +497,9 @@ def _interactive(console: Console) -> bool:
     return sys.stdin.isatty() and console.is_terminal
 
 
-@main.command(epilog=EXIT_CODES_HELP)
+@main.command(
+    epilog=EXIT_CODES_HELP, short_help="Fix worker randomness bugs, showing each change as a diff."
+)
 @shared_options
 @click.option(
     "--diff",
@@ -521,7 +531,7 @@ def fix(
     run = _run(paths, settings, fix=True, options=options)
     results, unsafe = run.results, run.unsafe_fixes
     machine = options.output_format != "text" or options.statistics
-    out, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    out, err = output.console(), output.console(stderr=True)
     # Standard output carries only the chosen format; people read the rest on stderr.
     screen = err if machine else out
     changes = [result for result in results if isinstance(result, Changed)]
@@ -594,7 +604,8 @@ def fix(
         sys.exit(EXIT_ERROR)
     if diff_only:
         sys.exit(EXIT_FINDINGS if changes and not options.exit_zero else EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if remaining and not options.exit_zero else EXIT_CLEAN)
+    failing = any(output.counts_for_exit(finding.severity) for finding in remaining)
+    sys.exit(EXIT_FINDINGS if failing and not options.exit_zero else EXIT_CLEAN)
 
 
 def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> list[Finding]:
@@ -609,20 +620,35 @@ def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> lis
     return sorted(dict.fromkeys(remaining), key=lambda finding: finding.sort_key)
 
 
-@main.command()
+@main.command(short_help="List the rules, or explain one.")
 @click.option("--explain", metavar="CODE", help="Show the documentation of one rule.")
-def rules(explain: str | None) -> None:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(("text", "markdown", "json")),
+    default="text",
+    show_default=True,
+    help="text: rendered for the terminal; markdown or json: the raw documentation.",
+)
+def rules(explain: str | None, output_format: str) -> None:
     """List the rules, or explain one (`workerseed rules --explain WS201`)."""
     console = Console()
+    if output_format != "text":
+        click.echo(output.rules_raw(_rule(explain) if explain else None, output_format), nl=False)
+        return
     if explain is None:
         console.print(render.rules_table())
         console.print("Run `workerseed rules --explain CODE` for a rule's documentation.")
         return
-    rule = rule_by_code(explain)
+    console.print(render.explain(_rule(explain)))
+
+
+def _rule(code: str) -> type[Rule]:
+    rule = rule_by_code(code)
     if rule is None:
         codes = ", ".join(known.CODE for known in ALL_RULES)
-        raise click.BadParameter(f"no rule {explain!r} (rules: {codes})", param_hint="--explain")
-    console.print(render.explain(rule))
+        raise click.BadParameter(f"no rule {code!r} (rules: {codes})", param_hint="--explain")
+    return rule
 
 
 SCAN_EXIT_HELP = (
@@ -680,7 +706,7 @@ def scan_command(
     """
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose cannot be used together")
-    err = Console(stderr=True, highlight=False)
+    err = output.console(stderr=True)
     settings = Settings(jobs=jobs)
     targets = roots or (Path.cwd(),)
     if _shows_progress(err, quiet):
@@ -710,7 +736,7 @@ def scan_command(
     if output_format == "json":
         click.echo(document, nl=False)
         return
-    out = Console(highlight=False)
+    out = output.console()
     if verbose:
         out.print(render.scan_repository_table(report))
     out.print(render.scan_table(report))

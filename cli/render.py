@@ -24,10 +24,13 @@ from rich.text import Text
 
 from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
 from codemods.lines import source_lines
-from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
+from codemods.notebooks import is_notebook, notebook_cells
+from codemods.patches import file_patch
 from codemods.report import Counts, RunReport, applies
 from codemods.rule import Rule
 from codemods.scan import DECLARED, ScanReport
+
+from .output import is_terminal, write_bytes
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
@@ -56,6 +59,9 @@ def is_applicable(finding: Finding, unsafe_fixes: bool) -> bool:
     return applies(finding, unsafe_fixes)
 
 
+_SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
+
 def location(finding: Finding) -> str:
     """Return `path:line:col`, or `path:cell N:line:col` in a notebook (1-based columns)."""
     cell = f"cell {finding.cell}:" if finding.cell is not None else ""
@@ -63,11 +69,19 @@ def location(finding: Finding) -> str:
 
 
 def finding_line(finding: Finding, *, unsafe_fixes: bool) -> Text:
-    """Return `path:line:col: CODE [*] message` (the form editors and CI logs link)."""
+    """Return `path:line:col: CODE [severity] [*] message` (the form editors and CI logs link).
+
+    The severity is marked for warnings and informational findings; errors are unmarked.
+    """
     text = Text()
     text.append(location(finding) + ":", style="bold")
     text.append(" ")
-    text.append(finding.code, style="bold red" if finding.severity == "error" else "bold yellow")
+    text.append(finding.code, style=_SEVERITY_STYLES.get(finding.severity, "bold red"))
+    if finding.severity != "error":
+        # Marked in words, not only in colour, so logs and editors can tell it from an error.
+        text.append(
+            f" [{finding.severity}]", style="yellow" if finding.severity == "warning" else "blue"
+        )
     if is_applicable(finding, unsafe_fixes):
         text.append(" [*]", style="cyan")
     text.append(" ")
@@ -117,11 +131,11 @@ def print_diff(console: Console, changed: Changed) -> None:
     for finding in changed.fixed:
         title = finding.fix.title if finding.fix else finding.message
         console.print(Text.assemble((f"{finding.code} ", "bold"), title), soft_wrap=True)
-    diff = unified_diff(changed)
-    if not console.is_terminal:
-        # Piped or saved, the diff stays a patch (`git apply` reads it): no wrapped lines.
-        console.print(Text(diff, end=""), soft_wrap=True)
+    if not is_terminal(console):
+        # Piped or saved, the diff is a patch `git apply` reads: the file's own bytes.
+        write_bytes(console, file_patch(changed, display_path(changed.path)))
         return
+    diff = unified_diff(changed)
     console.print(
         Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True)
     )
@@ -131,11 +145,6 @@ def print_problems(
     console: Console, results: Sequence[FileResult], *, verbose: bool, quiet: bool = False
 ) -> None:
     """Print failed files, and skipped ones unless `quiet`, to the error console."""
-    no_support = [
-        result
-        for result in results
-        if isinstance(result, Skipped) and result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED
-    ]
     for result in results:
         if isinstance(result, Failed):
             console.print(
@@ -149,8 +158,6 @@ def print_problems(
         elif isinstance(result, Skipped) and not quiet:
             if result.reason in QUIET_REASONS and not verbose:
                 continue
-            if result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED and not verbose:
-                continue
             detail = f" ({result.detail})" if result.detail else ""
             console.print(
                 Text.assemble(
@@ -160,15 +167,6 @@ def print_problems(
                 ),
                 soft_wrap=True,
             )
-    if no_support and not quiet and not verbose:
-        # One line, not one per notebook: a repository may hold hundreds.
-        console.print(
-            Text.assemble(
-                ("warning", "bold yellow"),
-                f": {plural(len(no_support), 'notebook')} skipped: {INSTALL_HINT}",
-            ),
-            soft_wrap=True,
-        )
 
 
 def summary_line(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import os
 import pickle
 import shutil
@@ -150,8 +149,6 @@ class RunCache:
 
 def _code_version(sources: list[Path]) -> str:
     hasher = hashlib.sha256()
-    # Whether notebooks can be read decides whether they have summaries at all.
-    hasher.update(b"notebooks" if importlib.util.find_spec("nbformat") else b"no notebooks")
     for source in sources:
         with contextlib.suppress(OSError):
             hasher.update(source.read_bytes())

@@ -79,6 +79,9 @@ def fix_rounds(
     """
     # libcst is imported only when something is fixed: it costs more than checking a tree.
     from .fixes.apply import FixError, apply_edits
+    from .fixes.import_placement import first_party_modules
+
+    first_party = first_party_modules(workspace.root)
 
     fixed: dict[Path, list[Finding]] = {}
     errors: dict[Path, str] = {}
@@ -104,7 +107,7 @@ def fix_rounds(
             original = workspace.source(path)
             current = workspace.texts.get(path, original.text)
             try:
-                new = apply_edits(current, path_edits)
+                new = apply_edits(current, path_edits, first_party=first_party)
             except FixError as error:
                 errors[path] = str(error)
                 continue

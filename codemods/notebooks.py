@@ -16,17 +16,18 @@ written back, so magics are never touched.
 Writing keeps the notebook as it was: outputs, metadata, key order and indentation. Only the
 `source` of changed cells is replaced, and the JSON is written in the layout the file had
 (detected from the file itself, and only used when it reproduces the file byte for byte);
-otherwise in Jupyter's own layout, through nbformat.
+otherwise in Jupyter's own layout.
 
-nbformat is an optional dependency (`workerseed[notebooks]`); without it notebooks are skipped
-with a reason that says so.
+The JSON format is read and written here, without nbformat: reading needs only the cells and
+their sources, and writing keeps the file's own layout, so nbformat's dependencies
+(jsonschema, traitlets, jupyter_core) would buy nothing but a heavier install. Notebooks are
+therefore checked by every installation.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import importlib.util
 import json
 import re
 import warnings
@@ -40,7 +41,6 @@ from .types import Finding, SkipReason, SourceFile, Span
 __all__ = [
     "NotebookError",
     "NotebookModule",
-    "available",
     "file_change",
     "file_position",
     "file_span",
@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 SUFFIX = ".ipynb"
-INSTALL_HINT = "install workerseed[notebooks] (nbformat) to check notebooks"
 
 _CELL_MARKER = "# <<workerseed cell {}>>"
 _CELL_MARKER_LINE = re.compile(r"^# <<workerseed cell (\d+)>>\r?\n?$")
@@ -73,11 +72,6 @@ class NotebookError(Exception):
 def is_notebook(path: Path) -> bool:
     """Return True if `path` names a Jupyter notebook."""
     return path.suffix.lower() == SUFFIX
-
-
-def available() -> bool:
-    """Return True if the optional notebook support (nbformat) is installed."""
-    return importlib.util.find_spec("nbformat") is not None
 
 
 @dataclass(frozen=True)
@@ -109,14 +103,6 @@ class NotebookModule:
 # --- reading ---
 
 
-def _nbformat() -> Any:
-    try:
-        import nbformat
-    except ImportError:
-        raise SourceError(SkipReason.NOTEBOOKS_UNSUPPORTED, INSTALL_HINT) from None
-    return nbformat
-
-
 def _decode(path: Path, raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")
@@ -126,37 +112,48 @@ def _decode(path: Path, raw: bytes) -> str:
         ) from error
 
 
-def _read_notebook(path: Path, raw: bytes) -> Any:
-    nbformat = _nbformat()
+def _read_notebook(path: Path, raw: bytes) -> dict[str, Any]:
+    """Return the notebook's JSON document, each cell's `source` joined into one string."""
     text = _decode(path, raw)
-    captured: dict[str, Any] = {}
     try:
-        with warnings.catch_warnings():
-            # Missing cell ids and the like are repaired in memory; the file is not ours to judge.
-            warnings.simplefilter("ignore")
-            notebook = nbformat.reads(
-                text, as_version=nbformat.NO_CONVERT, capture_validation_error=captured
-            )
-    except Exception as error:  # nbformat raises JSON, reader and validation errors
+        document = json.loads(text)
+    except ValueError as error:
         raise SourceError(
             SkipReason.INVALID_NOTEBOOK, f"not a valid notebook: {_first_line(error)}"
         ) from error
-    version = notebook.get("nbformat")
+    if not isinstance(document, dict):
+        raise SourceError(SkipReason.INVALID_NOTEBOOK, "not a valid notebook: not a JSON object")
+    version = document.get("nbformat")
+    if not isinstance(version, int):
+        raise SourceError(SkipReason.INVALID_NOTEBOOK, "not a valid notebook: no nbformat version")
     if version != 4:
         raise SourceError(
             SkipReason.INVALID_NOTEBOOK,
             f"nbformat {version} notebooks are not supported (only version 4; convert with "
             "`jupyter nbconvert --to notebook`)",
         )
-    cells = notebook.get("cells")
-    if not isinstance(cells, list) or not all(
-        isinstance(cell, dict) and isinstance(cell.get("source", ""), str) for cell in cells
-    ):
+    cells = document.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
         raise SourceError(SkipReason.INVALID_NOTEBOOK, "not a valid notebook: malformed cells")
-    language = _language(notebook)
+    joined = []
+    for cell in cells:
+        source = _joined(cell.get("source", ""))
+        if source is None:
+            raise SourceError(SkipReason.INVALID_NOTEBOOK, "not a valid notebook: malformed cells")
+        joined.append({**cell, "source": source})
+    language = _language(document)
     if language is not None and language.lower() not in ("python", "python3", "ipython"):
         raise SourceError(SkipReason.EXCLUDED, f"not a Python notebook (language: {language})")
-    return notebook
+    return {**document, "cells": joined}
+
+
+def _joined(source: object) -> str | None:
+    """Return a cell's source as one string (the format allows a list of lines), else None."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return None
 
 
 def _first_line(error: Exception) -> str:
@@ -458,14 +455,43 @@ def _render(raw: bytes, changed: dict[int, str]) -> str:
             )
         return layout.dumps(document) + ending
     # A layout json.dumps cannot reproduce: write Jupyter's own, as Jupyter would on save.
-    nbformat = _nbformat()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        notebook = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     for index, source in changed.items():
-        notebook.cells[index].source = source
-    written: str = nbformat.writes(notebook)
-    return written + "\n"
+        document["cells"][index]["source"] = source
+    return _jupyter_json(document) + "\n"
+
+
+#: Non-text MIME types whose values Jupyter also stores as lists of lines.
+_SPLIT_MIME_TYPES = frozenset({"application/javascript", "image/svg+xml"})
+
+
+def _split_bundle(bundle: object) -> None:
+    if isinstance(bundle, dict):
+        for key, value in bundle.items():
+            if isinstance(value, str) and (key.startswith("text/") or key in _SPLIT_MIME_TYPES):
+                bundle[key] = value.splitlines(keepends=True)
+
+
+def _jupyter_json(document: dict[str, Any]) -> str:
+    """Return the notebook in the layout Jupyter (nbformat 4) writes.
+
+    Sorted keys, one-space indentation, and multi-line text stored as lists of lines.
+    """
+    document = copy.deepcopy(document)
+    for cell in document.get("cells", []):
+        if isinstance(cell.get("source"), str):
+            cell["source"] = cell["source"].splitlines(keepends=True)
+        for attachment in (cell.get("attachments") or {}).values():
+            _split_bundle(attachment)
+        for output in cell.get("outputs") or []:
+            if not isinstance(output, dict):
+                continue
+            if output.get("output_type") in ("execute_result", "display_data"):
+                _split_bundle(output.get("data"))
+            elif output.get("output_type") == "stream" and isinstance(output.get("text"), str):
+                output["text"] = output["text"].splitlines(keepends=True)
+    return json.dumps(
+        document, sort_keys=True, indent=1, separators=(",", ": "), ensure_ascii=False
+    )
 
 
 def file_change(source: SourceFile, new_text: str) -> tuple[SourceFile, str]:

@@ -55,6 +55,7 @@ def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePrevie
     """Return what each finding's fix alone would change; leave out fixes that cannot apply."""
     # libcst is imported only when something is fixed: it costs more than checking a tree.
     from .fixes.apply import FixError, apply_edits
+    from .fixes.import_placement import first_party_modules
 
     sources: dict[Path, SourceFile | None] = {}
 
@@ -79,7 +80,8 @@ def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePrevie
             if original is None:
                 break
             try:
-                new = apply_edits(original.text, path_edits)
+                first_party = first_party_modules(files.find_project_root(path))
+                new = apply_edits(original.text, path_edits, first_party=first_party)
                 old = original.text
                 if notebooks.is_notebook(path):
                     file_source, new = notebooks.file_change(original, new)

@@ -385,8 +385,6 @@ class SkipReason(enum.Enum):
     UNREADABLE = "unreadable"
     #: A notebook that is not valid nbformat 4 JSON (other languages are EXCLUDED).
     INVALID_NOTEBOOK = "invalid_notebook"
-    #: A notebook, and the optional notebook support (`workerseed[notebooks]`) is not installed.
-    NOTEBOOKS_UNSUPPORTED = "notebooks_unsupported"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from sample_project import CLEAN, DATA, LOADER
 
 import cli.main
+import cli.render
 from cli.main import main
 from codemods import ALL_RULES
 
@@ -557,7 +558,7 @@ def test_every_command_has_help() -> None:
 # --- notebooks ---
 
 
-def test_notebook_findings_in_text_and_json(repo: Path) -> None:
+def test_notebook_findings_in_text_and_json(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip("nbformat")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
@@ -573,23 +574,38 @@ def test_notebook_findings_in_text_and_json(repo: Path) -> None:
     assert result.stdout.startswith("explore.ipynb:cell 3:2:10: WS101 [*] ")
     (finding,) = json.loads(run("check", "--no-cache", "--format", "json", "explore.ipynb").stdout)
     assert (finding["cell"], finding["range"]["start"]) == (3, {"line": 2, "column": 10})
+    # Piped, the diff is a patch of the file; on a terminal, it shows the changed cells.
+    patch = run("fix", "--no-cache", "--diff", "explore.ipynb").stdout
+    assert "--- a/explore.ipynb\n" in patch
+    assert '+    "def seed_worker(worker_id: int) -> None:\\n",' in patch
+    monkeypatch.setattr(cli.render, "is_terminal", lambda console: True)
     diff = run("fix", "--no-cache", "--diff", "explore.ipynb").stdout
     assert "--- a/explore.ipynb:cell 3" in diff
     assert "+def seed_worker(worker_id: int) -> None:" in diff
-    assert "--- a/explore.ipynb:cell 2" not in diff
+    # New imports join the cell that holds the imports, sorted.
+    assert "@@ -1,2 +1,6 @@\n !pip install torch\n+import random\n+\n+import numpy as np\n" in diff
 
 
-def test_missing_notebook_support_is_one_warning(
+def test_notebooks_are_checked_without_nbformat(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import sys
 
-    for name in ("a.ipynb", "b.ipynb"):
-        (repo / name).write_text('{"cells": [], "metadata": {"x": "DataLoader"}}')
-    monkeypatch.setitem(sys.modules, "nbformat", None)
-    result = run("check", "--no-cache")
-    assert (
-        "warning: 2 notebooks skipped: install workerseed[notebooks] (nbformat) to check notebooks"
-        in result.stderr
-    )
-    assert result.stderr.count("warning") == 1
+    cell: dict[str, object] = {
+        "cell_type": "code",
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+    }
+    imports = ["from torch.utils.data import DataLoader\n", "from data import NoisyDataset"]
+    cells = [
+        {**cell, "source": imports},
+        {**cell, "source": "loader = DataLoader(NoisyDataset(), num_workers=2)"},
+    ]
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (repo / "explore.ipynb").write_text(json.dumps(document), encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "nbformat", None)  # a plain install: no nbformat
+    result = run("check", "--no-cache", "explore.ipynb")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("explore.ipynb:cell 2:1:10: WS101 [*] ")
+    assert result.stderr == ""

@@ -395,18 +395,30 @@ def test_notebook_of_another_language_is_excluded(repo: Path) -> None:
     assert result.detail == "not a Python notebook (language: R)"
 
 
-def test_without_nbformat_notebooks_are_skipped_with_the_install_hint(
+def test_without_nbformat_notebooks_are_checked_and_fixed(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(_example(), repo / "nb.ipynb")
-    (repo / "train.py").write_text("x = 1\n", encoding="utf-8")
+    original = path.read_bytes()
+    expected = _fix(path)
+    path.write_bytes(original)
     monkeypatch.setitem(sys.modules, "nbformat", None)  # `import nbformat` raises ImportError
 
-    results = list(run_paths([repo], SETTINGS))
+    assert _findings(path) == ["nb.ipynb:cell 4:2:10 WS101"]
+    assert [change.new for change in _fix(path)] == [change.new for change in expected]
+    assert "worker_init_fn=seed_worker" in path.read_text(encoding="utf-8")
 
-    assert [type(result) for result in results] == [Skipped, Unchanged]
-    skipped = results[0]
-    assert isinstance(skipped, Skipped)
-    assert skipped.reason is SkipReason.NOTEBOOKS_UNSUPPORTED
-    assert "workerseed[notebooks]" in skipped.detail
-    assert path == skipped.path
+
+def test_without_nbformat_a_layout_json_dumps_cannot_reproduce_is_written_as_jupyter_does(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = nbformat.writes(_example()).replace('"execution_count": 1,', '"execution_count": 1 ,')
+    path = repo / "nb.ipynb"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "nbformat", None)
+
+    _fix(path)
+
+    after = path.read_text(encoding="utf-8")
+    monkeypatch.undo()
+    assert after == nbformat.writes(nbformat.reads(after, as_version=4)) + "\n"

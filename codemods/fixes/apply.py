@@ -9,7 +9,7 @@ is returned.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TypeVar
 
 import libcst as cst
@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 from ..errors import FixError
 from ..types import Edit, Span
 from .edits import Staging, stage
+from .import_placement import place_new_imports, space_after_imports
 from .transformer import EditTransformer
 
 __all__ = ["FixError", "apply_edits"]
@@ -27,17 +28,20 @@ __all__ = ["FixError", "apply_edits"]
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Return `text` with `edits` applied; raise FixError if that is not possible."""
+def apply_edits(text: str, edits: Sequence[Edit], *, first_party: Collection[str] = ()) -> str:
+    """Return `text` with `edits` applied; raise FixError if that is not possible.
+
+    `first_party` names the project's top-level modules, so added imports are sorted in.
+    """
     try:
-        return _apply_edits(text, edits)
+        return _apply_edits(text, edits, first_party)
     except RecursionError as error:
         # libcst recurses once per level of nesting: a long chain like `a + b + ... + z`
         # (hundreds of terms, common in generated code) exhausts the stack.
         raise FixError("the code is nested too deeply for libcst to rewrite it") from error
 
 
-def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
+def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str]) -> str:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -114,7 +118,8 @@ def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
         context = CodemodContext()
         for item in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
-        fixed = AddImportsVisitor(context).transform_module(fixed)
+        with_imports = AddImportsVisitor(context).transform_module(fixed)
+        fixed = place_new_imports(fixed, with_imports, first_party=first_party)
     if unused_imports:
         context = CodemodContext()
         for removal in dict.fromkeys(unused_imports):
@@ -122,7 +127,7 @@ def _apply_edits(text: str, edits: Sequence[Edit]) -> str:
                 context, removal.module, removal.obj, removal.asname
             )
         fixed = RemoveImportsVisitor(context).transform_module(fixed)
-    code = fixed.code
+    code = space_after_imports(module, fixed).code
     if lost and not code.endswith(lost):
         code += lost
     try:
