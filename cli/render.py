@@ -22,7 +22,16 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
+from codemods import (
+    ALL_RULES,
+    Changed,
+    Failed,
+    FileResult,
+    Finding,
+    Skipped,
+    SkipReason,
+    Unchanged,
+)
 from codemods.lines import source_lines
 from codemods.notebooks import INSTALL_HINT, is_notebook, notebook_cells
 from codemods.report import Counts, RunReport, applies
@@ -137,6 +146,11 @@ def print_problems(
         if isinstance(result, Skipped) and result.reason is SkipReason.NOTEBOOKS_UNSUPPORTED
     ]
     for result in results:
+        if isinstance(result, Unchanged | Changed) and result.note and not quiet:
+            console.print(
+                Text.assemble(("note", "bold"), f": {display_path(result.path)}: {result.note}"),
+                soft_wrap=True,
+            )
         if isinstance(result, Failed):
             console.print(
                 Text.assemble(

@@ -527,7 +527,8 @@ def _analyse(
         else:
             # After fixing, what is left here may differ: a fix elsewhere can resolve it.
             left = own if remaining_by_path is None else tuple(remaining_by_path.get(path, ()))
-            results.append(Unchanged(path, _in_cells(workspace, path, left)))
+            note = files.encoding_note(workspace.contents.raw.get(path, b""))
+            results.append(Unchanged(path, _in_cells(workspace, path, left), note))
     yield from sorted(results, key=lambda result: result.path.as_posix())
 
 

@@ -296,6 +296,9 @@ class SourceFile:
     #: The file started with a UTF-8 byte order mark (not part of `text`).
     bom: bool
     mode: int
+    #: Something the reader should know about how the file was read (an unknown coding
+    #: cookie read as UTF-8), or "".
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,8 @@ class Unchanged:
 
     path: Path
     findings: tuple[Finding, ...]
+    #: How the file was read, if the reader should know (see `SourceFile.note`).
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -323,6 +328,11 @@ class Changed:
     def old(self) -> str:
         """Return the original text."""
         return self.source.text
+
+    @property
+    def note(self) -> str:
+        """Return how the file was read, if the reader should know."""
+        return self.source.note
 
 
 @dataclass(frozen=True)

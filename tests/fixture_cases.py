@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemods import Changed, Finding, Safety, Settings, Skipped, run_paths
+from codemods import Changed, Finding, Safety, Settings, Skipped, Unchanged, run_paths
 from codemods.files import write_atomic
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -91,6 +91,8 @@ def findings_text(repo: Path, case: Case) -> str:
             lines.append(
                 f"{result.path.relative_to(repo).as_posix()}: skipped ({result.reason.value})"
             )
+        if isinstance(result, Unchanged | Changed) and result.note:
+            lines.append(f"{result.path.relative_to(repo).as_posix()}: note ({result.note})")
         for finding in getattr(result, "findings", ()):
             path = finding.path.relative_to(repo).as_posix()
             location = f"{path}:{finding.span.line}:{finding.span.column + 1}"
