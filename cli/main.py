@@ -410,7 +410,8 @@ def _exit_code(
 ) -> int:
     if any(isinstance(result, Failed) for result in results):
         return EXIT_ERROR
-    if findings and not exit_zero:
+    # An info note (distinct but irreproducible seeds, unused seeding code) is no failure.
+    if any(finding.severity != "info" for finding in findings) and not exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -545,7 +546,8 @@ def fix(
         sys.exit(EXIT_ERROR)
     if diff_only:
         sys.exit(EXIT_FINDINGS if changes and not options["exit_zero"] else EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if remaining and not options["exit_zero"] else EXIT_CLEAN)
+    failing = any(finding.severity != "info" for finding in remaining)
+    sys.exit(EXIT_FINDINGS if failing and not options["exit_zero"] else EXIT_CLEAN)
 
 
 def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> list[Finding]:

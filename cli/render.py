@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 QUIET_REASONS = frozenset({SkipReason.GENERATED, SkipReason.EXCLUDED})
 
 
+_SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
+
 def display_path(path: Path) -> str:
     """Return `path` relative to the working directory when it is below it."""
     try:
@@ -76,7 +79,7 @@ def finding_line(finding: Finding, *, unsafe_fixes: bool) -> Text:
     text = Text()
     text.append(location(finding) + ":", style="bold")
     text.append(" ")
-    text.append(finding.code, style="bold red" if finding.severity == "error" else "bold yellow")
+    text.append(finding.code, style=_SEVERITY_STYLES.get(finding.severity, "bold red"))
     if is_applicable(finding, unsafe_fixes):
         text.append(" [*]", style="cyan")
     text.append(" ")

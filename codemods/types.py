@@ -244,7 +244,9 @@ class Finding:
     span: Span
     target: TorchTarget
     fix: Fix | None = None
-    #: "error" for duplicated randomness; "warning" for lesser problems (non-reproducible seeds).
+    #: "error" for duplicated or repeated streams; "warning" when that rests on a stated
+    #: assumption (a clock seed); "info" for what duplicates nothing (OS-entropy seeds, seeding
+    #: code no loader uses): it never changes the exit status and `scan` does not count it.
     severity: str = "error"
     #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
     #: lines from that cell's first line. None for a Python file.

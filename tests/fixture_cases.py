@@ -97,7 +97,8 @@ def findings_text(repo: Path, case: Case) -> str:
             path = finding.path.relative_to(repo).as_posix()
             location = f"{path}:{finding.span.line}:{finding.span.column + 1}"
             marker = " [*]" if applicable(finding, case) else ""
-            lines.append(f"{location} {finding.code}{marker} {finding.message}")
+            severity = "" if finding.severity == "error" else f" ({finding.severity})"
+            lines.append(f"{location} {finding.code}{severity}{marker} {finding.message}")
     return "".join(line + "\n" for line in lines)
 
 

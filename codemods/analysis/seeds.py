@@ -45,8 +45,11 @@ class Source(enum.Enum):
     NUMPY_DRAW = "numpy_draw"
     #: `np.random.get_state()`: in a worker its `[1][0]` is the same in every epoch.
     NUMPY_STATE = "numpy_state"
-    #: The clock, a pid, a uuid, `os.urandom`, or no seed at all (OS entropy).
+    #: A pid, a uuid, `os.urandom`, `secrets`, or no seed at all (OS entropy): distinct in
+    #: every worker.
     ENTROPY = "entropy"
+    #: The clock: workers started within one tick of it read the same value.
+    CLOCK = "clock"
     #: The process's rank in a distributed run.
     RANK = "rank"
     #: A value fixed for the run: a config attribute, state an object gets in `__init__`.
@@ -66,6 +69,8 @@ class Verdict(enum.Enum):
     EPOCH_INVARIANT = "epoch_invariant"
     #: Different every time, but not reproducible under `torch.manual_seed`.
     NOT_REPRODUCIBLE = "not_reproducible"
+    #: The clock alone: not reproducible, and alike in workers started within one tick.
+    CLOCK = "clock"
     UNKNOWN = "unknown"
 
 
@@ -85,6 +90,12 @@ def verdict(
         return Verdict.UNKNOWN
     if Source.ENTROPY in sources:
         return Verdict.NOT_REPRODUCIBLE
+    if Source.CLOCK in sources:
+        # The worker id (or rank) added to the clock keeps workers apart; the clock alone
+        # gives every worker started within one tick the same seed.
+        if sources & {Source.WORKER_ID, Source.RANK}:
+            return Verdict.NOT_REPRODUCIBLE
+        return Verdict.CLOCK
     return Verdict.EPOCH_INVARIANT
 
 
@@ -326,6 +337,8 @@ class _Classifier:
             return frozenset({Source.NUMPY_DRAW})
         if names <= catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS:
             return frozenset({Source.WORKER_STREAM})
+        if names <= catalog.CLOCK_SOURCES:
+            return frozenset({Source.CLOCK})
         if names <= catalog.TIME_SOURCES:
             return frozenset({Source.ENTROPY})
         if names <= catalog.DISTRIBUTED_RANKS:
