@@ -221,6 +221,11 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
         callee = call.base
         if callee is None:
             continue
+        base_method = _base_method_on_self(project, call, caller)
+        if base_method is not None:
+            chain = (*caller.chain, base_method.qualname)
+            yield Reached(base_method, caller.self_class, chain, caller.holder)
+            continue
         for function, self_class, holder in _resolve_callee(project, callee, caller):
             yield Reached(function, self_class, (*caller.chain, function.qualname), holder)
 
@@ -282,6 +287,28 @@ def _resolve_callee(
                 if function is not None:
                     yield FunctionRef.of(owner.module, function), self_class, same
                     return
+
+
+def _base_method_on_self(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
+    """Return the base-class method `Base.method(self, ...)` runs on the caller's own instance.
+
+    `BaseSet.__init__(self, ...)` (instead of `super().__init__(...)`) and a mixin's
+    `Mixin.__init__(self)` run on the same object: what they store is the instance's state.
+    """
+    self_class = caller.self_class
+    if (
+        self_class is None
+        or call.base is None
+        or call.base.kind is not Kind.NAME
+        or not call.args
+        or call.args[0].kind is not Kind.SELF
+    ):
+        return None
+    order = project.mro(self_class)
+    for target in project.targets(call.base, caller.function.module):
+        if isinstance(target, FunctionRef) and project.class_of_function(target) in order:
+            return target
+    return None
 
 
 def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
