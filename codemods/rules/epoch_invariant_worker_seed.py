@@ -132,8 +132,9 @@ class EpochInvariantWorkerSeed(Rule):
 
     In Dataset code, `__iter__` runs once per worker and epoch and is fixed the same way. In
     `__getitem__` the seeding line runs for every item; it is deleted (torch seeds `random`,
-    `torch` and, since 1.9, NumPy per worker); NumPy seeding there on torch < 1.9 is
-    reported without a fix (see WS101).
+    `torch` and, since 1.9, NumPy per worker). On torch < 1.9 NumPy is then seeded by the
+    worker_init_fn WS101 adds at the loader; a per-item reseed left in place would override
+    it, so the two fixes apply together (select both, as by default).
 
     ## Fix safety
     Safe: only the random numbers drawn in workers change. Unsafe when the function is also
@@ -517,8 +518,8 @@ class EpochInvariantWorkerSeed(Rule):
     def _delete_per_item(self, seeding: Seeding, statement: bool) -> Fix | None:
         if seeding.kind is not SinkKind.GLOBAL or not statement:
             return None
-        if seeding.library == "numpy" and self.project.target.is_before(NUMPY_SEEDED_SINCE):
-            return None  # nothing else seeds NumPy in workers on old torch (see WS101)
+        # On torch < 1.9 this leaves NumPy to the worker_init_fn WS101 adds at the loader,
+        # which a per-item reseed kept here would override.
         title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
         edits = FileEdits(seeding.function.path, (RemoveStatement(seeding.span),))
         return Fix(title, Safety.SAFE, (edits,))
