@@ -87,6 +87,16 @@ def _sources(body: str) -> frozenset[Source]:
             id="clock",
         ),
         pytest.param(
+            "args = parse()\ndef wif(w):\n    np.random.seed(args.seed + w)\n",
+            {Source.RUN_VALUE, Source.WORKER_ID},
+            id="attribute of a module-level object",
+        ),
+        pytest.param(
+            "cfg = make()\ndef wif(w):\n    np.random.seed(cfg.data.local_rank + w)\n",
+            {Source.RUN_VALUE, Source.RANK, Source.WORKER_ID},
+            id="rank attribute of a module-level object",
+        ),
+        pytest.param(
             "def wif(w, seed):\n    np.random.seed(seed + w + dist.get_rank())\n",
             {Source.WORKER_ID, Source.PARAMETER, Source.RANK},
             id="partial-bound parameter and rank call",

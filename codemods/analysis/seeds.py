@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from ..types import Span, TorchTarget
 from . import catalog
-from .facts import Kind, Value
+from .facts import Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 from .randomness import NUMPY_GLOBAL_DRAWS
 
@@ -250,7 +250,7 @@ class _Classifier:
         module = scope.function.module
         targets = self.project.targets(value, module)
         if not targets:
-            return frozenset({Source.UNKNOWN})
+            return self._module_object_attribute(value, module)
         found: set[Source] = set()
         for target in targets:
             if isinstance(target, VariableRef):
@@ -275,6 +275,22 @@ class _Classifier:
             else:
                 found.add(Source.UNKNOWN)
         return frozenset(found)
+
+    def _module_object_attribute(self, value: Value, module: ModuleFacts) -> frozenset[Source]:
+        """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project.
+
+        Such an object (`args = parser.parse_args()`, `cfg = CfgNode()`) is built once when
+        its module runs; every worker inherits it unchanged, so its attributes are fixed for
+        the run, like a literal.
+        """
+        for qualname in value.qualnames:
+            parts = qualname.split(".")
+            for cut in range(len(parts) - 1, 0, -1):
+                prefix = ".".join(parts[:cut])
+                if any(isinstance(t, VariableRef) for t in self.project.resolve(prefix, module)):
+                    rank = is_rank_name(parts[-1])
+                    return frozenset({Source.RUN_VALUE, *({Source.RANK} if rank else ())})
+        return frozenset({Source.UNKNOWN})
 
     def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         base = value.base
