@@ -19,7 +19,15 @@ from functools import cached_property
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, Reached, callees, held_classes, per_item_code, reachable
+from .datasets import (
+    MAX_CALL_DEPTH,
+    Reached,
+    branch_not_taken,
+    callees,
+    held_classes,
+    per_item_code,
+    reachable,
+)
 from .facts import Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
@@ -525,6 +533,8 @@ class _Scan:
         for call in self.function.function.calls:
             base = call.base
             if base is None or self._own_helper(base):
+                continue
+            if call.span is not None and branch_not_taken(self.project, self.reached, call.span):
                 continue
             if base.kind is Kind.ATTRIBUTE and base.base is not None:
                 yield from self._method_uses(call, base.base, base.name)
