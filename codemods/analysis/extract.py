@@ -398,8 +398,11 @@ class _Extractor:
         value = self.value(test, scope)
         if value.base is None or value.base.kind is not Kind.SELF:
             return
+        body = self._block(node.body)
+        if body is None:
+            return
         orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
-        builder.branches.append(Branch(value.name, negated, self._block(node.body), orelse))
+        builder.branches.append(Branch(value.name, negated, body, orelse))
 
     def _block(self, body: list[ast.stmt]) -> Span | None:
         if not body:
