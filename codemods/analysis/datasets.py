@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..types import Span
 from . import catalog
-from .facts import Kind, Value
+from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
@@ -43,6 +43,9 @@ class DatasetsOf:
     classes: tuple[ClassRef, ...]
     #: False if some possibility could not be resolved (a parameter, an unknown factory).
     complete: bool
+    #: The registries (module-level names) whose candidate classes `classes` includes: the
+    #: dataset is picked from one of them at run time (`DATASETS[cfg.type](...)`).
+    registries: tuple[str, ...] = ()
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -93,13 +96,9 @@ def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_CALL_DEPTH:
         return DatasetsOf((), False)
-    classes: list[ClassRef] = []
-    complete = True
-    for option in value.alternatives():
-        found = _classes_of_option(project, option, where, depth)
-        classes.extend(found.classes)
-        complete = complete and found.complete
-    return DatasetsOf(tuple(dict.fromkeys(classes)), complete)
+    return _merge(
+        [_classes_of_option(project, option, where, depth) for option in value.alternatives()]
+    )
 
 
 def _classes_of_option(
@@ -107,6 +106,9 @@ def _classes_of_option(
 ) -> DatasetsOf:
     deeper = depth + 1
     if value.kind is Kind.CALL and value.base is not None:
+        registry = _registry_lookup(project, value, where)
+        if registry is not None:
+            return registry
         targets = project.targets(value.base, where.module)
         if not targets:
             return DatasetsOf((), False)
@@ -184,7 +186,99 @@ def _classes_from_callers(
 
 def _merge(results: list[DatasetsOf]) -> DatasetsOf:
     classes = [ref for result in results for ref in result.classes]
-    return DatasetsOf(tuple(dict.fromkeys(classes)), all(result.complete for result in results))
+    registries = [name for result in results for name in result.registries]
+    return DatasetsOf(
+        tuple(dict.fromkeys(classes)),
+        all(result.complete for result in results),
+        tuple(dict.fromkeys(registries)),
+    )
+
+
+def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
+
+    A registry is a module-level dict (or list) of classes, filled by its literal, by
+    `@REGISTRY.register_module()` / `@REGISTRY.register(...)`, or by a project decorator
+    that stores the class into it (`@register("name")`).
+    """
+    assert call.base is not None
+    if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
+        subjects = [call.base.base]
+    elif project.qualnames(call.base, where.module):
+        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
+    else:
+        return None
+    for subject in subjects:
+        if subject.kind is not Kind.NAME:
+            continue
+        for target in project.targets(subject, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    return DatasetsOf(candidates, True, (target.name,))
+    return None
+
+
+def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
+    """Return the project classes registry variable `registry` may hold."""
+    found: list[ClassRef] = []
+    for value in registry.values:
+        elements = [v for _, v in value.keywords] if value.kind is Kind.DICT else []
+        if value.kind is Kind.SEQUENCE:
+            elements = list(value.args)
+        for element in elements:
+            found.extend(
+                t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
+            )
+    # Project functions (and the functions nested in them) that store into the registry.
+    module = registry.module
+    storing = {
+        function.qualname.split(".")[0]
+        for function in module.functions
+        if any(store.target == registry.name for store in function.item_stores)
+    }
+    names = [registry.name, *storing]
+    for other in project.modules_mentioning(*names):
+        for cls in other.classes:
+            if any(
+                _registers(project, other, decorator, registry, storing)
+                for decorator in cls.decorators
+            ):
+                found.append(ClassRef.of(other, cls))
+    return tuple(dict.fromkeys(found))
+
+
+def _registers(
+    project: Project,
+    module: ModuleFacts,
+    decorator: Value,
+    registry: VariableRef,
+    storing: set[str],
+) -> bool:
+    callee = decorator.base if decorator.kind is Kind.CALL else decorator
+    if callee is None:
+        return False
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        holder = callee.base
+    elif callee.kind is Kind.NAME:
+        # `DATASETS.register_module` resolves as one dotted name; `register` as a function.
+        for target in project.targets(callee, module):
+            if (
+                isinstance(target, FunctionRef)
+                and target.path == registry.path
+                and target.qualname in storing
+            ):
+                return True
+        qualnames = [q.rpartition(".")[0] for q in callee.qualnames]
+        holder = Value(Kind.NAME, qualnames=tuple(q for q in qualnames if q))
+    else:
+        return False
+    return any(
+        isinstance(target, VariableRef)
+        and target.path == registry.path
+        and target.name == registry.name
+        for target in project.targets(holder, module)
+    )
 
 
 # --- per-item code ---

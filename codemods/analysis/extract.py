@@ -728,6 +728,7 @@ class _Extractor:
                 methods=tuple(methods.items()),
                 attributes=tuple(attributes),
                 has_slots=has_slots,
+                decorators=tuple(self.value(decorator, scope) for decorator in node.decorator_list),
             )
         )
 

@@ -238,6 +238,8 @@ class ClassFacts:
     attributes: tuple[Assignment, ...] = ()
     #: The class declares `__slots__` (instances may have no `__dict__`).
     has_slots: bool = False
+    #: Its decorators (`@DATASETS.register_module()`, `@register("name")`).
+    decorators: tuple[Value, ...] = ()
 
     def method(self, name: str) -> str | None:
         """Return the qualname of method `name` defined in this class body, if any."""

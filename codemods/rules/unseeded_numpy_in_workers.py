@@ -135,7 +135,7 @@ class UnseededNumpyInWorkers(Rule):
                 continue
             draws = [drawing[ref] for ref in datasets.classes if ref in drawing]
             if draws:
-                self._check_loader(loader, draws[0])
+                self._check_loader(loader, draws[0], datasets.registries)
             elif not datasets.complete:
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
@@ -145,11 +145,17 @@ class UnseededNumpyInWorkers(Rule):
                 if ref not in loaded:
                     self._report_unresolved(drawing[ref], unresolved[0])
 
-    def _check_loader(self, loader: LoaderCall, draw: GlobalCall) -> None:
+    def _check_loader(
+        self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
+    ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
         where = self._describe_draw(draw)
+        if registries:
+            # The dataset is chosen at run time: say that the finding rests on that choice.
+            names = ", ".join(f"`{name}`" for name in registries)
+            where += f" (a candidate of registry {names}, chosen at run time)"
         version = self.project.target.describe()
         if init.is_absent:
             message = (
