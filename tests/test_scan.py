@@ -336,3 +336,34 @@ def test_scan_warns_about_repositories_it_could_not_analyse(tmp_path: Path) -> N
     result = run("scan", str(root))
     assert result.exit_code == 0
     assert "bad_config: not analysed: ConfigError" in result.stderr
+
+
+_ENTROPY_SEEDED = """\
+import os
+
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Points(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+
+
+def entropy_seeded(worker_id):
+    np.random.seed(int.from_bytes(os.urandom(4), "little"))
+
+
+def loader():
+    return DataLoader(Points(), num_workers=2, worker_init_fn=entropy_seeded)
+"""
+
+
+def test_os_entropy_worker_seed_is_not_counted_as_an_epoch_repeat(tmp_path: Path) -> None:
+    # Distinct, merely irreproducible streams: an info note, which scan does not count.
+    result = scan_repository(_write(tmp_path / "entropy", {"train.py": _ENTROPY_SEEDED}))
+    assert result.verdicts
+    assert not any(verdict.epoch_repeats for verdict in result.verdicts)
