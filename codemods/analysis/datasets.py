@@ -109,6 +109,9 @@ def _classes_of_option(
         registry = _registry_lookup(project, value, where)
         if registry is not None:
             return registry
+        made = _made_by_type(project, value.base, where.module)
+        if made is not None:
+            return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
         if not targets:
             return DatasetsOf((), False)
@@ -123,6 +126,12 @@ def _classes_of_option(
                 results.append(_wrapped(project, value, where, deeper))
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
+            elif isinstance(target, VariableRef) and any(
+                _made_by_type(project, v, target.module) is not None for v in target.values
+            ):
+                for assigned in target.values:
+                    made = _made_by_type(project, assigned, target.module)
+                    results.append(DatasetsOf(made or (), made is not None))
             elif isinstance(target, FunctionRef):
                 returns = target.function.returns
                 results.extend(classes_of(project, ret, target, deeper) for ret in returns)
@@ -191,6 +200,26 @@ def _merge(results: list[DatasetsOf]) -> DatasetsOf:
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
         tuple(dict.fromkeys(registries)),
+    )
+
+
+def _made_by_type(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[ClassRef, ...] | None:
+    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) != 3
+        or value.args[1].kind is not Kind.SEQUENCE
+        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
+    ):
+        return None
+    return tuple(
+        target
+        for base in value.args[1].args
+        for target in project.targets(base, module)
+        if isinstance(target, ClassRef)
     )
 
 
