@@ -44,7 +44,8 @@ class DatasetsOf:
     #: False if some possibility could not be resolved (a parameter, an unknown factory).
     complete: bool
     #: The registries (module-level names) whose candidate classes `classes` includes: the
-    #: dataset is picked from one of them at run time (`DATASETS[cfg.type](...)`).
+    #: dataset, or one of its bases, is picked from one of them at run time
+    #: (`DATASETS[cfg.type](...)`, `class D(BASES[name])`).
     registries: tuple[str, ...] = ()
 
 
@@ -118,7 +119,7 @@ def _classes_of_option(
         results: list[DatasetsOf] = []
         for target in targets:
             if isinstance(target, ClassRef):
-                results.append(DatasetsOf((target,), True))
+                results.append(DatasetsOf((target,), True, project.chosen_bases(target)))
             elif (
                 isinstance(target, ExternalRef)
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS

@@ -271,6 +271,18 @@ class Project:
                 found.extend(targets)
         return tuple(found)
 
+    def chosen_bases(self, ref: ClassRef) -> tuple[str, ...]:
+        """Return the containers a base of `ref` is picked from (`class D(BASES[name])`)."""
+        names: list[str] = []
+        for base in ref.cls.bases:
+            if base.kind is Kind.SUBSCRIPT and base.base is not None:
+                names.extend(
+                    target.name
+                    for target in self.targets(base.base, ref.module)
+                    if isinstance(target, VariableRef) and self._held_in_container(target)
+                )
+        return tuple(names)
+
     def _held_in_container(self, target: Target) -> tuple[Target, ...]:
         """Return the classes a module-level dict, list or tuple variable holds (else ())."""
         if not isinstance(target, VariableRef):

@@ -155,7 +155,7 @@ class UnseededNumpyInWorkers(Rule):
         if registries:
             # The dataset is chosen at run time: say that the finding rests on that choice.
             names = ", ".join(f"`{name}`" for name in registries)
-            where += f" (a candidate of registry {names}, chosen at run time)"
+            where += f" (resting on the candidate classes of {names}, chosen at run time)"
         version = self.project.target.describe()
         if init.is_absent:
             message = (
