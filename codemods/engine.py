@@ -600,12 +600,12 @@ def run_source(
     workspace = _Workspace(root, contents, sources)
     findings = tuple(check_project(Project(root, sources, target), rules, settings))
     if not fix or not any(finding.fix for finding in findings):
-        return Unchanged(path, findings)
+        return Unchanged(path, findings, source.note)
     fixed, errors, remaining = _fix_rounds(workspace, target, rules, settings, {path})
     if path in errors:
         return Failed(path, f"fix not applied: {errors[path]}")
     if path not in workspace.texts:
-        return Unchanged(path, findings)
+        return Unchanged(path, findings, source.note)
     return Changed(
         path,
         findings,
