@@ -36,6 +36,11 @@ REPORT_VERSION = 1
 Previews = Mapping[Finding, tuple[FilePreview, ...]]
 
 
+#: SARIF levels and GitHub workflow commands of the severities (info: a note, never an error).
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+_GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
 def _position(line: int, column: int) -> dict[str, int]:
     return {"line": line, "column": column + 1}
 
@@ -310,7 +315,7 @@ def _sarif_result(finding: Finding, index: dict[str, int], previews: Previews) -
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index[finding.code],
-        "level": {"warning": "warning", "info": "note"}.get(finding.severity, "error"),
+        "level": _SARIF_LEVELS.get(finding.severity, "error"),
         "message": {"text": message},
         "locations": [{"physicalLocation": location}],
         "properties": {"torchVersion": finding.target.describe()},
@@ -375,7 +380,7 @@ def github_annotation(finding: Finding) -> str:
     message = finding.message
     if finding.cell is not None:
         message = f"cell {finding.cell}:{finding.span.line}:{finding.span.column + 1}: {message}"
-    command = {"warning": "warning", "info": "notice"}.get(finding.severity, "error")
+    command = _GITHUB_COMMANDS.get(finding.severity, "error")
     joined = ",".join(f"{key}={_escape_property(value)}" for key, value in properties)
     return f"::{command} {joined}::{_escape_data(message)}"
 

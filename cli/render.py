@@ -22,7 +22,16 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from codemods import ALL_RULES, Changed, Failed, FileResult, Finding, Skipped, SkipReason
+from codemods import (
+    ALL_RULES,
+    Changed,
+    Failed,
+    FileResult,
+    Finding,
+    Skipped,
+    SkipReason,
+    Unchanged,
+)
 from codemods.lines import source_lines
 from codemods.notebooks import is_notebook, notebook_cells
 from codemods.patches import file_patch
@@ -39,6 +48,9 @@ if TYPE_CHECKING:
 
 #: Skip reasons that are expected and only listed with --verbose.
 QUIET_REASONS = frozenset({SkipReason.GENERATED, SkipReason.EXCLUDED})
+
+
+_SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 
 
 def display_path(path: Path) -> str:
@@ -146,6 +158,11 @@ def print_problems(
 ) -> None:
     """Print failed files, and skipped ones unless `quiet`, to the error console."""
     for result in results:
+        if isinstance(result, Unchanged | Changed) and result.note and not quiet:
+            console.print(
+                Text.assemble(("note", "bold"), f": {display_path(result.path)}: {result.note}"),
+                soft_wrap=True,
+            )
         if isinstance(result, Failed):
             console.print(
                 Text.assemble(

@@ -264,7 +264,8 @@ def _analyse(
         else:
             # After fixing, what is left here may differ: a fix elsewhere can resolve it.
             left = own if remaining_by_path is None else tuple(remaining_by_path.get(path, ()))
-            results.append(Unchanged(path, _in_cells(workspace, path, left)))
+            note = files.encoding_note(workspace.contents.raw.get(path, b""))
+            results.append(Unchanged(path, _in_cells(workspace, path, left), note))
     yield from sorted(results, key=lambda result: result.path.as_posix())
 
 
@@ -336,14 +337,14 @@ def run_source(
     workspace = Workspace(root, contents, sources)
     findings = tuple(check_project(Project(root, sources, target), rules, settings))
     if not fix or not any(finding.fix for finding in findings):
-        return Unchanged(path, findings)
+        return Unchanged(path, findings, source.note)
     fixed, errors, remaining = fix_rounds(
         workspace, target, rules, settings, {path}, list(findings)
     )
     if path in errors:
         return Failed(path, f"fix not applied: {errors[path]}")
     if path not in workspace.texts:
-        return Unchanged(path, findings)
+        return Unchanged(path, findings, source.note)
     return Changed(
         path,
         findings,

@@ -28,6 +28,7 @@ __all__ = [
     "discover",
     "encode_source",
     "encode_text",
+    "encoding_note",
     "find_project_root",
     "is_generated",
     "is_project_root",
@@ -227,10 +228,18 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
     """
     if path.suffix.lower() == ".ipynb":
         return notebooks.read_module(path, raw, mode)
+    note = ""
     try:
         encoding, _ = tokenize.detect_encoding(_first_lines(raw))
     except SyntaxError as error:
-        raise SourceError(SkipReason.NOT_UTF8, f"cannot decode {path}: {error.msg}") from error
+        cookie = _unknown_cookie(raw)
+        if cookie is None:
+            raise SourceError(SkipReason.NOT_UTF8, f"cannot decode {path}: {error.msg}") from error
+        # A codec some package registers when it is imported (`future_fstrings`, say): Python
+        # itself cannot know it before run time, but such files hold plain UTF-8 text. Decoding
+        # fails below if they do not; the cookie is text like any other and is never rewritten.
+        encoding = "utf-8"
+        note = encoding_note(raw)
     bom = raw.startswith(codecs.BOM_UTF8)
     body = raw[len(codecs.BOM_UTF8) :] if bom else raw
     if encoding == "utf-8-sig":
@@ -255,7 +264,33 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
         encoding=encoding,
         bom=bom,
         mode=mode,
+        note=note,
     )
+
+
+def encoding_note(raw: bytes) -> str:
+    """Return the note `decode_source` attaches to a file with these bytes ("" if none)."""
+    cookie = _unknown_cookie(raw)
+    return f"unknown coding `{cookie}`: read as UTF-8" if cookie else ""
+
+
+#: PEP 263: the coding cookie, in a comment on one of the first two lines.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _unknown_cookie(raw: bytes) -> str | None:
+    """Return the name a coding cookie declares if Python knows no codec of that name."""
+    for line in raw.splitlines()[:2]:
+        match = _COOKIE.match(line)
+        if match is None:
+            continue
+        name = match.group(1).decode("ascii", "replace")
+        try:
+            codecs.lookup(name)
+        except LookupError:
+            return name
+        return None
+    return None
 
 
 _GENERATED_COMMENT = re.compile(r"^\s*#.*\bDO NOT EDIT\b")

@@ -348,7 +348,9 @@ class Finding:
     span: Span
     target: TorchTarget
     fix: Fix | None = None
-    #: "error" for duplicated randomness; "warning" for lesser problems (non-reproducible seeds).
+    #: "error" for duplicated or repeated streams; "warning" when that rests on a stated
+    #: assumption (a clock seed); "info" for what duplicates nothing (OS-entropy seeds, seeding
+    #: code no loader uses): it never changes the exit status and `scan` does not count it.
     severity: str = "error"
     #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
     #: lines from that cell's first line. None for a Python file.
@@ -398,6 +400,9 @@ class SourceFile:
     #: The file started with a UTF-8 byte order mark (not part of `text`).
     bom: bool
     mode: int
+    #: Something the reader should know about how the file was read (an unknown coding
+    #: cookie read as UTF-8), or "".
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -406,6 +411,8 @@ class Unchanged:
 
     path: Path
     findings: tuple[Finding, ...]
+    #: How the file was read, if the reader should know (see `SourceFile.note`).
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -425,6 +432,11 @@ class Changed:
     def old(self) -> str:
         """Return the original text."""
         return self.source.text
+
+    @property
+    def note(self) -> str:
+        """Return how the file was read, if the reader should know."""
+        return self.source.note
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemods import Changed, Finding, Safety, Settings, Skipped, run_paths
+from codemods import Changed, Finding, Safety, Settings, Skipped, Unchanged, run_paths
 from codemods.files import write_atomic
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -91,11 +91,14 @@ def findings_text(repo: Path, case: Case) -> str:
             lines.append(
                 f"{result.path.relative_to(repo).as_posix()}: skipped ({result.reason.value})"
             )
+        if isinstance(result, Unchanged | Changed) and result.note:
+            lines.append(f"{result.path.relative_to(repo).as_posix()}: note ({result.note})")
         for finding in getattr(result, "findings", ()):
             path = finding.path.relative_to(repo).as_posix()
             location = f"{path}:{finding.span.line}:{finding.span.column + 1}"
             marker = " [*]" if applicable(finding, case) else ""
-            lines.append(f"{location} {finding.code}{marker} {finding.message}")
+            severity = "" if finding.severity == "error" else f" ({finding.severity})"
+            lines.append(f"{location} {finding.code}{severity}{marker} {finding.message}")
     return "".join(line + "\n" for line in lines)
 
 

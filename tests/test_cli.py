@@ -60,6 +60,35 @@ def test_clean_project_exits_0(repo: Path) -> None:
     assert result.stdout == "2 files checked: 0 findings.\n"
 
 
+_ENTROPY_SEEDED = """\
+import os
+
+import numpy as np
+from torch.utils.data import DataLoader
+
+from data import NoisyDataset
+
+
+def entropy_seeded(worker_id):
+    np.random.seed(int.from_bytes(os.urandom(4), "little"))
+
+
+def loader():
+    return DataLoader(NoisyDataset(), num_workers=2, worker_init_fn=entropy_seeded)
+"""
+
+
+def test_info_notes_exit_0(repo: Path) -> None:
+    # Distinct but irreproducible worker seeds duplicate nothing: a note, not a failure.
+    (repo / "train.py").write_text(_ENTROPY_SEEDED, encoding="utf-8")
+    result = run("check", "--no-cache", "--torch-version", "2.0")
+    assert result.exit_code == 0, result.stdout
+    assert "WS102" in result.stdout
+    github = run("check", "--no-cache", "--torch-version", "2.0", "--format", "github")
+    assert github.exit_code == 0
+    assert github.stdout.startswith("::notice ")
+
+
 def test_exit_zero(repo: Path) -> None:
     assert run("check", "--no-cache", "--exit-zero").exit_code == 0
 

@@ -107,9 +107,10 @@ NEWER_SYNTAX = [
             id="not UTF-8",
         ),
         pytest.param(
-            b"# -*- coding: klingon -*-\nfrom torch.utils.data import DataLoader\n",
+            # An unknown codec is read as UTF-8 (a note); these bytes are not UTF-8 either.
+            b"# -*- coding: klingon -*-\nfrom torch.utils.data import DataLoader\nx = '\xff'\n",
             "not utf8",
-            id="unknown coding cookie",
+            id="unknown coding cookie, not UTF-8",
         ),
         pytest.param(
             BUGGY.replace("pass\n", 'print "epoch", epoch\n').encode(),

@@ -312,13 +312,33 @@ def test_non_utf8_file(tmp_path: Path) -> None:
     assert "line 2" in caught.value.detail
 
 
-def test_unknown_coding_cookie(tmp_path: Path) -> None:
+def test_unknown_coding_cookie_is_read_as_utf8(tmp_path: Path) -> None:
+    # A codec registered at run time by some package: the bytes are UTF-8 text.
     path = tmp_path / "a.py"
-    path.write_bytes(b"# coding: no-such-codec\nx = 1\n")
+    raw = "# -*- coding: future_fstrings -*-\nname = 'é'\nx = f'{name}'\n".encode()
+    path.write_bytes(raw)
+    source = read_source(path)
+    assert source.encoding == "utf-8"
+    assert source.text == raw.decode("utf-8")
+    assert source.note == "unknown coding `future_fstrings`: read as UTF-8"
+    # Written back, the cookie stays as it was.
+    assert encode_text(source, source.text) == raw
+
+
+def test_known_coding_cookie_has_no_note(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9'\n")
+    source = read_source(path)
+    assert (source.encoding, source.note) == ("iso-8859-1", "")
+
+
+def test_unknown_coding_cookie_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_bytes(b"# coding: no-such-codec\nx = '\xff'\n")
     with pytest.raises(SourceError) as caught:
         read_source(path)
     assert caught.value.reason is SkipReason.NOT_UTF8
-    assert "no-such-codec" in caught.value.detail
+    assert "0xff" in caught.value.detail
 
 
 @pytest.mark.parametrize(

@@ -336,3 +336,59 @@ def test_scan_warns_about_repositories_it_could_not_analyse(tmp_path: Path) -> N
     result = run("scan", str(root))
     assert result.exit_code == 0
     assert "bad_config: not analysed: ConfigError" in result.stderr
+
+
+_ENTROPY_SEEDED = """\
+import os
+
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Points(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+
+
+def entropy_seeded(worker_id):
+    np.random.seed(int.from_bytes(os.urandom(4), "little"))
+
+
+def loader():
+    return DataLoader(Points(), num_workers=2, worker_init_fn=entropy_seeded)
+"""
+
+
+def test_os_entropy_worker_seed_is_not_counted_as_an_epoch_repeat(tmp_path: Path) -> None:
+    # Distinct, merely irreproducible streams: an info note, which scan does not count.
+    result = scan_repository(_write(tmp_path / "entropy", {"train.py": _ENTROPY_SEEDED}))
+    assert result.verdicts
+    assert not any(verdict.epoch_repeats for verdict in result.verdicts)
+
+
+_UNRESOLVED_LOADER = """\
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Noisy(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+
+
+def make_loader(dataset):
+    return DataLoader(dataset, num_workers=2)
+"""
+
+
+def test_a_dataset_no_loader_is_seen_to_load_is_not_counted_as_affected(tmp_path: Path) -> None:
+    # The loader's dataset is a parameter: WS101 warns at the dataset, which scan does not count.
+    result = scan_repository(_write(tmp_path / "unresolved", {"train.py": _UNRESOLVED_LOADER}))
+    assert result.verdicts
+    assert not any(verdict.affected for verdict in result.verdicts)

@@ -83,8 +83,18 @@ def _sources(body: str) -> frozenset[Source]:
         ),
         pytest.param(
             "def wif(w):\n    np.random.seed(int(time.time()) + w)\n",
-            {Source.ENTROPY, Source.WORKER_ID},
+            {Source.CLOCK, Source.WORKER_ID},
             id="clock",
+        ),
+        pytest.param(
+            "args = parse()\ndef wif(w):\n    np.random.seed(args.seed + w)\n",
+            {Source.RUN_VALUE, Source.WORKER_ID},
+            id="attribute of a module-level object",
+        ),
+        pytest.param(
+            "cfg = make()\ndef wif(w):\n    np.random.seed(cfg.data.local_rank + w)\n",
+            {Source.RUN_VALUE, Source.RANK, Source.WORKER_ID},
+            id="rank attribute of a module-level object",
         ),
         pytest.param(
             "def wif(w, seed):\n    np.random.seed(seed + w + dist.get_rank())\n",
@@ -135,6 +145,10 @@ def test_seed_sources(body: str, expected: set[Source]) -> None:
             id="get_state on new torch",
         ),
         pytest.param({Source.ENTROPY}, None, Verdict.NOT_REPRODUCIBLE, id="entropy"),
+        pytest.param({Source.CLOCK}, None, Verdict.CLOCK, id="clock alone"),
+        pytest.param(
+            {Source.CLOCK, Source.WORKER_ID}, None, Verdict.NOT_REPRODUCIBLE, id="clock and id"
+        ),
         pytest.param(
             {Source.WORKER_SEED, Source.RANK}, None, Verdict.PER_EPOCH, id="worker seed and rank"
         ),

@@ -218,6 +218,21 @@ TIME_SOURCES = frozenset(
     }
 )
 
+#: The clock: unlike OS entropy, workers started within one tick read the same value.
+CLOCK_SOURCES = frozenset(
+    {
+        "time.time",
+        "time.time_ns",
+        "time.perf_counter",
+        "time.perf_counter_ns",
+        "time.monotonic",
+        "time.monotonic_ns",
+        "time.process_time",
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+    }
+)
+
 #: NumPy's legacy `get_state`: `get_state()[1][0]` is the "seed" a well-known snippet reuses.
 NUMPY_GET_STATE = frozenset(f"{module}.get_state" for module in NUMPY_RANDOM_MODULES)
 

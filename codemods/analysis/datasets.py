@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..types import Span
 from . import catalog
-from .facts import Kind, Value
+from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
@@ -42,6 +43,10 @@ class DatasetsOf:
     classes: tuple[ClassRef, ...]
     #: False if some possibility could not be resolved (a parameter, an unknown factory).
     complete: bool
+    #: The registries (module-level names) whose candidate classes `classes` includes: the
+    #: dataset, or one of its bases, is picked from one of them at run time
+    #: (`DATASETS[cfg.type](...)`, `class D(BASES[name])`).
+    registries: tuple[str, ...] = ()
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -90,13 +95,9 @@ def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_CALL_DEPTH:
         return DatasetsOf((), False)
-    classes: list[ClassRef] = []
-    complete = True
-    for option in value.alternatives():
-        found = _classes_of_option(project, option, where, depth)
-        classes.extend(found.classes)
-        complete = complete and found.complete
-    return DatasetsOf(tuple(dict.fromkeys(classes)), complete)
+    return _merge(
+        [_classes_of_option(project, option, where, depth) for option in value.alternatives()]
+    )
 
 
 def _classes_of_option(
@@ -104,13 +105,19 @@ def _classes_of_option(
 ) -> DatasetsOf:
     deeper = depth + 1
     if value.kind is Kind.CALL and value.base is not None:
+        registry = _registry_lookup(project, value, where)
+        if registry is not None:
+            return registry
+        made = _made_by_type(project, value.base, where.module)
+        if made is not None:
+            return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
         if not targets:
             return DatasetsOf((), False)
         results: list[DatasetsOf] = []
         for target in targets:
             if isinstance(target, ClassRef):
-                results.append(DatasetsOf((target,), True))
+                results.append(DatasetsOf((target,), True, project.chosen_bases(target)))
             elif (
                 isinstance(target, ExternalRef)
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS
@@ -118,6 +125,12 @@ def _classes_of_option(
                 results.append(_wrapped(project, value, where, deeper))
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
+            elif isinstance(target, VariableRef) and any(
+                _made_by_type(project, v, target.module) is not None for v in target.values
+            ):
+                for assigned in target.values:
+                    made = _made_by_type(project, assigned, target.module)
+                    results.append(DatasetsOf(made or (), made is not None))
             elif isinstance(target, FunctionRef):
                 returns = target.function.returns
                 results.extend(classes_of(project, ret, target, deeper) for ret in returns)
@@ -181,7 +194,119 @@ def _classes_from_callers(
 
 def _merge(results: list[DatasetsOf]) -> DatasetsOf:
     classes = [ref for result in results for ref in result.classes]
-    return DatasetsOf(tuple(dict.fromkeys(classes)), all(result.complete for result in results))
+    registries = [name for result in results for name in result.registries]
+    return DatasetsOf(
+        tuple(dict.fromkeys(classes)),
+        all(result.complete for result in results),
+        tuple(dict.fromkeys(registries)),
+    )
+
+
+def _made_by_type(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[ClassRef, ...] | None:
+    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) != 3
+        or value.args[1].kind is not Kind.SEQUENCE
+        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
+    ):
+        return None
+    return tuple(
+        target
+        for base in value.args[1].args
+        for target in project.targets(base, module)
+        if isinstance(target, ClassRef)
+    )
+
+
+def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
+
+    A registry is a module-level dict (or list) of classes, filled by its literal, by
+    `@REGISTRY.register_module()` / `@REGISTRY.register(...)`, or by a project decorator
+    that stores the class into it (`@register("name")`).
+    """
+    assert call.base is not None
+    if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
+        subjects = [call.base.base]
+    elif project.qualnames(call.base, where.module):
+        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
+    else:
+        return None
+    for subject in subjects:
+        if subject.kind is not Kind.NAME:
+            continue
+        for target in project.targets(subject, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    return DatasetsOf(candidates, True, (target.name,))
+    return None
+
+
+def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
+    """Return the project classes registry variable `registry` may hold."""
+    found: list[ClassRef] = []
+    for value in registry.values:
+        elements = [v for _, v in value.keywords] if value.kind is Kind.DICT else []
+        if value.kind is Kind.SEQUENCE:
+            elements = list(value.args)
+        for element in elements:
+            found.extend(
+                t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
+            )
+    # Project functions (and the functions nested in them) that store into the registry.
+    module = registry.module
+    storing = {
+        function.qualname.split(".")[0]
+        for function in module.functions
+        if any(store.target == registry.name for store in function.item_stores)
+    }
+    names = [registry.name, *storing]
+    for other in project.modules_mentioning(*names):
+        for cls in other.classes:
+            if any(
+                _registers(project, other, decorator, registry, storing)
+                for decorator in cls.decorators
+            ):
+                found.append(ClassRef.of(other, cls))
+    return tuple(dict.fromkeys(found))
+
+
+def _registers(
+    project: Project,
+    module: ModuleFacts,
+    decorator: Value,
+    registry: VariableRef,
+    storing: set[str],
+) -> bool:
+    callee = decorator.base if decorator.kind is Kind.CALL else decorator
+    if callee is None:
+        return False
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        holder = callee.base
+    elif callee.kind is Kind.NAME:
+        # `DATASETS.register_module` resolves as one dotted name; `register` as a function.
+        for target in project.targets(callee, module):
+            if (
+                isinstance(target, FunctionRef)
+                and target.path == registry.path
+                and target.qualname in storing
+            ):
+                return True
+        qualnames = [q.rpartition(".")[0] for q in callee.qualnames]
+        holder = Value(Kind.NAME, qualnames=tuple(q for q in qualnames if q))
+    else:
+        return False
+    return any(
+        isinstance(target, VariableRef)
+        and target.path == registry.path
+        and target.name == registry.name
+        for target in project.targets(holder, module)
+    )
 
 
 # --- per-item code ---
@@ -218,6 +343,11 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
     for call in caller.function.function.calls:
         callee = call.base
         if callee is None:
+            continue
+        base_method = _base_method_on_self(project, call, caller)
+        if base_method is not None:
+            chain = (*caller.chain, base_method.qualname)
+            yield Reached(base_method, caller.self_class, chain, caller.holder)
             continue
         for function, self_class, holder in _resolve_callee(project, callee, caller):
             yield Reached(function, self_class, (*caller.chain, function.qualname), holder)
@@ -282,6 +412,28 @@ def _resolve_callee(
                     return
 
 
+def _base_method_on_self(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
+    """Return the base-class method `Base.method(self, ...)` runs on the caller's own instance.
+
+    `BaseSet.__init__(self, ...)` (instead of `super().__init__(...)`) and a mixin's
+    `Mixin.__init__(self)` run on the same object: what they store is the instance's state.
+    """
+    self_class = caller.self_class
+    if (
+        self_class is None
+        or call.base is None
+        or call.base.kind is not Kind.NAME
+        or not call.args
+        or call.args[0].kind is not Kind.SELF
+    ):
+        return None
+    order = project.mro(self_class)
+    for target in project.targets(call.base, caller.function.module):
+        if isinstance(target, FunctionRef) and project.class_of_function(target) in order:
+            return target
+    return None
+
+
 def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
     return None if holder is None else (*holder, attribute)
 
@@ -310,3 +462,66 @@ def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[Class
 
 def _is_super(call: Value) -> bool:
     return call.base is not None and "builtins.super" in call.base.qualnames
+
+
+# --- branches on constructor arguments ---
+
+
+def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
+    """Return True if the code at `span` of `reached` never runs on the instances built.
+
+    Per-item code often tests a flag set from a constructor argument (`if self.train:`).
+    When every construction of the class passes that argument as a literal whose truth skips
+    the branch (`Detections(items, train=False)`), the code in it never runs in a worker.
+    """
+    ref = reached.self_class
+    if ref is None or reached.holder != ():
+        return False
+    for branch in reached.function.function.branches:
+        truth = _attribute_literal(project, ref, branch.attribute)
+        if truth is not None and branch.excludes(span, truth):
+            return True
+    return False
+
+
+def _attribute_literal(project: Project, ref: ClassRef, attribute: str) -> bool | None:
+    """Return the truth `self.<attribute>` has in every instance of `ref` built, if known."""
+    target = f"self.{attribute}"
+    stores = [
+        (FunctionRef.of(owner.module, function), assignment.value)
+        for owner in project.mro(ref)
+        for _, qualname in owner.cls.methods
+        if (function := owner.module.function(qualname)) is not None
+        for assignment in function.assignments
+        if assignment.target == target
+    ]
+    if len(stores) != 1:
+        return None  # set in several places, or not at all: not a constructor flag
+    where, value = stores[0]
+    if value.kind is not Kind.PARAM:
+        return _truth(value)
+    function = where.function
+    if function.name != "__init__" or value.name not in function.params:
+        return None
+    index = function.params.index(value.name) - 1
+    truths = set()
+    sites = project.callers(ref)
+    for site in sites:
+        passed = site.call.keyword(value.name)
+        if passed is None and 0 <= index < len(site.call.args):
+            passed = site.call.args[index]
+        if passed is None or any(arg.kind is Kind.STARRED for arg in site.call.args):
+            return None  # the default, or unknown: not a literal at this construction
+        truth = _truth(passed)
+        if truth is None or any(key is None for key, _ in site.call.keywords):
+            return None
+        truths.add(truth)
+    return truths.pop() if len(truths) == 1 else None
+
+
+def _truth(value: Value) -> bool | None:
+    if value.kind is Kind.INT and value.number is not None:
+        return value.number != 0
+    if value.kind is Kind.CONSTANT and value.name in ("True", "False", "None"):
+        return value.name == "True"
+    return None

@@ -21,6 +21,7 @@ from .facts import (
     UNKNOWN,
     Assignment,
     AttributeStore,
+    Branch,
     ClassFacts,
     FunctionFacts,
     FunctionSource,
@@ -109,6 +110,7 @@ class _FunctionBuilder:
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
     statement_calls: list[Span] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
 
@@ -159,6 +161,8 @@ class _Extractor:
         self._cache: dict[tuple[ast.expr, _Scope], Value] = {}
         self._resolving: set[tuple[int, str]] = set()
         self._comprehension_names: list[set[str]] = []
+        #: Guard clauses (by node id): the statements after them, their implicit `else`.
+        self._fallthrough: dict[int, Span | None] = {}
         self._module_scope = _Scope("module", "", None)
         self._names: dict[tuple[_Scope, str], Value] = {}
         # `:=` cannot bind anything in a file whose text does not contain it.
@@ -346,7 +350,14 @@ class _Extractor:
     # --- pass 2: visit statements, summarise expressions ---
 
     def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
-        for statement in body:
+        for index, statement in enumerate(body):
+            if (
+                isinstance(statement, ast.If)
+                and not statement.orelse
+                and isinstance(statement.body[-1], ast.Return | ast.Raise)
+            ):
+                # A guard clause (`if not self.train: return x`): what follows is its `else`.
+                self._fallthrough[id(statement)] = self._block(body[index + 1 :])
             self._visit_statement(statement, scope)
 
     def _visit_statement(self, node: ast.stmt, scope: _Scope) -> None:
@@ -363,6 +374,8 @@ class _Extractor:
                 builder.statement_calls.append(self._positions.span(node.value))
             if isinstance(node, ast.Return) and node.value is not None:
                 builder.returns.append(self.value(node.value, scope))
+            if isinstance(node, ast.If):
+                self._record_branch(node, scope, builder)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
@@ -375,6 +388,27 @@ class _Extractor:
                 self._visit_body(child.body, scope)
             elif isinstance(child, ast.withitem):
                 self._visit_expression(child.context_expr, scope)
+
+    def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
+        test, negated = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        if not isinstance(test, ast.Attribute):
+            return
+        value = self.value(test, scope)
+        if value.base is None or value.base.kind is not Kind.SELF:
+            return
+        body = self._block(node.body)
+        if body is None:
+            return
+        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
+        builder.branches.append(Branch(value.name, negated, body, orelse))
+
+    def _block(self, body: list[ast.stmt]) -> Span | None:
+        if not body:
+            return None
+        first, last = self._positions.span(body[0]), self._positions.span(body[-1])
+        return Span(first.line, first.column, last.end_line, last.end_column)
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
@@ -604,6 +638,7 @@ class _Extractor:
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 nonlocals=tuple(sorted(inner.nonlocals)),
+                branches=tuple(builder.branches),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope
                 ),
@@ -693,6 +728,7 @@ class _Extractor:
                 methods=tuple(methods.items()),
                 attributes=tuple(attributes),
                 has_slots=has_slots,
+                decorators=tuple(self.value(decorator, scope) for decorator in node.decorator_list),
             )
         )
 

@@ -119,6 +119,34 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """`if self.<attribute>:` (or `if not self.<attribute>:`) in a method, and its two bodies."""
+
+    attribute: str
+    negated: bool
+    #: The statements run when the test is true, and those of the `else` (None if none).
+    body: Span
+    orelse: Span | None = None
+
+    def excludes(self, span: Span, truth: bool) -> bool:
+        """Return True if code at `span` does not run when `self.<attribute>` is `truth`."""
+        taken = self.body if truth != self.negated else self.orelse
+        skipped = self.orelse if truth != self.negated else self.body
+        return (
+            skipped is not None
+            and _within(span, skipped)
+            and not (taken is not None and _within(span, taken))
+        )
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+@dataclass(frozen=True)
 class ItemStore:
     """`target[key] = value` inside a function body, where `target` is a plain variable name."""
 
@@ -185,6 +213,8 @@ class FunctionFacts:
     #: Names bound by an enclosing function (or comprehension) that this function's
     #: parameter defaults and decorators read: they are evaluated where it is defined.
     definition_names: tuple[str, ...] = ()
+    #: `if self.<attribute>:` statements, for code that only runs on some instances.
+    branches: tuple[Branch, ...] = ()
 
     def reads_of(self, name: str) -> int:
         """Return how often local variable `name` is read in this function's own code."""
@@ -213,6 +243,8 @@ class ClassFacts:
     attributes: tuple[Assignment, ...] = ()
     #: The class declares `__slots__` (instances may have no `__dict__`).
     has_slots: bool = False
+    #: Its decorators (`@DATASETS.register_module()`, `@register("name")`).
+    decorators: tuple[Value, ...] = ()
 
     def method(self, name: str) -> str | None:
         """Return the qualname of method `name` defined in this class body, if any."""

@@ -272,8 +272,46 @@ class Project:
             ):  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
                 continue
             subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
-            found.extend(self.targets(subject, ref.module))
+            targets = self.targets(subject, ref.module)
+            if base.kind is Kind.SUBSCRIPT:
+                # `class D(bases[name], mixins[task])`: any class the container holds.
+                for target in targets:
+                    found.extend(self._held_in_container(target) or (target,))
+            else:
+                found.extend(targets)
         return tuple(found)
+
+    def chosen_bases(self, ref: ClassRef) -> tuple[str, ...]:
+        """Return the containers a base of `ref` is picked from (`class D(BASES[name])`)."""
+        names: list[str] = []
+        for base in ref.cls.bases:
+            if base.kind is Kind.SUBSCRIPT and base.base is not None:
+                names.extend(
+                    target.name
+                    for target in self.targets(base.base, ref.module)
+                    if isinstance(target, VariableRef) and self._held_in_container(target)
+                )
+        return tuple(names)
+
+    def _held_in_container(self, target: Target) -> tuple[Target, ...]:
+        """Return the classes a module-level dict, list or tuple variable holds (else ())."""
+        if not isinstance(target, VariableRef):
+            return ()
+        held: list[Target] = []
+        for value in target.values:
+            if value.kind is Kind.DICT:
+                elements = [element for _, element in value.keywords]
+            elif value.kind is Kind.SEQUENCE:
+                elements = list(value.args)
+            else:
+                continue
+            for element in elements:
+                held.extend(
+                    found
+                    for found in self.targets(element, target.module)
+                    if isinstance(found, ClassRef | ExternalRef)
+                )
+        return tuple(held)
 
     def ancestors(self, ref: ClassRef) -> Iterator[Target]:
         """Yield every base of `ref`, nearest first (project classes and external names)."""

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .datasets import Reached, per_item_code, reachable
+from .datasets import Reached, branch_not_taken, per_item_code, reachable
 from .facts import Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project
 
@@ -36,7 +36,7 @@ def calls_to(
             if call.base is None:
                 continue
             names = project.qualnames(call.base, module) & wanted
-            if names:
+            if names and not (call.span and branch_not_taken(project, reached, call.span)):
                 yield GlobalCall(reached, call, min(names))
 
 

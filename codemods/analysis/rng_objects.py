@@ -19,7 +19,15 @@ from functools import cached_property
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, Reached, callees, held_classes, per_item_code, reachable
+from .datasets import (
+    MAX_CALL_DEPTH,
+    Reached,
+    branch_not_taken,
+    callees,
+    held_classes,
+    per_item_code,
+    reachable,
+)
 from .facts import Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 
@@ -526,6 +534,8 @@ class _Scan:
             base = call.base
             if base is None or self._own_helper(base):
                 continue
+            if call.span is not None and branch_not_taken(self.project, self.reached, call.span):
+                continue
             if base.kind is Kind.ATTRIBUTE and base.base is not None:
                 yield from self._method_uses(call, base.base, base.name)
             elif base.kind is Kind.NAME:
@@ -538,10 +548,17 @@ class _Scan:
             callee_names = self.project.qualnames(base, self.function.module)
             if any(name.startswith("builtins.") for name in callee_names):
                 continue
-            arguments = [*call.args, *(value for _, value in call.keywords)]
-            for argument in arguments:
+            arguments: list[tuple[int | str | None, Value]] = [
+                *enumerate(call.args),
+                *call.keywords,
+            ]
+            for position, argument in arguments:
                 if argument.kind is Kind.STARRED and argument.base is not None:
                     argument = argument.base
+                    position = None
+                bound = self._bound_parameter(base, position)
+                if bound is not None and not parameter_draws(self.project, *bound):
+                    continue  # a project helper that only inspects or ignores the object
                 for obj, instance_path, namespace_path in self.objects(argument):
                     yield RngUse(
                         self.reached,
@@ -591,6 +608,45 @@ class _Scan:
                     for obj in self.index.attribute_objects(held, option.name):
                         yield obj, path, None
 
+    def _bound_parameter(
+        self, callee: Value, position: int | str | None
+    ) -> tuple[FunctionRef, str] | None:
+        """Return the project function and parameter an argument at `position` binds to.
+
+        None when that is not certain: the callee is not one project function or method
+        of `self`, or the argument lands in `*args` / `**kwargs`.
+        """
+        if position is None:
+            return None
+        offset = 0
+        functions: list[FunctionRef] = []
+        if callee.kind is Kind.NAME:
+            targets = self.project.targets(callee, self.function.module)
+            functions = [
+                t
+                for t in targets
+                if isinstance(t, FunctionRef) and t.function.class_qualname is None
+            ]
+            if len(functions) != len(targets):
+                return None
+        elif (
+            callee.kind is Kind.ATTRIBUTE
+            and callee.base is not None
+            and callee.base.kind is Kind.SELF
+            and self.reached.self_class is not None
+        ):
+            found = self.project.find_method(self.reached.self_class, callee.name)
+            if found is not None:
+                functions, offset = [found[1]], 1
+        if len(functions) != 1:
+            return None
+        function = functions[0]
+        facts = function.function
+        if isinstance(position, str):
+            return (function, position) if position in facts.params else None
+        index = position + offset
+        return (function, facts.params[index]) if index < facts.positional_count else None
+
     def _own_helper(self, base: Value) -> bool:
         return any(
             isinstance(target, FunctionRef) and target.function.name in _OWN_HELPERS
@@ -633,6 +689,86 @@ class _Scan:
             ):
                 for held in held_classes(self.project, self_class, base.name):
                     yield held, store.attribute
+
+
+def parameter_draws(project: Project, function: FunctionRef, param: str, depth: int = 0) -> bool:
+    """Return False only if `function` provably neither draws from nor keeps parameter `param`.
+
+    An RNG object handed to a helper (`jitter(self.rng, image)`) is drawn from there when the
+    helper calls a method of it, passes it on to code that may, stores it or returns it;
+    `type(rng)` or ignoring it draws nothing.
+    """
+    if depth > MAX_CALL_DEPTH:
+        return True
+    facts = function.function
+    stores = [
+        *(a.value for a in facts.assignments),
+        *(s.value for s in facts.item_stores),
+        *(s.value for s in facts.attribute_stores),
+        *facts.returns,
+    ]
+    if any(_may_hold(project, function.module, value, param) for value in stores):
+        return True
+    for call in facts.calls:
+        callee = call.base
+        if callee is None:
+            continue
+        if callee.kind is Kind.ATTRIBUTE and _is_param(callee.base, param):
+            if callee.name not in catalog.RNG_INSPECT_METHODS:
+                return True
+            continue
+        passed = [(i, v) for i, v in enumerate(call.args)] + list(call.keywords)
+        for position, value in passed:
+            if not _mentions(value, param):
+                continue
+            if not _is_param(value, param):
+                return True  # wrapped in another expression: cannot tell
+            names = project.qualnames(callee, function.module)
+            if names and all(name.startswith("builtins.") for name in names):
+                continue
+            targets = project.targets(callee, function.module)
+            if len(targets) != 1 or not isinstance(targets[0], FunctionRef):
+                return True
+            inner = targets[0].function
+            if isinstance(position, int):
+                if position >= inner.positional_count or inner.class_qualname is not None:
+                    return True
+                name = inner.params[position]
+            elif position in inner.params:
+                name = position
+            else:
+                return True
+            if parameter_draws(project, targets[0], name, depth + 1):
+                return True
+    return False
+
+
+def _may_hold(project: Project, module: ModuleFacts, value: Value, param: str) -> bool:
+    """Return True if `value` may be the object in `param` or something holding it.
+
+    `type(rng).__name__` and other builtin calls on it yield a new object; anything else
+    that mentions it may keep it.
+    """
+    if value.kind is Kind.CALL and value.base is not None:
+        names = project.qualnames(value.base, module)
+        if names and all(name.startswith("builtins.") for name in names):
+            return False
+    if value.kind is Kind.ATTRIBUTE and value.base is not None and not _is_param(value.base, param):
+        return _may_hold(project, module, value.base, param)
+    return _mentions(value, param)
+
+
+def _is_param(value: Value | None, param: str) -> bool:
+    return value is not None and value.kind is Kind.PARAM and value.name == param
+
+
+def _mentions(value: Value, param: str) -> bool:
+    if _is_param(value, param):
+        return True
+    inner = [*value.args, *(v for _, v in value.keywords)]
+    if value.base is not None:
+        inner.append(value.base)
+    return any(_mentions(item, param) for item in inner)
 
 
 def is_reseed_helper(project: Project, function: FunctionRef) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from ..types import Span, TorchTarget
 from . import catalog
-from .facts import Kind, Value
+from .facts import Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 from .randomness import NUMPY_GLOBAL_DRAWS
 
@@ -45,8 +45,11 @@ class Source(enum.Enum):
     NUMPY_DRAW = "numpy_draw"
     #: `np.random.get_state()`: in a worker its `[1][0]` is the same in every epoch.
     NUMPY_STATE = "numpy_state"
-    #: The clock, a pid, a uuid, `os.urandom`, or no seed at all (OS entropy).
+    #: A pid, a uuid, `os.urandom`, `secrets`, or no seed at all (OS entropy): distinct in
+    #: every worker.
     ENTROPY = "entropy"
+    #: The clock: workers started within one tick of it read the same value.
+    CLOCK = "clock"
     #: The process's rank in a distributed run.
     RANK = "rank"
     #: A value fixed for the run: a config attribute, state an object gets in `__init__`.
@@ -66,6 +69,8 @@ class Verdict(enum.Enum):
     EPOCH_INVARIANT = "epoch_invariant"
     #: Different every time, but not reproducible under `torch.manual_seed`.
     NOT_REPRODUCIBLE = "not_reproducible"
+    #: The clock alone: not reproducible, and alike in workers started within one tick.
+    CLOCK = "clock"
     UNKNOWN = "unknown"
 
 
@@ -85,6 +90,12 @@ def verdict(
         return Verdict.UNKNOWN
     if Source.ENTROPY in sources:
         return Verdict.NOT_REPRODUCIBLE
+    if Source.CLOCK in sources:
+        # The worker id (or rank) added to the clock keeps workers apart; the clock alone
+        # gives every worker started within one tick the same seed.
+        if sources & {Source.WORKER_ID, Source.RANK}:
+            return Verdict.NOT_REPRODUCIBLE
+        return Verdict.CLOCK
     return Verdict.EPOCH_INVARIANT
 
 
@@ -239,7 +250,7 @@ class _Classifier:
         module = scope.function.module
         targets = self.project.targets(value, module)
         if not targets:
-            return frozenset({Source.UNKNOWN})
+            return self._module_object_attribute(value, module)
         found: set[Source] = set()
         for target in targets:
             if isinstance(target, VariableRef):
@@ -264,6 +275,22 @@ class _Classifier:
             else:
                 found.add(Source.UNKNOWN)
         return frozenset(found)
+
+    def _module_object_attribute(self, value: Value, module: ModuleFacts) -> frozenset[Source]:
+        """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project.
+
+        Such an object (`args = parser.parse_args()`, `cfg = CfgNode()`) is built once when
+        its module runs; every worker inherits it unchanged, so its attributes are fixed for
+        the run, like a literal.
+        """
+        for qualname in value.qualnames:
+            parts = qualname.split(".")
+            for cut in range(len(parts) - 1, 0, -1):
+                prefix = ".".join(parts[:cut])
+                if any(isinstance(t, VariableRef) for t in self.project.resolve(prefix, module)):
+                    rank = is_rank_name(parts[-1])
+                    return frozenset({Source.RUN_VALUE, *({Source.RANK} if rank else ())})
+        return frozenset({Source.UNKNOWN})
 
     def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         base = value.base
@@ -326,6 +353,8 @@ class _Classifier:
             return frozenset({Source.NUMPY_DRAW})
         if names <= catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS:
             return frozenset({Source.WORKER_STREAM})
+        if names <= catalog.CLOCK_SOURCES:
+            return frozenset({Source.CLOCK})
         if names <= catalog.TIME_SOURCES:
             return frozenset({Source.ENTROPY})
         if names <= catalog.DISTRIBUTED_RANKS:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from ..analysis.facts import Value
 from ..analysis.project import Project
 from ..analysis.seeds import (
-    NUMPY_SEEDED_SINCE,
     Seeding,
     SeedScope,
     SinkKind,
@@ -66,8 +65,8 @@ class WorkerSeedFix:
     def _delete_per_item(self, seeding: Seeding, statement: bool) -> Fix | None:
         if seeding.kind is not SinkKind.GLOBAL or not statement:
             return None
-        if seeding.library == "numpy" and self.project.target.is_before(NUMPY_SEEDED_SINCE):
-            return None  # nothing else seeds NumPy in workers on old torch (see WS101)
+        # On torch < 1.9 this leaves NumPy to the worker_init_fn WS101 adds at the loader,
+        # which a per-item reseed kept here would override.
         title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
         edits = FileEdits(seeding.function.path, (RemoveStatement(seeding.span),))
         return Fix(title, Safety.SAFE, (edits,))

@@ -66,7 +66,10 @@ class EpochInvariantWorkerSeed(Rule):
     `np.random.seed`, `random.seed`, `torch.manual_seed` (or creates or reseeds an RNG
     object) with `worker_id`, `get_worker_info().id`, a constant, a constant plus
     `worker_id` (with or without a rank term), or the `np.random.get_state()[1][0] +
-    worker_id` snippet. Seeds from the clock, a pid or a uuid are reported as a warning.
+    worker_id` snippet. A seed from the clock alone is a warning (workers started within one
+    tick get the same seed); one from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
+    distinct but irreproducible streams and is only an `info` note, as is seeding code that
+    looks like a worker_init_fn but that no DataLoader uses.
 
     It also reports, without a fix, `np.random.seed(torch.initial_seed())` (the seed does
     not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are
@@ -122,8 +125,9 @@ class EpochInvariantWorkerSeed(Rule):
 
     In Dataset code, `__iter__` runs once per worker and epoch and is fixed the same way. In
     `__getitem__` the seeding line runs for every item; it is deleted (torch seeds `random`,
-    `torch` and, since 1.9, NumPy per worker); NumPy seeding there on torch < 1.9 is
-    reported without a fix (see WS101).
+    `torch` and, since 1.9, NumPy per worker). On torch < 1.9 NumPy is then seeded by the
+    worker_init_fn WS101 adds at the loader; a per-item reseed left in place would override
+    it, so the two fixes apply together (select both, as by default).
 
     ## Fix safety
     Safe: only the random numbers drawn in workers change. Unsafe when the function is also
@@ -259,18 +263,19 @@ class EpochInvariantWorkerSeed(Rule):
                 unused += "project is seen to use it: it"
                 what = self._what(seeding)
                 if result is Verdict.PER_EPOCH:
-                    self._check_range(seeding, _Context(unused, scope), what)
+                    self._check_range(seeding, _Context(unused, scope), what, "info")
                     continue
                 if Source.WORKER_ID not in sources:
                     continue
-                if result not in (Verdict.EPOCH_INVARIANT, Verdict.NOT_REPRODUCIBLE):
+                if result is not Verdict.EPOCH_INVARIANT:
                     continue
                 message = (
                     f"{unused} {what} from {self._describe(sources)}, which would repeat "
                     f"every epoch on {project.target.describe()}; derive the seed from "
                     f"`torch.initial_seed()`"
                 )
-                self._report_once(seeding, message, None)
+                # Seeding code no loader uses duplicates nothing yet.
+                self._report_once(seeding, message, None, "info")
                 break
 
     # --- one seeding call ---
@@ -297,10 +302,19 @@ class EpochInvariantWorkerSeed(Rule):
         if in_dataset and Source.WORKER_ID not in sources:
             return
         if result is Verdict.NOT_REPRODUCIBLE:
+            # Distinct streams, merely irreproducible: nothing is duplicated.
             message = (
                 f"{context.subject} {what} from {description}: workers differ, but no "
                 f"`torch.manual_seed` can reproduce the run on {version}; derive the seed "
                 f"from `torch.initial_seed()`"
+            )
+            self._report_once(seeding, message, self._fix(seeding, context), "info")
+            return
+        if result is Verdict.CLOCK:
+            message = (
+                f"{context.subject} {what} from {description}: workers started within one "
+                f"tick of it get the same seed, and no `torch.manual_seed` can reproduce the "
+                f"run on {version}; derive the seed from `torch.initial_seed()`"
             )
             self._report_once(seeding, message, self._fix(seeding, context), "warning")
             return
@@ -317,7 +331,9 @@ class EpochInvariantWorkerSeed(Rule):
         )
         self._report_once(seeding, message, self._fix(seeding, context))
 
-    def _check_range(self, seeding: Seeding, context: _Context, what: str) -> None:
+    def _check_range(
+        self, seeding: Seeding, context: _Context, what: str, severity: str = "error"
+    ) -> None:
         if seeding.seed is None or not seeding.needs_32_bits:
             return
         origin = assignment_origin(seeding.function, seeding.seed)
@@ -329,7 +345,7 @@ class EpochInvariantWorkerSeed(Rule):
             f"`ValueError: Seed must be between 0 and 2**32 - 1`; use "
             f"`torch.initial_seed() % 2**32`"
         )
-        self._report_once(seeding, message, None)
+        self._report_once(seeding, message, None, severity)
 
     def _report_once(
         self, seeding: Seeding, message: str, fix: Fix | None, severity: str = "error"
@@ -375,7 +391,9 @@ class EpochInvariantWorkerSeed(Rule):
                 f"the main process"
             )
         if Source.ENTROPY in sources:
-            return "the clock, a process id or OS entropy"
+            return "a process id, a uuid or OS entropy"
+        if Source.CLOCK in sources:
+            return f"the clock{' and the worker id' if Source.WORKER_ID in sources else ''}"
         fixed = sources & {Source.CONSTANT, Source.RUN_VALUE, Source.PARAMETER}
         if Source.WORKER_ID in sources:
             if fixed:

@@ -125,21 +125,36 @@ class UnseededNumpyInWorkers(Rule):
         if not drawing:
             return
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
+        loaded: set[ClassRef] = set()
+        unresolved: list[LoaderCall] = []
         for loader in loader_calls(project):
+            datasets = datasets_of_loader(project, loader)
+            loaded.update(datasets.classes)
             if not loader.may_start_workers():
                 continue
-            datasets = datasets_of_loader(project, loader)
             draws = [drawing[ref] for ref in datasets.classes if ref in drawing]
-            if not draws and not datasets.complete and project_datasets:
-                draws = [drawing[project_datasets[0]]]
             if draws:
-                self._check_loader(loader, draws[0])
+                self._check_loader(loader, draws[0], datasets.registries)
+            elif not datasets.complete:
+                unresolved.append(loader)
+        # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
+        # is seen to load gets a finding of its own, which says what it rests on.
+        if unresolved:
+            for ref in project_datasets:
+                if ref not in loaded:
+                    self._report_unresolved(drawing[ref], unresolved[0])
 
-    def _check_loader(self, loader: LoaderCall, draw: GlobalCall) -> None:
+    def _check_loader(
+        self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
+    ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
         where = self._describe_draw(draw)
+        if registries:
+            # The dataset is chosen at run time: say that the finding rests on that choice.
+            names = ", ".join(f"`{name}`" for name in registries)
+            where += f" (resting on the candidate classes of {names}, chosen at run time)"
         version = self.project.target.describe()
         if init.is_absent:
             message = (
@@ -171,6 +186,19 @@ class UnseededNumpyInWorkers(Rule):
         if not function.function.is_lambda:
             fix = self._seed_in_function(function)
         self.report(loader.function, span, message, fix=fix)
+
+    def _report_unresolved(self, draw: GlobalCall, loader: LoaderCall) -> None:
+        span = draw.call.span
+        assert span is not None
+        assert loader.call.span is not None
+        where = self.location(loader.module.path, loader.call.span.line)
+        message = (
+            f"{self._describe_draw(draw)}: if a DataLoader that starts workers loads it (the "
+            f"dataset of the one at {where} could not be resolved), every worker starts with "
+            f"the same NumPy RNG state on {self.project.target.describe()}; seed NumPy in a "
+            f"worker_init_fn"
+        )
+        self.report(draw.function, span, message, severity="warning")
 
     def _describe_draw(self, draw: GlobalCall) -> str:
         span = draw.call.span
