@@ -576,6 +576,26 @@ def rules(explain: str | None) -> None:
     console.print(render.explain(rule))
 
 
+@main.command("server")
+def server_command() -> None:
+    """Run a Language Server on standard input and output, for editors.
+
+    Diagnostics, quick fixes and a "fix all" action, with rule documentation on hover. Needs
+    the optional dependencies: pip install 'workerseed[server]'.
+    """
+    try:
+        from . import server
+    except ModuleNotFoundError as error:
+        package = (error.name or "").partition(".")[0]
+        if package not in ("pygls", "lsprotocol"):
+            raise
+        raise ConfigurationError(
+            f"`workerseed server` needs {package}, which is not installed: "
+            "pip install 'workerseed[server]'"
+        ) from error
+    server.serve()
+
+
 SCAN_EXIT_HELP = (
     "Exit status: 0 once the statistic is printed, whatever it says (a scan is a measurement, "
     "not a lint; use `check` to fail on findings); 2 for usage errors."

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -373,9 +373,17 @@ def _open_workspace(
     settings: Settings,
     prefetch: tuple[bytes, ...],
     progress: Progress | None,
+    unsaved: Mapping[Path, bytes] | None = None,
 ) -> _Workspace:
-    """Read every file, and summarise those the rules will certainly need, in parallel."""
-    contents = read_all(paths, settings.jobs)
+    """Read every file, and summarise those the rules will certainly need, in parallel.
+
+    `unsaved` holds bytes that take the place of files (an editor's unsaved text, maybe of
+    a file not yet on disk).
+    """
+    contents = read_all([path for path in paths if path not in (unsaved or {})], settings.jobs)
+    for path, raw in (unsaved or {}).items():
+        contents.raw[path] = raw
+        contents.modes.setdefault(path, 0o644)
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
 
