@@ -26,6 +26,7 @@ from codemods import (
     Settings,
     Skipped,
     __version__,
+    html_report,
     project_settings,
     rule_by_code,
     run_paths,
@@ -71,6 +72,18 @@ def report_option(help_text: str) -> Callable[[F], F]:
         callback=_report_file,
         help=help_text,
     )
+
+
+def html_option(function: F) -> F:
+    """Add the `--html FILE` option (a self-contained HTML report)."""
+    return click.option(
+        "--html",
+        "html_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        callback=_report_file,
+        help="Also write a self-contained HTML report (charts and every finding) to FILE.",
+    )(function)
 
 
 def shared_options(function: F) -> F:
@@ -347,7 +360,8 @@ def main() -> None:
 
 @main.command(epilog=EXIT_CODES_HELP)
 @shared_options
-def check(paths: tuple[Path, ...], **options: Any) -> None:
+@html_option
+def check(paths: tuple[Path, ...], html_path: Path | None, **options: Any) -> None:
     """Report DataLoader worker randomness bugs in PATHS (default: the current directory).
 
     PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
@@ -372,6 +386,8 @@ def check(paths: tuple[Path, ...], **options: Any) -> None:
     else:
         render.print_problems(err, results, verbose=options["verbose"], quiet=options["quiet"])
     _write_report(options["report_path"], formats.run_report_json(report, command="check"))
+    if html_path is not None:
+        _write_report(html_path, html_report.check_page(report, findings, render.display_path))
     sys.exit(_exit_code(results, findings, exit_zero=options["exit_zero"]))
 
 
@@ -617,6 +633,7 @@ SCAN_EXIT_HELP = (
     help="text: a table for people; json: the statistic and every repository's facts.",
 )
 @report_option("Also write the JSON document to FILE.")
+@html_option
 @click.option(
     "--jobs",
     "-j",
@@ -636,6 +653,7 @@ def scan_command(
     roots: tuple[Path, ...],
     output_format: str,
     report_path: Path | None,
+    html_path: Path | None,
     jobs: int | None,
     verbose: bool,
     quiet: bool,
@@ -667,6 +685,8 @@ def scan_command(
         report = scanning.scan(targets, settings)
     document = formats.scan_json(report)
     _write_report(report_path, document)
+    if html_path is not None:
+        _write_report(html_path, html_report.scan_page(report, render.display_path))
     if not quiet:
         for repository in report.failed:
             err.print(
