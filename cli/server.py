@@ -255,6 +255,30 @@ class WorkerseedServer(LanguageServer):
                 )
             )
 
+    def files_changed(self, changes: Sequence[types.FileEvent]) -> None:
+        """Bring the open projects up to date with files changed on disk."""
+        for change in changes:
+            text = to_fs_path(change.uri) if change.uri.startswith("file:") else None
+            if text is None:
+                continue
+            path = Path(os.path.realpath(text))
+            for key, project in list(self.projects.items()):
+                if not path.is_relative_to(key[0]):
+                    continue
+                if path.name == "pyproject.toml":
+                    # The settings may have changed: the project is opened afresh.
+                    del self.projects[key]
+                    self.results.pop(key, None)
+                    self._dirty.update(p for p in self.uris if self.key(p) == key)
+                elif change.type is types.FileChangeType.Changed and path.suffix == ".py":
+                    if path not in self.uris:  # an open file's text is the editor's
+                        self._dirty.add(path)
+                elif path.suffix == ".py":
+                    project.reload()
+                    self._dirty.update(p for p in self.uris if self.key(p) == key)
+        if self._dirty:
+            self.changed(next(iter(self._dirty)), now=False)
+
     # --- what the client sees ---
 
     def docs_href(self, finding: Finding) -> str:
@@ -373,6 +397,35 @@ def create_server() -> WorkerseedServer:
         # The file on disk counts again: unsaved text that was dropped may have mattered
         # to other files.
         ls.changed(path, now=False)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: WorkerseedServer, params: types.InitializedParams) -> None:
+        del params
+        workspace = ls.client_capabilities.workspace
+        watching = workspace.did_change_watched_files if workspace is not None else None
+        if watching is None or not watching.dynamic_registration:
+            return
+        # Files changed outside the editor (a checkout, a formatter) change the analysis.
+        ls.client_register_capability(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="workerseed-watched-files",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers=[
+                                types.FileSystemWatcher(glob_pattern="**/*.py"),
+                                types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                            ]
+                        ),
+                    )
+                ]
+            )
+        )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: WorkerseedServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed(params.changes)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -94,6 +94,10 @@ class LiveProject:
             self._use(workspace, path, overlay)
         return workspace
 
+    def reload(self) -> None:
+        """Read the project again (files were created or deleted); unsaved text stays."""
+        self._workspace = self._open(())
+
     def contains(self, path: Path) -> bool:
         """Return True if `path` is one of the project's analysed files."""
         return path in self._known

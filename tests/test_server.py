@@ -274,6 +274,23 @@ def test_a_bug_across_files_and_a_loose_script(tmp_path: Path) -> None:
             diagnostics = await client.diagnostics(data_uri)
             assert [d.code for d in diagnostics] == ["WS201"]
 
+            # Saved from elsewhere (a checkout): the client reports the file as changed.
+            client.change(train_uri, train)
+            assert await client.diagnostics(data_uri) == []
+            client.lsp.text_document_did_close(
+                types.DidCloseTextDocumentParams(
+                    text_document=types.TextDocumentIdentifier(uri=train_uri)
+                )
+            )
+            train_path.write_text(train.replace("num_workers=0", "num_workers=2"))
+            client.lsp.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(
+                    changes=[types.FileEvent(uri=train_uri, type=types.FileChangeType.Changed)]
+                )
+            )
+            diagnostics = await client.diagnostics(data_uri)
+            assert [d.code for d in diagnostics] == ["WS201"]
+
             loose_uri = client.open(loose, SHARED_RNG)
             assert [d.code for d in await client.diagnostics(loose_uri)] == ["WS201"]
             assert not (loose.parent / ".workerseed_cache").exists()
