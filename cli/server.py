@@ -32,7 +32,7 @@ from codemods import ALL_RULES, ConfigError, Finding, Safety, Settings, __versio
 from codemods.live import LiveProject, live_root
 from codemods.previews import FilePreview
 
-#: Changes closer together than this are analysed once, after the last of them.
+#: Changes closer together than this are analysed once, when they pause.
 DEFAULT_DEBOUNCE_MS = 40
 #: The `source.fixAll` kind of the "fix all" action (editors run it on save if asked to).
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.workerseed"
@@ -159,6 +159,8 @@ class WorkerseedServer(LanguageServer):
         self.uris: dict[Path, str] = {}
         self._dirty: set[Path] = set()
         self._timer: asyncio.TimerHandle | None = None
+        #: When the last change came (the event loop's clock).
+        self._last_change = float("-inf")
         self._docs: Path | None = None
         self._keys: dict[Path, ProjectKey] = {}
 
@@ -201,15 +203,22 @@ class WorkerseedServer(LanguageServer):
         return self.workspace.get_text_document(uri).source
 
     def changed(self, path: Path, *, now: bool) -> None:
-        """Note that `path` changed; analyse now, or after the debounce delay."""
+        """Note that `path` changed; analyse now, or once changes pause.
+
+        A change that comes alone (none in the debounce delay before it) is analysed at
+        once: a keystroke's diagnostics do not wait. Changes in quick succession (a paste,
+        a formatter, multi-cursor edits) wait until they pause, and are analysed once.
+        """
         self._dirty.add(path)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if now or self.options.debounce <= 0:
+        loop = asyncio.get_running_loop()
+        alone = loop.time() - self._last_change >= self.options.debounce
+        self._last_change = loop.time()
+        if now or alone:
             self.flush()
         else:
-            loop = asyncio.get_running_loop()
             self._timer = loop.call_later(self.options.debounce, self.flush)
 
     def flush(self) -> None:
