@@ -153,6 +153,8 @@ class WorkerseedServer(LanguageServer):
         )
         self.options = parse_options(None)
         self.projects: dict[ProjectKey, LiveProject] = {}
+        #: Projects whose configuration is invalid.
+        self.broken: set[ProjectKey] = set()
         #: The latest findings of each open project, by file.
         self.results: dict[ProjectKey, dict[Path, tuple[Finding, ...]]] = {}
         #: URIs of the open documents, by path (as the client spells them).
@@ -178,7 +180,7 @@ class WorkerseedServer(LanguageServer):
         key = self.key(path)
         root, is_project = key
         project = self.projects.get(key)
-        if project is None:
+        if project is None and key not in self.broken:
             settings = self.options.settings
             try:
                 if is_project:
@@ -187,6 +189,8 @@ class WorkerseedServer(LanguageServer):
                     # A loose script: analysed alone, and no cache is left beside it.
                     project = LiveProject(root, _without_cache(settings), only=[path])
             except ConfigError as error:
+                # Said once; the project is tried again when its pyproject.toml changes.
+                self.broken.add(key)
                 self.window_show_message(
                     types.ShowMessageParams(
                         type=types.MessageType.Error, message=f"workerseed: {error}"
@@ -271,6 +275,10 @@ class WorkerseedServer(LanguageServer):
             if text is None:
                 continue
             path = Path(os.path.realpath(text))
+            if path.name == "pyproject.toml" and self.key(path) in self.broken:
+                key = self.key(path)
+                self.broken.discard(key)
+                self._dirty.update(p for p in self.uris if self.key(p) == key)
             for key, project in list(self.projects.items()):
                 if not path.is_relative_to(key[0]):
                     continue

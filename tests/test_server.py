@@ -298,6 +298,38 @@ def test_a_bug_across_files_and_a_loose_script(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_an_invalid_configuration_is_shown_once_and_read_again_when_fixed(
+    tmp_path: Path,
+) -> None:
+    path = _project(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(PROJECT + "[tool.workerseed]\nselect = ['XX9']\n")
+
+    async def scenario() -> None:
+        async with server(tmp_path, {"debounceMs": 0}) as client:
+            messages: asyncio.Queue[types.ShowMessageParams] = asyncio.Queue()
+
+            @client.lsp.feature(types.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]
+            def shown(params: types.ShowMessageParams) -> None:
+                messages.put_nowait(params)
+
+            uri = client.open(path, SHARED_RNG)
+            message = await asyncio.wait_for(messages.get(), TIMEOUT)
+            assert message.type == types.MessageType.Error
+            assert "XX9" in message.message
+            client.change(uri, SHARED_RNG + "\n")
+            (tmp_path / "pyproject.toml").write_text(PROJECT)
+            pyproject = (tmp_path / "pyproject.toml").as_uri()
+            client.lsp.workspace_did_change_watched_files(
+                types.DidChangeWatchedFilesParams(
+                    changes=[types.FileEvent(uri=pyproject, type=types.FileChangeType.Changed)]
+                )
+            )
+            assert [d.code for d in await client.diagnostics(uri)] == ["WS201"]
+            assert messages.empty()
+
+    asyncio.run(scenario())
+
+
 def test_options_from_the_client() -> None:
     options = parse_options(
         {"select": "WS1,WS2", "ignore": ["WS202"], "torchVersion": "1.8", "debounceMs": 0}
