@@ -77,7 +77,9 @@ def parse_options(raw: Any) -> Options:
     )
     return Options(
         settings,
-        max(0.0, float(debounce) / 1000) if isinstance(debounce, int | float) else 0.04,
+        max(0.0, float(debounce) / 1000)
+        if isinstance(debounce, int | float)
+        else DEFAULT_DEBOUNCE_MS / 1000,
         url if isinstance(url, str) and "{code}" in url else None,
     )
 
