@@ -32,6 +32,10 @@ from codemods import ALL_RULES, ConfigError, Finding, Safety, Settings, __versio
 from codemods.live import LiveProject, live_root
 from codemods.previews import FilePreview
 
+#: Seconds without a change after which memory that edits freed is collected.
+IDLE_COLLECTION_DELAY = 2.0
+#: Analyses after which memory is collected even if the editor is never idle.
+MAX_UNCOLLECTED = 200
 #: Changes closer together than this are analysed once, when they pause.
 DEFAULT_DEBOUNCE_MS = 40
 #: The `source.fixAll` kind of the "fix all" action (editors run it on save if asked to).
@@ -163,6 +167,9 @@ class WorkerseedServer(LanguageServer):
         self.uris: dict[Path, str] = {}
         self._dirty: set[Path] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self._idle: asyncio.TimerHandle | None = None
+        #: Analyses since memory was last collected.
+        self._uncollected = 0
         #: When the last change came (the event loop's clock).
         self._last_change = float("-inf")
         self._docs: Path | None = None
@@ -219,6 +226,9 @@ class WorkerseedServer(LanguageServer):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
         loop = asyncio.get_running_loop()
         alone = loop.time() - self._last_change >= self.options.debounce
         self._last_change = loop.time()
@@ -252,6 +262,21 @@ class WorkerseedServer(LanguageServer):
                 )
                 continue
             self.publish(path for path in self.uris if self.key(path) == key)
+        if not touched:
+            return
+        self._uncollected += 1
+        if self._uncollected >= MAX_UNCOLLECTED:
+            self._collect()  # typing without a pause for this long: collect anyway
+        elif self._idle is None:
+            loop = asyncio.get_running_loop()
+            self._idle = loop.call_later(IDLE_COLLECTION_DELAY, self._collect)
+
+    def _collect(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+        self._idle = None
+        self._uncollected = 0
+        LiveProject.release_replaced()
 
     def findings(self, path: Path) -> tuple[Finding, ...]:
         """Return the latest findings in `path`."""

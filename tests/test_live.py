@@ -148,3 +148,22 @@ def test_a_replaced_file_answers_text_questions_like_a_fresh_index(tmp_path: Pat
     for names in ({"Dataset"}, {"numpy"}, {"D", "x"}, {"pass"}):
         key = frozenset(names)
         assert set(sources._mentioning(key)) == set(fresh._mentioning(key)), names
+
+
+def test_replaced_summaries_can_be_freed(tmp_path: Path) -> None:
+    """Summaries are frozen out of the cyclic collector when made: those edits replace
+    must still be freed, or a long editing session grows without bound."""
+    import gc
+
+    _tree(tmp_path)
+    root = tmp_path.resolve()
+    live = LiveProject(root, Settings(cache=False))
+    live.check()
+    LiveProject.release_replaced()
+    before = gc.get_freeze_count()
+    for number in range(20):
+        live.update(root / "data.py", DATASET + f"\nEDIT = {number}\n")
+        live.check()
+    assert gc.get_freeze_count() > before
+    LiveProject.release_replaced()
+    assert gc.get_freeze_count() <= before + 200
