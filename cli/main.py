@@ -26,6 +26,7 @@ from codemods import (
     Settings,
     Skipped,
     __version__,
+    html_report,
     project_settings,
     rule_by_code,
     run_paths,
@@ -102,6 +103,18 @@ class SharedOptions:
     no_respect_gitignore: bool
     verbose: bool
     quiet: bool
+
+
+def html_option(function: F) -> F:
+    """Add the `--html FILE` option (a self-contained HTML report)."""
+    return click.option(
+        "--html",
+        "html_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        callback=_report_file,
+        help="Also write a self-contained HTML report (charts and every finding) to FILE.",
+    )(function)
 
 
 def shared_options(function: F) -> F:
@@ -402,7 +415,8 @@ def main() -> None:
 
 @main.command(epilog=CHECK_EXIT_HELP, short_help="Report worker randomness bugs.")
 @shared_options
-def check(paths: tuple[Path, ...], **parsed: Any) -> None:
+@html_option
+def check(paths: tuple[Path, ...], html_path: Path | None, **parsed: Any) -> None:
     """Report DataLoader worker randomness bugs in PATHS (default: the current directory).
 
     PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
@@ -428,6 +442,8 @@ def check(paths: tuple[Path, ...], **parsed: Any) -> None:
     else:
         render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
     _write_report(options.report_path, formats.run_report_json(report, command="check"))
+    if html_path is not None:
+        _write_report(html_path, html_report.check_page(report, findings, render.display_path))
     sys.exit(_exit_code(results, findings, exit_zero=options.exit_zero))
 
 
@@ -651,6 +667,26 @@ def _rule(code: str) -> type[Rule]:
     return rule
 
 
+@main.command("server")
+def server_command() -> None:
+    """Run a Language Server on standard input and output, for editors.
+
+    Diagnostics, quick fixes and a "fix all" action, with rule documentation on hover. Needs
+    the optional dependencies: pip install 'workerseed[server]'.
+    """
+    try:
+        from . import server
+    except ModuleNotFoundError as error:
+        package = (error.name or "").partition(".")[0]
+        if package not in ("pygls", "lsprotocol"):
+            raise
+        raise ConfigurationError(
+            f"`workerseed server` needs {package}, which is not installed: "
+            "pip install 'workerseed[server]'"
+        ) from error
+    server.serve()
+
+
 SCAN_EXIT_HELP = (
     "Exit status: 0 once the statistic is printed, whatever it says (a scan is a measurement, "
     "not a lint; use `check` to fail on findings); 2 for usage errors."
@@ -672,6 +708,7 @@ SCAN_EXIT_HELP = (
     help="text: a table for people; json: the statistic and every repository's facts.",
 )
 @report_option("Also write the JSON document to FILE.")
+@html_option
 @click.option(
     "--jobs",
     "-j",
@@ -691,6 +728,7 @@ def scan_command(
     roots: tuple[Path, ...],
     output_format: str,
     report_path: Path | None,
+    html_path: Path | None,
     jobs: int | None,
     verbose: bool,
     quiet: bool,
@@ -722,6 +760,8 @@ def scan_command(
         report = scanning.scan(targets, settings)
     document = formats.scan_json(report)
     _write_report(report_path, document)
+    if html_path is not None:
+        _write_report(html_path, html_report.scan_page(report, render.display_path))
     if not quiet:
         for repository in report.failed:
             err.print(

@@ -54,7 +54,7 @@ def _by_root(paths: Iterable[Path]) -> dict[Path, list[Path]]:
     return groups
 
 
-def _target(root: Path, settings: Settings) -> TorchTarget:
+def project_target(root: Path, settings: Settings) -> TorchTarget:
     if settings.torch_version is not None:
         try:
             return target_from_option(settings.torch_version, settings.torch_version_source)
@@ -85,7 +85,7 @@ def project_settings(paths: Sequence[Path], settings: Settings) -> Iterator[Proj
             config_path(settings, root),
             resolved,
             tuple(rule.CODE for rule in selected_rules(resolved)),
-            _target(root, resolved),
+            project_target(root, resolved),
         )
 
 
@@ -128,11 +128,11 @@ def open_project(root: Path, settings: Settings, target: TorchTarget) -> Project
     """Return the project at `root` for questions beyond the rules (`scan`): nothing is
     summarised until a question needs it. Raises ConfigError for an invalid configuration."""
     settings = for_project(settings, root)
-    workspace = open_workspace(root, _discover([root], root, settings), settings, (), None)
+    workspace = open_workspace(root, discover([root], root, settings), settings, (), None)
     return Project(root, workspace.sources, target)
 
 
-def _discover(paths: Sequence[Path], root: Path, settings: Settings) -> list[Path]:
+def discover(paths: Sequence[Path], root: Path, settings: Settings) -> list[Path]:
     """Return the analysable files below `paths` that the settings do not exclude."""
     return list(
         files.discover(
@@ -167,13 +167,13 @@ def _run_project(
 ) -> Iterator[FileResult]:
     settings = for_project(settings, root)
     rules = selected_rules(settings)
-    target = _target(root, settings)
+    target = project_target(root, settings)
 
-    everything = _discover([root], root, settings)
+    everything = discover([root], root, settings)
     if requested_paths == [root]:
         requested = everything
     else:
-        requested = _discover(requested_paths, root, settings)
+        requested = discover(requested_paths, root, settings)
         everything = sorted(set(everything) | set(requested), key=str)
     prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
     workspace = open_workspace(root, everything, settings, prefetch, progress)

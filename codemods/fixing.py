@@ -21,7 +21,7 @@ from .workspace import Workspace
 MAX_FIX_ROUNDS = 8
 
 
-def _applicable(finding: Finding, settings: Settings, allowed: set[Path]) -> bool:
+def applicable(finding: Finding, settings: Settings, allowed: set[Path]) -> bool:
     fix = finding.fix
     if fix is None:
         return False
@@ -37,7 +37,7 @@ def _overlaps(a: Span, b: Span) -> bool:
     )
 
 
-def _choose_fixes(candidates: list[Finding]) -> list[Finding]:
+def choose_fixes(candidates: list[Finding]) -> list[Finding]:
     """Pick fixes whose edits do not overlap; the rest wait for the next round.
 
     Identical edits do not conflict: two findings fixed by one rewrite are both fixed.
@@ -93,10 +93,10 @@ def fix_rounds(
             project = Project(workspace.root, workspace.sources, target)
             remaining = check_project(project, rules, settings)
         usable = allowed - set(errors)
-        candidates = [finding for finding in remaining if _applicable(finding, settings, usable)]
+        candidates = [finding for finding in remaining if applicable(finding, settings, usable)]
         if not candidates:
             break
-        chosen = _choose_fixes(candidates)
+        chosen = choose_fixes(candidates)
         edits: dict[Path, list[Edit]] = {}
         for finding in chosen:
             assert finding.fix is not None

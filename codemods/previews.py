@@ -40,7 +40,7 @@ class FilePreview:
     edits: tuple[TextEdit, ...]
 
 
-def _text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
+def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     old_lines = source_lines(old)
     new_lines = source_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -88,7 +88,7 @@ def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePrevie
                     old = file_source.text
             except (FixError, notebooks.NotebookError):
                 break
-            changes.append(FilePreview(path, old, new, _text_edits(old, new)))
+            changes.append(FilePreview(path, old, new, text_edits(old, new)))
         else:
             previews[finding] = tuple(changes)
     return previews

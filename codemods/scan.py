@@ -14,7 +14,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import files
@@ -27,7 +27,7 @@ from .analysis.torch_version import declared_target, target_from_option
 from .engine import check_project, open_project
 from .registry import selected_rules
 from .settings import Settings, for_project
-from .types import TorchTarget
+from .types import Finding, TorchTarget
 
 #: Rules whose findings mean that workers draw duplicated random numbers.
 DUPLICATION_RULES = ("WS101", "WS201")
@@ -64,6 +64,8 @@ class Verdict:
     target: TorchTarget
     #: Findings per rule code, in code order (only codes with findings).
     findings: tuple[tuple[str, int], ...]
+    #: The findings themselves (for `scan --html`), in the engine's order.
+    found: tuple[Finding, ...] = field(default=(), compare=False)
 
     def count(self, code: str) -> int:
         """Return the number of findings of rule `code`."""
@@ -244,7 +246,9 @@ def _scan(root: Path, settings: Settings, assumptions: Sequence[Assumption]) -> 
         # Only errors are duplicated or repeated streams: a warning rests on an assumption
         # (a dataset no loader is seen to load, a clock seed), an info note is no bug.
         counts = Counter(finding.code for finding in findings if finding.severity == "error")
-        verdicts.append(Verdict(assumption.label, target, tuple(sorted(counts.items()))))
+        verdicts.append(
+            Verdict(assumption.label, target, tuple(sorted(counts.items())), tuple(findings))
+        )
     return replace(scope, files=len(project.sources.paths), verdicts=tuple(verdicts))
 
 

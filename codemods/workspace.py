@@ -3,7 +3,7 @@ cached on disk), and the fixed text of the files fixes rewrite."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,9 +66,17 @@ def open_workspace(
     settings: Settings,
     prefetch: tuple[bytes, ...],
     progress: Progress | None,
+    unsaved: Mapping[Path, bytes] | None = None,
 ) -> Workspace:
-    """Read every file, and summarise those the rules will certainly need, in parallel."""
-    contents = read_all(paths, settings.jobs)
+    """Read every file, and summarise those the rules will certainly need, in parallel.
+
+    `unsaved` holds bytes that take the place of files (an editor's unsaved text, maybe of
+    a file not yet on disk).
+    """
+    contents = read_all([path for path in paths if path not in (unsaved or {})], settings.jobs)
+    for path, raw in (unsaved or {}).items():
+        contents.raw[path] = raw
+        contents.modes.setdefault(path, 0o644)
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
 

@@ -63,6 +63,10 @@ class SourceSet:
         self._pattern_cache: dict[bytes, tuple[Path, ...]] = {}
         self._index: TextIndex | None = None
         self._indexed: tuple[Path, ...] = ()
+        #: Files whose text changed since the index was built, each searched on its own.
+        self._replaced: dict[Path, TextIndex] = {}
+        self._unindexed: frozenset[Path] = frozenset()
+        self._order: dict[Path, int] = {}
         #: Text questions skip files (False: every file is taken to match every question).
         self.filtered = filtered
 
@@ -127,9 +131,16 @@ class SourceSet:
         if self._index is None:
             self._indexed = tuple(path for path in self.paths if path in self._raw)
             self._index = TextIndex([self._raw[path] for path in self._indexed])
+            self._replaced.clear()
+            # A file summarised from text we no longer hold is never skipped.
+            self._unindexed = frozenset(self.paths) - set(self._indexed)
+            self._order = {path: position for position, path in enumerate(self.paths)}
         found = {self._indexed[index] for index in search(self._index)}
-        # A file summarised from text we no longer hold is never skipped.
-        return tuple(path for path in self.paths if path in found or path not in self._raw)
+        if self._replaced:
+            found -= self._replaced.keys()
+            found.update(path for path, index in self._replaced.items() if search(index))
+        # In the order of `paths`; sorting what was found costs less than visiting every file.
+        return tuple(sorted(found | self._unindexed, key=self._order.__getitem__))
 
     def add(self, path: Path, facts: ModuleFacts | None) -> None:
         """Record the summary of `path`, made elsewhere (None: it cannot be analysed)."""
@@ -147,9 +158,12 @@ class SourceSet:
         self._facts[facts.path] = facts
         if facts.path in self._raw:
             self._raw[facts.path] = raw
+            # The index of every file stays: answers about this file come from its own
+            # small index, so one changed file (an editor's keystroke, a fix) costs
+            # searching that file again, not all of them.
+            self._replaced[facts.path] = TextIndex([raw])
         self._mention_cache.clear()
         self._pattern_cache.clear()
-        self._index = None
 
 
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
