@@ -359,7 +359,9 @@ def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> Ran
     if _is_command_line_option(project, seed, function):
         return RankDependence.SAME  # every rank is started with the same command line
     sources = seed_sources(project, seed, SeedScope(function))
-    if Source.RANK in sources or Source.ENTROPY in sources:
+    # A clock seed is not provably alike on every rank (ranks start at different times), so
+    # it is not reported, like OS entropy.
+    if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK}:
         return RankDependence.PER_RANK
     if sources & {Source.UNKNOWN, Source.WORKER_ID}:
         return RankDependence.UNKNOWN
@@ -441,7 +443,8 @@ def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` reseeds from the clock, a uuid or `os.urandom`: per rank too."""
     scope = SeedScope(function, worker_param=_first(function))
     return any(
-        seeding.seed is not None and Source.ENTROPY in seed_sources(project, seeding.seed, scope)
+        seeding.seed is not None
+        and bool(seed_sources(project, seeding.seed, scope) & {Source.ENTROPY, Source.CLOCK})
         for seeding in seedings(project, function)
     )
 
