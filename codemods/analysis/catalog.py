@@ -46,6 +46,14 @@ TORCH_DATASET_WRAPPERS = frozenset(
     }
 )
 
+#: Third-party transforms that hold a list of callables and call them (all, or some chosen at
+#: random) on every item they are applied to; the list is their first argument.
+TRANSFORM_CONTAINERS = frozenset(
+    f"torchvision.transforms.{module}{name}"
+    for module in ("", "transforms.", "v2.", "v2._container.")
+    for name in ("Compose", "RandomApply", "RandomChoice", "RandomOrder")
+)
+
 GET_WORKER_INFO = frozenset(
     {"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"}
 )

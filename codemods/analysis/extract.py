@@ -111,6 +111,7 @@ class _FunctionBuilder:
     statement_calls: list[Span] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
+    loops: list[tuple[str, Value]] = field(default_factory=list)
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -378,6 +379,9 @@ class _Extractor:
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
+        if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
+            builder.loops.append((node.target.id, self.value(node.iter, scope)))
+            return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -603,6 +607,7 @@ class _Extractor:
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
+                loops=tuple(builder.loops),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope

@@ -175,6 +175,8 @@ class FunctionFacts:
     references: tuple[str, ...] = ()
     #: How often each local variable of this function is read here (name, count).
     local_reads: tuple[tuple[str, int], ...] = ()
+    #: `for name in iterable` loops of this function's own code: (name, iterable).
+    loops: tuple[tuple[str, Value], ...] = ()
     #: Names declared `nonlocal` in this function.
     nonlocals: tuple[str, ...] = ()
     #: Names bound by an enclosing function (or comprehension) that this function's

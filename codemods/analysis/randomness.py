@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .datasets import Reached, per_item_code, reachable
+from .datasets import Construction, Reached, per_item_code, reachable
 from .facts import Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project
 
@@ -50,9 +50,15 @@ NUMPY_GLOBAL_SEED = frozenset(
 ) | frozenset(f"{module}.set_state" for module in catalog.NUMPY_RANDOM_MODULES)
 
 
-def numpy_global_draws(project: Project, dataset: ClassRef) -> list[GlobalCall]:
-    """Return the legacy `np.random.*` draws in the per-item code of `dataset`."""
-    return list(calls_to(project, per_item_code(project, dataset), NUMPY_GLOBAL_DRAWS))
+def numpy_global_draws(
+    project: Project, dataset: ClassRef, made_by: tuple[Construction, ...] | None = None
+) -> list[GlobalCall]:
+    """Return the legacy `np.random.*` draws in the per-item code of `dataset`.
+
+    `made_by`: only the instances these constructor calls make (None: any instance).
+    """
+    code = per_item_code(project, dataset, made_by)
+    return list(calls_to(project, code, NUMPY_GLOBAL_DRAWS))
 
 
 def seeds_numpy(project: Project, function: FunctionRef) -> bool:

@@ -130,7 +130,12 @@ class UnseededNumpyInWorkers(Rule):
             if not loader.may_start_workers():
                 continue
             datasets = datasets_of_loader(project, loader)
-            draws = [drawing[ref] for ref in datasets.classes if ref in drawing]
+            draws = [
+                draw
+                for ref in datasets.classes
+                if ref in drawing
+                for draw in numpy_global_draws(project, ref, datasets.made_by(ref))[:1]
+            ]
             if not draws and not datasets.complete and project_datasets:
                 draws = [drawing[project_datasets[0]]]
             if draws:
