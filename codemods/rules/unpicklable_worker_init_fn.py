@@ -150,8 +150,8 @@ class UnpicklableWorkerInitFn(Rule):
         )
         fix = self._fix(function, uses)
         anchors = dict.fromkeys(passed_at(use) for use in uses)
-        for index, (where, span) in enumerate(anchors):
-            self.report(where, span, message, fix=fix if index == 0 else None)
+        for index, (code, span) in enumerate(anchors):
+            self.report(code, span, message, fix=fix if index == 0 else None)
 
     # --- the fix ---
 
