@@ -30,9 +30,10 @@ class UnpicklableWorkerInitFn(Rule):
     Checks for DataLoader calls that may start worker processes (`num_workers` is not
     provably 0) and pass a lambda, or a function defined inside another function, as
     `worker_init_fn` (directly, through a variable, a `functools.partial(...)` or a
-    `**kwargs` dict). Each finding is at the `worker_init_fn=` argument that passes the
-    function (the entry of a `**kwargs` dict), so a nested function shared by several
-    loaders is reported at each of them.
+    `**kwargs` dict).
+
+    Each finding is at the `worker_init_fn=` argument that passes the function (the entry of
+    a `**kwargs` dict), so a nested function shared by several loaders is reported at each.
 
     ## Why it matters
     Under the `spawn` and `forkserver` start methods the DataLoader pickles `worker_init_fn`
