@@ -298,12 +298,17 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
 def callees(project: Project, caller: Reached) -> Iterator[Reached]:
     """Yield the project functions `caller` calls directly."""
     for call in caller.function.function.calls:
-        callee = call.base
-        if callee is None:
-            continue
-        for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
-            chain = (*caller.chain, function.qualname)
-            yield Reached(function, self_class, chain, holder, made_by)
+        yield from call_targets(project, caller, call)
+
+
+def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Reached]:
+    """Yield the project functions one call of `caller` runs."""
+    callee = call.base
+    if callee is None:
+        return
+    for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
+        chain = (*caller.chain, function.qualname)
+        yield Reached(function, self_class, chain, holder, made_by)
 
 
 _Callee = tuple[

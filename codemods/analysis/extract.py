@@ -112,6 +112,9 @@ class _FunctionBuilder:
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)
+    conditional_calls: list[Span] = field(default_factory=list)
+    #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
+    conditions: int = 0
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -364,18 +367,27 @@ class _Extractor:
                 builder.statement_calls.append(self._positions.span(node.value))
             if isinstance(node, ast.Return) and node.value is not None:
                 builder.returns.append(self.value(node.value, scope))
+        branches = isinstance(node, _BRANCHING) and builder is not None
+        if builder is not None and branches:
+            builder.conditions += 1
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
             elif isinstance(child, ast.stmt):
                 self._visit_statement(child, scope)
             elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                if builder is not None:
+                    builder.conditions += 1
                 for sub in ast.iter_child_nodes(child):
                     if isinstance(sub, ast.expr):
                         self._visit_expression(sub, scope)
                 self._visit_body(child.body, scope)
+                if builder is not None:
+                    builder.conditions -= 1
             elif isinstance(child, ast.withitem):
                 self._visit_expression(child.context_expr, scope)
+        if builder is not None and branches:
+            builder.conditions -= 1
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
@@ -463,6 +475,8 @@ class _Extractor:
                 assert isinstance(current, ast.Call)
                 if facts is not None:
                     facts.calls.append(self.value(current, scope))
+                    if facts.conditions:
+                        facts.conditional_calls.append(self._positions.span(current))
                 for keyword in reversed(current.keywords):
                     push((keyword.value, False))
                 for arg in reversed(current.args):
@@ -608,6 +622,7 @@ class _Extractor:
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),
+                conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope
@@ -920,6 +935,9 @@ class _Extractor:
                 self._resolving.discard(key)
         return Value(Kind.UNKNOWN, name=name)
 
+
+#: Statements whose bodies may not run: calls inside them happen only under a condition.
+_BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
 
 _OPERATORS: dict[type[ast.operator], str] = {
     ast.Add: "+",
