@@ -365,9 +365,8 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         # `self.transform(x)`: an object the dataset holds, called per item.
         held = _held(project, self_class, callee.name, sites=made_by)
         for ref in held.classes:
-            found = project.find_method(ref, "__call__")
-            if found is not None:
-                yield found[1], ref, _extend(same, callee.name), held.made_by(ref)
+            for hook in _run_when_called(project, ref):
+                yield hook, ref, _extend(same, callee.name), held.made_by(ref)
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained)
         return
@@ -395,11 +394,27 @@ def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] |
 
 
 def _calls_of(project: Project, classes: Sequence[ClassRef]) -> Iterator[_Callee]:
-    """Yield the `__call__` of each class: objects called from a list, not an attribute path."""
+    """Yield what calling each class's instances runs: objects in a list, not an attribute."""
     for ref in classes:
-        found = project.find_method(ref, "__call__")
-        if found is not None:
-            yield found[1], ref, None, None
+        for function in _run_when_called(project, ref):
+            yield function, ref, None, None
+
+
+def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
+    """Yield the project methods that calling an instance of `ref` runs.
+
+    Its `__call__`; for a subclass of a library transform (albumentations), whose `__call__`
+    is the library's, the hooks the library calls on every application.
+    """
+    found = project.find_method(ref, "__call__")
+    if found is not None:
+        yield found[1]
+        return
+    if project.derives_from(ref, catalog.LIBRARY_TRANSFORM_BASES):
+        for hook in catalog.LIBRARY_TRANSFORM_HOOKS:
+            found = project.find_method(ref, hook)
+            if found is not None:
+                yield found[1]
 
 
 def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
