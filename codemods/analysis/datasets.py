@@ -121,6 +121,13 @@ def _classes_of_option(
     project: Project, value: Value, where: FunctionRef, depth: int
 ) -> DatasetsOf:
     deeper = depth + 1
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and value.base.kind is Kind.ATTRIBUTE
+        and value.base.base is not None
+    ):
+        return _method_returns(project, value.base, where, deeper)
     if value.kind is Kind.CALL and value.base is not None:
         targets = project.targets(value.base, where.module)
         if not targets:
@@ -165,6 +172,37 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
     if inner.kind is Kind.SEQUENCE:
         return _merge([classes_of(project, element, where, depth) for element in inner.args])
     return classes_of(project, inner, where, depth)
+
+
+def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return what `receiver.method(...)` returns, for receivers of project classes.
+
+    `self.build()`, `self.factory.build()`, `Factory(cfg).build()`: the objects a factory
+    method makes.
+    """
+    receiver = method.base
+    assert receiver is not None
+    own = project.class_of_function(where)
+    if receiver.kind is Kind.SELF:
+        receivers = DatasetsOf((own,), True) if own is not None else DatasetsOf((), False)
+    elif (
+        receiver.kind is Kind.ATTRIBUTE
+        and receiver.base is not None
+        and receiver.base.kind is Kind.SELF
+        and own is not None
+    ):
+        receivers = _held(project, own, receiver.name, depth=depth)
+    else:
+        receivers = classes_of(project, receiver, where, depth)
+    results = [DatasetsOf((), receivers.complete)]
+    for ref in receivers.classes:
+        found = project.find_method(ref, method.name)
+        returns = found[1].function.returns if found is not None else ()
+        if found is None or not returns:
+            results.append(DatasetsOf((), False))
+            continue
+        results.extend(classes_of(project, value, found[1], depth) for value in returns)
+    return _merge(results)
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -441,7 +479,10 @@ def _held(
     attribute: str,
     resolve: _Resolver | None = None,
     sites: tuple[Construction, ...] | None = None,
+    depth: int = 0,
 ) -> DatasetsOf:
+    if depth > MAX_CALL_DEPTH:
+        return DatasetsOf((), False)
     resolve = resolve or classes_of
     init = project.find_method(ref, "__init__")
     init_code = init[1] if init is not None else None
@@ -457,13 +498,13 @@ def _held(
                 if assignment.target == target and sites is not None and where == init_code:
                     found.append(_stored_by(project, assignment.value, where, sites, resolve))
                 elif assignment.target == target:
-                    found.append(resolve(project, assignment.value, where, 0))
+                    found.append(resolve(project, assignment.value, where, depth))
         for assignment in owner.cls.attributes:
             if assignment.target == attribute and assignment.value.kind is Kind.CALL:
                 module_code = owner.module.function("<module>")
                 if module_code is not None:
                     where = FunctionRef.of(owner.module, module_code)
-                    found.append(resolve(project, assignment.value, where, 0))
+                    found.append(resolve(project, assignment.value, where, depth))
     return _merge(found)
 
 
