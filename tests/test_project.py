@@ -99,3 +99,12 @@ def test_a_global_statement_at_module_level_is_summarised() -> None:
     module = project.module_named("main")
     assert module is not None
     assert module.binding("counter")
+
+
+def test_a_script_imports_a_namespace_package_beside_it() -> None:
+    """`code/train.py` runs with `code/` on sys.path: `loading/` (no __init__.py) is a
+    namespace package to it, so `loading.volumes` is `code/loading/volumes.py`."""
+    project = _project({"code/loading/volumes.py": "class Volumes:\n    pass\n"})
+    module = project.module_named("loading.volumes")
+    assert module is not None
+    assert module.path == ROOT / "code/loading/volumes.py"

@@ -47,6 +47,39 @@ TORCH_DATASET_WRAPPERS = frozenset(
     }
 )
 
+#: Third-party transforms that hold a list of callables and call them (all, or some chosen at
+#: random) on every item they are applied to; the list is their first argument.
+TRANSFORM_CONTAINERS = frozenset(
+    f"torchvision.transforms.{module}{name}"
+    for module in ("", "transforms.", "v2.", "v2._container.")
+    for name in ("Compose", "RandomApply", "RandomChoice", "RandomOrder")
+) | frozenset(
+    f"albumentations.{module}{name}"
+    for module in ("", "core.composition.")
+    for name in ("Compose", "OneOf", "SomeOf", "Sequential", "OneOrOther")
+)
+
+#: Third-party transform base classes whose `__call__` runs hooks a project subclass
+#: overrides, once per item the transform is applied to.
+LIBRARY_TRANSFORM_BASES = frozenset(
+    f"albumentations.{module}{name}"
+    for module in ("", "core.transforms_interface.")
+    for name in ("BasicTransform", "ImageOnlyTransform", "DualTransform")
+)
+LIBRARY_TRANSFORM_HOOKS = (
+    "get_params",
+    "get_params_dependent_on_data",
+    "get_params_dependent_on_targets",
+    "update_params",
+    "apply",
+    "apply_to_mask",
+    "apply_to_masks",
+    "apply_to_bbox",
+    "apply_to_bboxes",
+    "apply_to_keypoint",
+    "apply_to_keypoints",
+)
+
 GET_WORKER_INFO = frozenset(
     {"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"}
 )

@@ -8,7 +8,7 @@ whose class defines `__call__`), and classes instantiated per item.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..types import Span
@@ -34,6 +34,15 @@ class Reached:
     #: instance: () for the dataset itself, ("transform",) for `self.transform` of it; None
     #: when it is an object created in per-item code or reached otherwise.
     holder: tuple[str, ...] | None = ()
+    #: The constructor calls that made `self` (and the code they are in), when all are
+    #: known: what its `__init__` stored depends on them. None: any caller may have.
+    made_by: tuple[Construction, ...] | None = None
+
+
+#: A constructor call of a project class and the code it is written in.
+Construction = tuple[Value, "FunctionRef"]
+
+_Resolver = Callable[[Project, Value, FunctionRef, int], "DatasetsOf"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,17 @@ class DatasetsOf:
     #: dataset, or one of its bases, is picked from one of them at run time
     #: (`DATASETS[cfg.type](...)`, `class D(BASES[name])`).
     registries: tuple[str, ...] = ()
+    #: Project classes whose instances a third-party container the value may be (a
+    #: torchvision `Compose`, `RandomApply`, ...) holds and calls when it is called.
+    contained: tuple[ClassRef, ...] = ()
+    #: For each class in `classes`, the constructor calls seen making its instances.
+    made: tuple[tuple[ClassRef, Construction], ...] = ()
+
+    def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
+        """Return the calls that made the instances of `ref`, or None if some are unknown."""
+        if not self.complete:
+            return None
+        return tuple(site for made, site in self.made if made == ref)
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -104,6 +124,13 @@ def _classes_of_option(
     project: Project, value: Value, where: FunctionRef, depth: int
 ) -> DatasetsOf:
     deeper = depth + 1
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and value.base.kind is Kind.ATTRIBUTE
+        and value.base.base is not None
+    ):
+        return _method_returns(project, value.base, where, deeper)
     if value.kind is Kind.CALL and value.base is not None:
         registry = _registry_lookup(project, value, where)
         if registry is not None:
@@ -117,12 +144,24 @@ def _classes_of_option(
         results: list[DatasetsOf] = []
         for target in targets:
             if isinstance(target, ClassRef):
-                results.append(DatasetsOf((target,), True, project.chosen_bases(target)))
+                results.append(
+                    DatasetsOf(
+                        (target,),
+                        True,
+                        project.chosen_bases(target),
+                        made=((target, (value, where)),),
+                    )
+                )
             elif (
                 isinstance(target, ExternalRef)
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS
             ):
                 results.append(_wrapped(project, value, where, deeper))
+            elif (
+                isinstance(target, ExternalRef) and target.qualname in catalog.TRANSFORM_CONTAINERS
+            ):
+                # Nested literals are finite: only following names costs depth.
+                results.append(_container(project, value, where, depth))
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
             elif isinstance(target, VariableRef) and any(
@@ -140,14 +179,7 @@ def _classes_of_option(
                 results.append(DatasetsOf((), False))
         return _merge(results)
     if value.kind is Kind.NAME:
-        results = []
-        for target in project.targets(value, where.module):
-            if isinstance(target, VariableRef):
-                module_code = target.module.function("<module>")
-                context = FunctionRef.of(target.module, module_code) if module_code else where
-                results.extend(classes_of(project, v, context, deeper) for v in target.values)
-            else:
-                results.append(DatasetsOf((), False))
+        results = _from_variables(project, value, where, deeper, classes_of)
         return _merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
         return _classes_from_callers(project, value.name, where, deeper)
@@ -164,8 +196,92 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
     return classes_of(project, inner, where, depth)
 
 
+def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return what `receiver.method(...)` returns, for receivers of project classes.
+
+    `self.build()`, `self.factory.build()`, `Factory(cfg).build()`: the objects a factory
+    method makes.
+    """
+    receiver = method.base
+    assert receiver is not None
+    own = project.class_of_function(where)
+    if receiver.kind is Kind.SELF:
+        receivers = DatasetsOf((own,), True) if own is not None else DatasetsOf((), False)
+    elif (
+        receiver.kind is Kind.ATTRIBUTE
+        and receiver.base is not None
+        and receiver.base.kind is Kind.SELF
+        and own is not None
+    ):
+        receivers = _held(project, own, receiver.name, depth=depth)
+    else:
+        receivers = classes_of(project, receiver, where, depth)
+    results = [DatasetsOf((), receivers.complete)]
+    for ref in receivers.classes:
+        found = project.find_method(ref, method.name)
+        returns = found[1].function.returns if found is not None else ()
+        if found is None or not returns:
+            results.append(DatasetsOf((), False))
+            continue
+        results.extend(classes_of(project, value, found[1], depth) for value in returns)
+    return _merge(results)
+
+
+def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return the project callables a transform container call (`Compose([...])`) holds."""
+    held = call.args[0] if call.args else call.keyword("transforms")
+    if held is None:
+        return DatasetsOf((), False)
+    found = elements_of(project, held, where, depth)
+    return DatasetsOf((), found.complete, contained=(*found.classes, *found.contained))
+
+
+def elements_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
+    """Return the project classes of the elements of the list or tuple `value` may be.
+
+    `classes` are the elements' own classes; `contained` what containers among them hold.
+    """
+    if depth > MAX_CALL_DEPTH:
+        return DatasetsOf((), False)
+    deeper = depth + 1
+    results: list[DatasetsOf] = []
+    for option in value.alternatives():
+        if option.kind is Kind.SEQUENCE:
+            results.extend(classes_of(project, element, where, depth) for element in option.args)
+        elif option.kind is Kind.PARAM:
+            results.append(_from_callers(project, option.name, where, deeper, elements_of))
+        elif option.kind is Kind.NAME:
+            results.extend(
+                _from_variables(project, option, where, deeper, elements_of)
+                or [DatasetsOf((), False)]
+            )
+        else:
+            results.append(DatasetsOf((), False))
+    return _merge(results)
+
+
+def _from_variables(
+    project: Project, value: Value, where: FunctionRef, depth: int, resolve: _Resolver
+) -> list[DatasetsOf]:
+    results: list[DatasetsOf] = []
+    for target in project.targets(value, where.module):
+        if isinstance(target, VariableRef):
+            module_code = target.module.function("<module>")
+            context = FunctionRef.of(target.module, module_code) if module_code else where
+            results.extend(resolve(project, v, context, depth) for v in target.values)
+        else:
+            results.append(DatasetsOf((), False))
+    return results
+
+
 def _classes_from_callers(
     project: Project, param: str, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    return _from_callers(project, param, where, depth, classes_of)
+
+
+def _from_callers(
+    project: Project, param: str, where: FunctionRef, depth: int, resolve: _Resolver
 ) -> DatasetsOf:
     function = where.function
     if param not in function.params or function.qualname == "<module>":
@@ -188,17 +304,21 @@ def _classes_from_callers(
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:
-            results.append(classes_of(project, passed, site.function, depth))
+            results.append(resolve(project, passed, site.function, depth))
     return _merge(results)
 
 
 def _merge(results: list[DatasetsOf]) -> DatasetsOf:
     classes = [ref for result in results for ref in result.classes]
     registries = [name for result in results for name in result.registries]
+    contained = [ref for result in results for ref in result.contained]
+    made = [site for result in results for site in result.made]
     return DatasetsOf(
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
-        tuple(dict.fromkeys(registries)),
+        registries=tuple(dict.fromkeys(registries)),
+        contained=tuple(dict.fromkeys(contained)),
+        made=tuple(dict.fromkeys(made)),
     )
 
 
@@ -312,13 +432,19 @@ def _registers(
 # --- per-item code ---
 
 
-def per_item_code(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
-    """Return the functions a worker runs per item of dataset `ref`, entry methods first."""
+def per_item_code(
+    project: Project, ref: ClassRef, made_by: tuple[Construction, ...] | None = None
+) -> tuple[Reached, ...]:
+    """Return the functions a worker runs per item of dataset `ref`, entry methods first.
+
+    `made_by`: the constructor calls that make the instances in question (e.g. the ones that
+    reach one DataLoader); what `__init__` stores then comes from their arguments only.
+    """
     entries = []
     for method in catalog.PER_ITEM_METHODS:
         found = project.find_method(ref, method)
         if found is not None:
-            entries.append(Reached(found[1], ref, (found[1].qualname,)))
+            entries.append(Reached(found[1], ref, (found[1].qualname,), made_by=made_by))
     return reachable(project, entries)
 
 
@@ -341,44 +467,66 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
 def callees(project: Project, caller: Reached) -> Iterator[Reached]:
     """Yield the project functions `caller` calls directly."""
     for call in caller.function.function.calls:
-        callee = call.base
-        if callee is None:
-            continue
         base_method = _base_method_on_self(project, call, caller)
         if base_method is not None:
             chain = (*caller.chain, base_method.qualname)
-            yield Reached(base_method, caller.self_class, chain, caller.holder)
+            yield Reached(base_method, caller.self_class, chain, caller.holder, caller.made_by)
             continue
-        for function, self_class, holder in _resolve_callee(project, callee, caller):
-            yield Reached(function, self_class, (*caller.chain, function.qualname), holder)
+        yield from call_targets(project, caller, call)
 
 
-def _resolve_callee(
-    project: Project, callee: Value, caller: Reached
-) -> Iterator[tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None]]:
+def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Reached]:
+    """Yield the project functions one call of `caller` runs."""
+    callee = call.base
+    if callee is None:
+        return
+    for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
+        chain = (*caller.chain, function.qualname)
+        yield Reached(function, self_class, chain, holder, made_by)
+
+
+_Callee = tuple[
+    FunctionRef, ClassRef | None, tuple[str, ...] | None, tuple[Construction, ...] | None
+]
+
+
+def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterator[_Callee]:
     module = caller.function.module
     self_class = caller.self_class
     same = caller.holder
+    made_by = caller.made_by
     if callee.kind is Kind.FUNCTION:
         nested = module.function(callee.name)
         if nested is not None:
-            yield FunctionRef.of(module, nested), self_class, same
+            yield FunctionRef.of(module, nested), self_class, same, made_by
         return
     if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
         for target in project.targets(callee, module):
             if isinstance(target, FunctionRef):
-                yield target, project.class_of_function(target), None
+                yield target, project.class_of_function(target), None, None
             elif isinstance(target, ClassRef):
                 found = project.find_method(target, "__init__")
                 if found is not None:
-                    yield found[1], target, None
+                    yield found[1], target, None, None
         return
     if self_class is None:
+        return
+    if callee.kind is Kind.UNKNOWN and callee.name:
+        # `for t in self.transforms: x = t(x)`: each callable the held list holds.
+        for name, iterable in caller.function.function.loops:
+            if (
+                name == callee.name
+                and iterable.kind is Kind.ATTRIBUTE
+                and iterable.base is not None
+                and iterable.base.kind is Kind.SELF
+            ):
+                held = held_elements(project, self_class, iterable.name, made_by)
+                yield from _calls_of(project, (*held.classes, *held.contained))
         return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
         if found is not None:
-            yield found[1], self_class, same
+            yield found[1], self_class, same, made_by
         return
     if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
         return
@@ -386,19 +534,22 @@ def _resolve_callee(
     if holder.kind is Kind.SELF:
         found = project.find_method(self_class, callee.name)
         if found is not None:
-            yield found[1], self_class, same
+            yield found[1], self_class, same, made_by
             return
         # `self.transform(x)`: an object the dataset holds, called per item.
-        for held in held_classes(project, self_class, callee.name):
-            found = project.find_method(held, "__call__")
-            if found is not None:
-                yield found[1], held, _extend(same, callee.name)
+        held = _held(project, self_class, callee.name, sites=made_by)
+        for ref in held.classes:
+            for hook in _run_when_called(project, ref):
+                yield hook, ref, _extend(same, callee.name), held.made_by(ref)
+        # ... or the callables a `Compose` it holds calls.
+        yield from _calls_of(project, held.contained)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
-        for held in held_classes(project, self_class, holder.name):
-            found = project.find_method(held, callee.name)
+        held = _held(project, self_class, holder.name, sites=made_by)
+        for ref in held.classes:
+            found = project.find_method(ref, callee.name)
             if found is not None:
-                yield found[1], held, _extend(same, holder.name)
+                yield found[1], ref, _extend(same, holder.name), held.made_by(ref)
         return
     if holder.kind is Kind.CALL and _is_super(holder):
         defining = project.class_of_function(caller.function)
@@ -408,7 +559,7 @@ def _resolve_callee(
                 method = owner.cls.method(callee.name)
                 function = owner.module.function(method) if method else None
                 if function is not None:
-                    yield FunctionRef.of(owner.module, function), self_class, same
+                    yield FunctionRef.of(owner.module, function), self_class, same, made_by
                     return
 
 
@@ -438,9 +589,62 @@ def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] |
     return None if holder is None else (*holder, attribute)
 
 
+def _calls_of(project: Project, classes: Sequence[ClassRef]) -> Iterator[_Callee]:
+    """Yield what calling each class's instances runs: objects in a list, not an attribute."""
+    for ref in classes:
+        for function in _run_when_called(project, ref):
+            yield function, ref, None, None
+
+
+def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
+    """Yield the project methods that calling an instance of `ref` runs.
+
+    Its `__call__`; for a subclass of a library transform (albumentations), whose `__call__`
+    is the library's, the hooks the library calls on every application.
+    """
+    found = project.find_method(ref, "__call__")
+    if found is not None:
+        yield found[1]
+        return
+    if project.derives_from(ref, catalog.LIBRARY_TRANSFORM_BASES):
+        for hook in catalog.LIBRARY_TRANSFORM_HOOKS:
+            found = project.find_method(ref, hook)
+            if found is not None:
+                yield found[1]
+
+
 def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
     """Return the project classes of the objects stored in `self.<attribute>` of class `ref`."""
-    found: list[ClassRef] = []
+    return _held(project, ref, attribute).classes
+
+
+def held_elements(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    made_by: tuple[Construction, ...] | None = None,
+) -> DatasetsOf:
+    """Return the project classes of the elements of a list stored in `self.<attribute>`.
+
+    `made_by`: the constructor calls known to make the instance (else every caller counts).
+    """
+    return _held(project, ref, attribute, elements_of, made_by)
+
+
+def _held(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    resolve: _Resolver | None = None,
+    sites: tuple[Construction, ...] | None = None,
+    depth: int = 0,
+) -> DatasetsOf:
+    if depth > MAX_CALL_DEPTH:
+        return DatasetsOf((), False)
+    resolve = resolve or classes_of
+    init = project.find_method(ref, "__init__")
+    init_code = init[1] if init is not None else None
+    found: list[DatasetsOf] = []
     target = f"self.{attribute}"
     for owner in project.mro(ref):
         for _, qualname in owner.cls.methods:
@@ -449,15 +653,47 @@ def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[Class
                 continue
             where = FunctionRef.of(owner.module, function)
             for assignment in function.assignments:
-                if assignment.target == target:
-                    found.extend(classes_of(project, assignment.value, where).classes)
+                if assignment.target == target and sites is not None and where == init_code:
+                    found.append(_stored_by(project, assignment.value, where, sites, resolve))
+                elif assignment.target == target:
+                    found.append(resolve(project, assignment.value, where, depth))
         for assignment in owner.cls.attributes:
             if assignment.target == attribute and assignment.value.kind is Kind.CALL:
                 module_code = owner.module.function("<module>")
                 if module_code is not None:
                     where = FunctionRef.of(owner.module, module_code)
-                    found.extend(classes_of(project, assignment.value, where).classes)
-    return tuple(dict.fromkeys(found))
+                    found.append(resolve(project, assignment.value, where, depth))
+    return _merge(found)
+
+
+def _stored_by(
+    project: Project,
+    value: Value,
+    init: FunctionRef,
+    sites: tuple[Construction, ...],
+    resolve: _Resolver,
+) -> DatasetsOf:
+    """Resolve what `__init__` stores, taking its parameters from the calls in `sites` only."""
+    params = init.function.params
+    results: list[DatasetsOf] = []
+    for option in value.alternatives():
+        if option.kind is not Kind.PARAM or option.name not in params:
+            results.append(resolve(project, option, init, 0))
+            continue
+        index = params.index(option.name) - 1
+        for call, where in sites:
+            passed = call.keyword(option.name)
+            if passed is None and index < len(call.args):
+                passed = call.args[index]
+            unknown = any(key is None for key, _ in call.keywords) or any(
+                arg.kind is Kind.STARRED for arg in call.args
+            )
+            if passed is not None and passed.kind is not Kind.STARRED:
+                results.append(resolve(project, passed, where, 1))
+            elif passed is not None or unknown:
+                results.append(DatasetsOf((), False))
+            # Not passed: the parameter's default, which holds no project object.
+    return _merge(results)
 
 
 def _is_super(call: Value) -> bool:

@@ -113,6 +113,10 @@ class _FunctionBuilder:
     branches: list[Branch] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
+    loops: list[tuple[str, Value]] = field(default_factory=list)
+    conditional_calls: list[Span] = field(default_factory=list)
+    #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
+    conditions: int = 0
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -376,18 +380,27 @@ class _Extractor:
                 builder.returns.append(self.value(node.value, scope))
             if isinstance(node, ast.If):
                 self._record_branch(node, scope, builder)
+        branches = isinstance(node, _BRANCHING) and builder is not None
+        if builder is not None and branches:
+            builder.conditions += 1
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
             elif isinstance(child, ast.stmt):
                 self._visit_statement(child, scope)
             elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                if builder is not None:
+                    builder.conditions += 1
                 for sub in ast.iter_child_nodes(child):
                     if isinstance(sub, ast.expr):
                         self._visit_expression(sub, scope)
                 self._visit_body(child.body, scope)
+                if builder is not None:
+                    builder.conditions -= 1
             elif isinstance(child, ast.withitem):
                 self._visit_expression(child.context_expr, scope)
+        if builder is not None and branches:
+            builder.conditions -= 1
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
         test, negated = node.test, False
@@ -412,6 +425,9 @@ class _Extractor:
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
+        if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
+            builder.loops.append((node.target.id, self.value(node.iter, scope)))
+            return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -493,6 +509,8 @@ class _Extractor:
                 assert isinstance(current, ast.Call)
                 if facts is not None:
                     facts.calls.append(self.value(current, scope))
+                    if facts.conditions:
+                        facts.conditional_calls.append(self._positions.span(current))
                 for keyword in reversed(current.keywords):
                     push((keyword.value, False))
                 for arg in reversed(current.args):
@@ -637,6 +655,8 @@ class _Extractor:
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
+                loops=tuple(builder.loops),
+                conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
                 definition_names=self._definition_names(
@@ -951,6 +971,9 @@ class _Extractor:
                 self._resolving.discard(key)
         return Value(Kind.UNKNOWN, name=name)
 
+
+#: Statements whose bodies may not run: calls inside them happen only under a condition.
+_BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
 
 _OPERATORS: dict[type[ast.operator], str] = {
     ast.Add: "+",

@@ -208,6 +208,11 @@ class FunctionFacts:
     references: tuple[str, ...] = ()
     #: How often each local variable of this function is read here (name, count).
     local_reads: tuple[tuple[str, int], ...] = ()
+    #: `for name in iterable` loops of this function's own code: (name, iterable).
+    loops: tuple[tuple[str, Value], ...] = ()
+    #: Calls that run only under a condition (in the body of an `if`, a loop, a `match` or an
+    #: `except` of this function's own code), by span.
+    conditional_calls: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.
     nonlocals: tuple[str, ...] = ()
     #: Names bound by an enclosing function (or comprehension) that this function's

@@ -139,7 +139,10 @@ class Project:
         if not paths:
             return None
         if len(paths) > 1 and near is not None:
-            paths = sorted(paths, key=lambda path: -_common_parts(path, near.path))
+            nearest = max(_common_parts(path, near.path) for path in paths)
+            # The import finds the nearest module first; if that one could not be read,
+            # a same-named module elsewhere is not what the code imports.
+            paths = [path for path in paths if _common_parts(path, near.path) == nearest]
         for path in paths:
             module = self.sources.facts(path)
             if module is not None:

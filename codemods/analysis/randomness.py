@@ -6,7 +6,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .datasets import Reached, branch_not_taken, per_item_code, reachable
+from .datasets import (
+    MAX_CALL_DEPTH,
+    Construction,
+    Reached,
+    branch_not_taken,
+    call_targets,
+    per_item_code,
+    reachable,
+)
 from .facts import Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project
 
@@ -50,15 +58,41 @@ NUMPY_GLOBAL_SEED = frozenset(
 ) | frozenset(f"{module}.set_state" for module in catalog.NUMPY_RANDOM_MODULES)
 
 
-def numpy_global_draws(project: Project, dataset: ClassRef) -> list[GlobalCall]:
-    """Return the legacy `np.random.*` draws in the per-item code of `dataset`."""
-    return list(calls_to(project, per_item_code(project, dataset), NUMPY_GLOBAL_DRAWS))
+def numpy_global_draws(
+    project: Project, dataset: ClassRef, made_by: tuple[Construction, ...] | None = None
+) -> list[GlobalCall]:
+    """Return the legacy `np.random.*` draws in the per-item code of `dataset`.
+
+    `made_by`: only the instances these constructor calls make (None: any instance).
+    """
+    code = per_item_code(project, dataset, made_by)
+    return list(calls_to(project, code, NUMPY_GLOBAL_DRAWS))
 
 
-def seeds_numpy(project: Project, function: FunctionRef) -> bool:
-    """Return True if `function` (or project code it calls) seeds NumPy's global RNG."""
+def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False) -> bool:
+    """Return True if `function` (or project code it calls) seeds NumPy's global RNG.
+
+    `always`: only a seeding that runs on every call of `function` counts (not one under an
+    `if`, in a loop or an `except`, in `function` or on the way to the helper that seeds).
+    """
     start = Reached(function, project.class_of_function(function), (function.qualname,))
-    return any(calls_to(project, reachable(project, [start]), NUMPY_GLOBAL_SEED))
+    if not always:
+        return any(calls_to(project, reachable(project, [start]), NUMPY_GLOBAL_SEED))
+    queue = [start]
+    seen: set[FunctionRef] = set()
+    while queue:
+        current = queue.pop(0)
+        facts = current.function.function
+        if current.function in seen or len(current.chain) > MAX_CALL_DEPTH:
+            continue
+        seen.add(current.function)
+        for call in facts.calls:
+            if call.base is None or call.span in facts.conditional_calls:
+                continue
+            if project.qualnames(call.base, current.function.module) & NUMPY_GLOBAL_SEED:
+                return True
+            queue.extend(call_targets(project, current, call))
+    return False
 
 
 NUMPY_LEGACY = frozenset(

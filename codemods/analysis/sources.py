@@ -170,8 +170,9 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     """Return the dotted names a file may be imported as.
 
     Its name inside its package; its path from the project root (scripts run from the
-    root); from `src/`; and, for a file outside any package, its bare name (scripts that
-    import their siblings). `packages` holds the directories that have an `__init__.py`.
+    root); from `src/`; and, for a file outside any package, its bare name and its path
+    from any directory above it (scripts that import their siblings, or modules of a
+    namespace package beside them). `packages` holds the directories that have an `__init__.py`.
     """
     text = os.fspath(path)
     directory, _, filename = text.rpartition(os.sep)
@@ -194,5 +195,8 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         if relative[0] == "src" and len(relative) > 1:
             aliases.add(".".join(relative[1:]))
         if not package:
-            aliases.add(relative[-1])
+            # A script imports modules relative to its own directory, which may sit
+            # anywhere below the root: `dataloaders/dataset.py` (a namespace package) is
+            # `dataloaders.dataset` to a script beside `dataloaders/`.
+            aliases.update(".".join(relative[start:]) for start in range(1, len(relative)))
     return aliases

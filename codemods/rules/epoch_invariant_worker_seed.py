@@ -75,6 +75,10 @@ class EpochInvariantWorkerSeed(Rule):
     not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are
     not passed to any DataLoader the analysis can see.
 
+    `torch.cuda.manual_seed(...)` and `torch.cuda.manual_seed_all(...)` are not reported and
+    left as they are: DataLoader workers draw nothing from the CUDA generators, so no stream
+    a worker uses repeats because of them.
+
     ## Why it matters
     torch gives each worker a fresh seed every epoch (`base_seed + worker_id`, with
     `base_seed` drawn anew from torch's RNG for every iterator) and seeds `random`, `torch`
@@ -286,6 +290,8 @@ class EpochInvariantWorkerSeed(Rule):
         return seed_sources(self.project, seeding.seed, scope)
 
     def _check_seeding(self, seeding: Seeding, context: _Context) -> None:
+        if seeding.kind is SinkKind.GLOBAL and seeding.library == "torch.cuda":
+            return  # no stream a worker draws comes from a CUDA generator: nothing repeats
         sources = self._sources(seeding, context.scope)
         in_dataset = context.entry is not None
         if in_dataset and Source.WORKER_ID not in sources and Source.WORKER_SEED not in sources:

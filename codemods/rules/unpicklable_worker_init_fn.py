@@ -31,6 +31,9 @@ class UnpicklableWorkerInitFn(Rule):
     `worker_init_fn` (directly, through a variable, a `functools.partial(...)` or a
     `**kwargs` dict).
 
+    Each finding is at the `worker_init_fn=` argument that passes the function (the entry of
+    a `**kwargs` dict), so a nested function shared by several loaders is reported at each.
+
     ## Why it matters
     Under the `spawn` and `forkserver` start methods the DataLoader pickles `worker_init_fn`
     to send it to each worker. Functions are pickled by their qualified name, and a lambda
@@ -113,7 +116,7 @@ class UnpicklableWorkerInitFn(Rule):
                     found.setdefault(use.function, []).append(use)
         self._allocated: dict[str, set[str]] = {}
         for function, uses in found.items():
-            self._report_function(function, uses)
+            self._report_uses(function, uses)
 
     def _forks(self, loader: LoaderCall) -> bool:
         """Return True if the call asks for the fork start method, which pickles nothing."""
@@ -127,7 +130,12 @@ class UnpicklableWorkerInitFn(Rule):
             value = value.args[0]
         return value.kind is Kind.CONSTANT and value.name.strip("'\"") == "fork"
 
-    def _report_function(self, function: FunctionRef, uses: list[InitUse]) -> None:
+    def _report_uses(self, function: FunctionRef, uses: list[InitUse]) -> None:
+        """Report each DataLoader argument that passes `function`, where it is passed.
+
+        The hoisting fix is one edit for all of them: it rides on the first finding, and
+        the others go away with it.
+        """
         facts = function.function
         enclosing = _enclosing(facts.qualname)
         if facts.is_lambda:
@@ -140,7 +148,10 @@ class UnpicklableWorkerInitFn(Rule):
             f"macOS, Windows and Python 3.14+ on Linux) cannot pickle it, so `iter(loader)` "
             f"fails; define it at module level"
         )
-        self.report(function, facts.span, message, fix=self._fix(function, uses))
+        fix = self._fix(function, uses)
+        anchors = dict.fromkeys(passed_at(use) for use in uses)
+        for index, (code, span) in enumerate(anchors):
+            self.report(code, span, message, fix=fix if index == 0 else None)
 
     # --- the fix ---
 
@@ -247,6 +258,17 @@ class UnpicklableWorkerInitFn(Rule):
                 self._take(module, candidate)
                 return candidate
         return "_workerseed_worker_init_fn"
+
+
+def passed_at(use: InitUse) -> tuple[FunctionRef, Span]:
+    """Return where the DataLoader call (or its kwargs dict) passes the function."""
+    lookup = use.loader.argument("worker_init_fn")
+    value = lookup.value
+    if value is None or value.span is None:
+        return use.function, use.function.function.span
+    if lookup.presence is Presence.IN_DICT:
+        return use.written_in, value.span
+    return use.loader.function, value.span
 
 
 def _fix(title: str, safety: Safety, function: FunctionRef, edits: list[Edit]) -> Fix:

@@ -132,7 +132,15 @@ class UnseededNumpyInWorkers(Rule):
             loaded.update(datasets.classes)
             if not loader.may_start_workers():
                 continue
-            draws = [drawing[ref] for ref in datasets.classes if ref in drawing]
+            draws = [
+                draw
+                for ref in datasets.classes
+                if ref in drawing
+                for draw in (
+                    numpy_global_draws(project, ref, datasets.made_by(ref))
+                    or global_numpy_library_calls(project, ref)
+                )[:1]
+            ]
             if draws:
                 self._check_loader(loader, draws[0], datasets.registries)
             elif not datasets.complete:
@@ -176,11 +184,14 @@ class UnseededNumpyInWorkers(Rule):
             self.report(loader.function, span, message)
             return
         function = init.function
-        if function is None or seeds_numpy(self.project, function):
+        if function is None or seeds_numpy(self.project, function, always=True):
             return
+        how = "does not seed NumPy"
+        if seeds_numpy(self.project, function):
+            how = "seeds NumPy only under a condition"
         message = (
             f"DataLoader workers start with identical NumPy RNG state on {version}: "
-            f"{where}, and worker_init_fn `{function.function.name}` does not seed NumPy"
+            f"{where}, and worker_init_fn `{function.function.name}` {how}"
         )
         fix = None
         if not function.function.is_lambda:
@@ -237,7 +248,7 @@ class UnseededNumpyInWorkers(Rule):
         for name in _HELPER_NAMES:
             existing = module.function(name)
             if existing is not None and existing.class_qualname is None and not existing.nested:
-                if seeds_numpy(self.project, FunctionRef.of(module, existing)):
+                if seeds_numpy(self.project, FunctionRef.of(module, existing), always=True):
                     return _HelperName(name, needs_definition=False)
                 continue
             if name not in module.module_names:
