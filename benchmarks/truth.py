@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -119,14 +120,33 @@ def parse_findings(text: str) -> list[Found]:
     ]
 
 
+#: Rules labelled at a place the finding's message names rather than at the finding itself:
+#: WS104 is labelled at the torch seeding call, but, as a 1xx rule, reported at each
+#: DataLoader that call affects (its message names the seeding call as `path:line`).
+NAMED_IN_MESSAGE = frozenset({"WS104"})
+
+
+def _names(found: Found, bug: Bug) -> bool:
+    """Return True if `found`'s message names `bug`'s place (within the line tolerance)."""
+    lines = range(bug.line - LINE_TOLERANCE, bug.line + LINE_TOLERANCE + 1)
+    return any(re.search(rf"\b{re.escape(bug.path)}:{line}\b", found.message) for line in lines)
+
+
 def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) -> Outcome:
     """Pair the mode's labelled bugs with findings; the rest are misses and false alarms.
 
-    Each finding matches at most one bug, the nearest by line.
+    Each finding matches at most one bug, the nearest by line. A bug of a rule in
+    `NAMED_IN_MESSAGE` is matched by every finding of that rule whose message names its place.
     """
     outcome = Outcome(repo)
     unused = [found for found in findings if found.severity != "info"]
     for bug in sorted((bug for bug in bugs if mode in bug.modes), key=lambda b: (b.path, b.line)):
+        if bug.code in NAMED_IN_MESSAGE:
+            naming = [found for found in unused if found.code == bug.code and _names(found, bug)]
+            for found in naming:
+                unused.remove(found)
+            (outcome.matched if naming else outcome.missed).append(bug)
+            continue
         near = [
             found
             for found in unused

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import textwrap
+import tomllib
 from pathlib import Path
 
-from benchmarks.truth import Found, load_label, match, parse_findings, summarize
+from benchmarks.truth import Bug, Found, load_label, match, parse_findings, summarize
 
 LABEL = """\
 repo = "someone/project"
@@ -85,3 +86,37 @@ def test_matching_counts_hits_misses_and_false_alarms(tmp_path: Path) -> None:
     assert summary["rules"]["WS201"] == {"matched": 1, "missed": 0, "labelled": 1}
     assert summary["rules"]["WS203"] == {"matched": 0, "missed": 1, "labelled": 1}
     assert summary["false_alarms_per_100_sites"] == 150.0
+
+
+def test_a_ws104_bug_is_matched_by_every_loader_finding_naming_its_seeding_call() -> None:
+    label_text = textwrap.dedent(
+        """\
+        repo = "someone/ddp"
+        commit = "0123456789abcdef0123456789abcdef01234567"
+
+        [[bug]]
+        code = "WS104"
+        path = "utils/misc.py"
+        line = 8
+        modes = ["declared"]
+        """
+    )
+    found = [
+        Found(
+            "WS104", "train.py", 40, "error", "seeds torch alike (`manual_seed`, utils/misc.py:8)"
+        ),
+        Found(
+            "WS104", "train.py", 52, "error", "seeds torch alike (`manual_seed`, utils/misc.py:8)"
+        ),
+        Found("WS104", "eval.py", 9, "error", "seeds torch alike (`manual_seed`, eval.py:3)"),
+    ]
+    bugs = tomllib.loads(label_text)["bug"]
+    outcome = match(
+        "someone/ddp",
+        [Bug(b["code"], b["path"], b["line"], tuple(b["modes"])) for b in bugs],
+        found,
+        "declared",
+    )
+    assert len(outcome.matched) == 1
+    assert outcome.missed == []
+    assert [(f.path, f.line) for f in outcome.false_alarms] == [("eval.py", 9)]
