@@ -24,6 +24,8 @@ from .hoist import (
 from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
+#: An item of a comma-separated sequence: a call's argument or a dict's entry.
+ItemT = TypeVar("ItemT", cst.Arg, cst.BaseDictElement)
 
 
 def _reindented(code: str, indent: str) -> str:
@@ -130,9 +132,7 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = updated_node.with_changes(
-                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
-            )
+            updated_node = _append_argument(updated_node, argument)
         for key, value in self.entries.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(key),
@@ -142,9 +142,7 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = updated_node.with_changes(
-                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
-            )
+            updated_node = _append_argument(updated_node, argument)
         return self._replace(original_node, updated_node)
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
@@ -154,10 +152,15 @@ class EditTransformer(cst.CSTTransformer):
                 key=cst.SimpleString(f"{quote}{key}{quote}"),
                 value=cst.parse_expression(value),
             )
+            elements, closing = _append(
+                list(updated_node.elements),
+                element,
+                updated_node.lbrace.whitespace_after,
+                updated_node.rbrace.whitespace_before,
+            )
             updated_node = updated_node.with_changes(
-                elements=_append(
-                    list(updated_node.elements), element, updated_node.lbrace.whitespace_after
-                )
+                elements=elements,
+                rbrace=updated_node.rbrace.with_changes(whitespace_before=closing),
             )
         return self._replace(original_node, updated_node)
 
@@ -422,6 +425,18 @@ def _packed(call: cst.Call) -> cst.Call:
     )
 
 
+def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
+    """Return `call` with `argument` last."""
+    args = list(call.args)
+    closing: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+    if args:
+        closing = args[-1].whitespace_after_arg
+        args[-1] = args[-1].with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+    args, closing = _append(args, argument, call.whitespace_before_args, closing)
+    args[-1] = args[-1].with_changes(whitespace_after_arg=closing)
+    return call.with_changes(args=args)
+
+
 def _quote_style(node: cst.Dict) -> str:
     for element in node.elements:
         if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
@@ -429,32 +444,72 @@ def _quote_style(node: cst.Dict) -> str:
     return '"'
 
 
-def _append(items: list, new, opening_whitespace: cst.BaseParenthesizableWhitespace) -> list:  # type: ignore[type-arg, no-untyped-def]  # Arg or DictElement
-    """Append `new` to a comma-separated sequence, following its layout (one per line or not)."""
+def _append(
+    items: list[ItemT],
+    new: ItemT,
+    opening_whitespace: cst.BaseParenthesizableWhitespace,
+    closing: cst.BaseParenthesizableWhitespace,
+) -> tuple[list[ItemT], cst.BaseParenthesizableWhitespace]:
+    """Append `new` to a comma-separated sequence, following its layout (one per line or not).
+
+    `closing` is the space before the closing bracket when there is no trailing comma. Return
+    the new items and the new `closing`. Every comment stays where it was: one after the last
+    item stays on that item's line, comment lines before the bracket stay before the bracket,
+    and the separator copied for the new item carries none.
+    """
     if not items:
-        return [new]
+        return [new], closing
     last = items[-1]
-    trailing = last.comma
-    multiline = _has_newline(opening_whitespace) or any(
-        isinstance(item.comma, cst.Comma) and _has_newline(item.comma.whitespace_after)
-        for item in items
-    )
-    if isinstance(trailing, cst.Comma):
-        # `f(\n    a,\n    b,\n)`: the new item takes the closing comma; `b` gets a separator.
-        separator = (
-            items[-2].comma if len(items) > 1 else cst.Comma(whitespace_after=opening_whitespace)
-        )
-        if not isinstance(separator, cst.Comma):
-            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        return [*items[:-1], last.with_changes(comma=separator), new.with_changes(comma=trailing)]
-    if multiline and len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
-        separator = items[-2].comma
-    elif multiline:
-        separator = cst.Comma(whitespace_after=opening_whitespace)
+    trailing = last.comma if isinstance(last.comma, cst.Comma) else None
+    end = trailing.whitespace_after if trailing is not None else closing
+    if len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
+        separator = _without_comments(items[-2].comma.whitespace_after)
+    elif _has_newline(opening_whitespace):
+        separator = _without_comments(opening_whitespace)
     else:
-        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    moved = {}
-    if isinstance(last, cst.Arg):
-        moved = {"whitespace_after_arg": last.whitespace_after_arg}
-        last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
-    return [*items[:-1], last.with_changes(comma=separator), new.with_changes(**moved)]
+        separator = cst.SimpleWhitespace(" ")
+    if isinstance(end, cst.ParenthesizedWhitespace) and end.first_line.comment is not None:
+        # `b,  # why` then `)`: the comment stays after `b`, the new item goes on a line of its own.
+        if isinstance(separator, cst.ParenthesizedWhitespace):
+            indent = separator.last_line
+        else:
+            indent = cst.SimpleWhitespace(end.last_line.value + "    ")
+        separator = cst.ParenthesizedWhitespace(
+            first_line=end.first_line, indent=True, last_line=indent
+        )
+    end = _without_trailing_comment(end)
+    whitespace_before = (
+        trailing.whitespace_before if trailing is not None else cst.SimpleWhitespace("")
+    )
+    last = last.with_changes(
+        comma=cst.Comma(whitespace_before=whitespace_before, whitespace_after=separator)
+    )
+    appended: list[ItemT] = items[:-1]
+    appended.append(last)
+    if trailing is not None:
+        appended.append(new.with_changes(comma=trailing.with_changes(whitespace_after=end)))
+        return appended, closing
+    appended.append(new)
+    return appended, end
+
+
+def _without_comments(
+    whitespace: cst.BaseParenthesizableWhitespace,
+) -> cst.BaseParenthesizableWhitespace:
+    """Return the same line break and indentation without comments or blank lines."""
+    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace
+    return whitespace.with_changes(
+        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline), empty_lines=[]
+    )
+
+
+def _without_trailing_comment(
+    whitespace: cst.BaseParenthesizableWhitespace,
+) -> cst.BaseParenthesizableWhitespace:
+    """Return `whitespace` without the comment that ends its first line (kept elsewhere)."""
+    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace
+    return whitespace.with_changes(
+        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline)
+    )
