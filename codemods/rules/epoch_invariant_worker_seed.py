@@ -28,7 +28,7 @@ from ..analysis.seeds import (
     verdict,
 )
 from ..fixes.worker_seed import WorkerSeedFix
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Span
 
 _LIBRARIES = {
@@ -162,6 +162,7 @@ class EpochInvariantWorkerSeed(Rule):
     CODE = "WS102"
     NAME = "epoch-invariant-worker-seed"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         self._reported: set[tuple[Path, Span]] = set()

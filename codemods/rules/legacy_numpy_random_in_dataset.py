@@ -19,7 +19,7 @@ from ..analysis.randomness import LegacyNumpyCall, legacy_numpy_calls
 from ..analysis.rng_objects import RngIndex, shards_here
 from ..fixes.generator_api import NoRewrite, rewrite_call
 from ..fixes.generator_hosts import GeneratorHosts, NoAccess, host_of
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Edit, FileEdits, Fix, RemoveUnusedImport
 
 
@@ -168,6 +168,7 @@ class LegacyNumpyRandomInDataset(Rule):
     NAME = "legacy-numpy-random-in-dataset"
     DEFAULT = False
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         project = self.project

@@ -25,7 +25,7 @@ from ..fixes.rng_reseed import (
     plan_namespace,
     walker_fix,
 )
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 
 
 class RngObjectSharedByWorkers(Rule):
@@ -148,6 +148,7 @@ class RngObjectSharedByWorkers(Rule):
     CODE = "WS201"
     NAME = "rng-object-shared-by-workers"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         project = self.project
