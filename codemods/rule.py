@@ -89,8 +89,9 @@ class Rule(ABC):
         *,
         fix: Fix | None = None,
         severity: str = "error",
+        related: tuple[Span, ...] = (),
     ) -> None:
-        """Record a finding at `span` of the file that defines `where`."""
+        """Record a finding at `span` of the file that defines `where` (and at `related`)."""
         self.findings.append(
             Finding(
                 code=self.CODE,
@@ -101,6 +102,7 @@ class Rule(ABC):
                 target=self.project.target,
                 fix=fix,
                 severity=severity,
+                related=related,
             )
         )
 

@@ -355,6 +355,10 @@ class Finding:
     #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
     #: lines from that cell's first line. None for a Python file.
     cell: int | None = None
+    #: Other places in the same file that take part in the same bug (one worker_init_fn
+    #: reseeding NumPy, `random` and torch from the worker id is one finding), in `span`'s
+    #: coordinates.
+    related: tuple[Span, ...] = ()
 
     @property
     def fixable(self) -> bool:

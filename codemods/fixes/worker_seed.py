@@ -8,6 +8,7 @@ reseed of a global RNG, or a `torch.manual_seed(...)` line torch makes redundant
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..analysis.facts import Value
 from ..analysis.project import Project
@@ -125,6 +126,26 @@ class WorkerSeedFix:
     def _safety_fix(self, title: str, edits: FileEdits) -> Fix:
         safety = Safety.UNSAFE if self.called_directly else Safety.SAFE
         return Fix(title, safety, (edits,))
+
+
+def merged_fix(fixes: list[Fix | None]) -> Fix | None:
+    """Return one fix making the edits of every fix in `fixes` (of one cause), or None.
+
+    Unsafe if any of them is; an edit two of them share (the assignment of a seed variable
+    that several calls read) is made once.
+    """
+    present = [fix for fix in fixes if fix is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    titles = list(dict.fromkeys(fix.title for fix in present))
+    title = "; ".join([titles[0], *(title[0].lower() + title[1:] for title in titles[1:])])
+    safety = Safety.UNSAFE if any(fix.safety is Safety.UNSAFE for fix in present) else Safety.SAFE
+    edits: dict[Path, dict[Edit, None]] = {}
+    for fix in present:
+        for file in fix.files:
+            edits.setdefault(file.path, {}).update(dict.fromkeys(file.edits))
+    files = tuple(FileEdits(path, tuple(file_edits)) for path, file_edits in edits.items())
+    return Fix(title, safety, files)
 
 
 def _inside(inner: Span, outer: Span) -> bool:
