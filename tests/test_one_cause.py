@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
-from codemods import Settings, run_source
+from codemods import Settings, Unchanged, run_source
 
 SOURCE = textwrap.dedent(
     """\
@@ -38,7 +38,8 @@ SCHEMA = Path(__file__).parent / "sarif-schema-2.1.0.json"
 
 def test_three_reseeds_from_the_worker_id_are_one_finding_with_one_fix() -> None:
     result = run_source(SOURCE, settings=Settings(select=("WS102",)))
-    (finding,) = getattr(result, "findings", ())
+    assert isinstance(result, Unchanged)
+    (finding,) = result.findings
     assert finding.span.line == 9
     assert [span.line for span in finding.related] == [10, 11]
     assert "reseeds NumPy, `random` and torch from the worker id alone" in finding.message
