@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Collection
 from typing import TypeVar, cast
 
 import libcst as cst
@@ -91,6 +92,10 @@ class EditTransformer(cst.CSTTransformer):
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
+        #: Function -> `name = ...` statements to remove if the edits leave `name` unread.
+        self.unread: dict[cst.CSTNode, list[tuple[cst.SimpleStatementLine, str]]] = {}
+        #: Each kept statement line -> what it became (to find an `unread` one again).
+        self._lines: dict[cst.SimpleStatementLine, cst.SimpleStatementLine] = {}
         self.helpers: list[AddHelper] = []
         self.helper_names: set[str] = set()
         self._removing: list[set[cst.CSTNode]] = []
@@ -273,6 +278,7 @@ class EditTransformer(cst.CSTTransformer):
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         removed = self._removing.pop()
         if not removed:
+            self._lines[original_node] = updated_node
             return updated_node
         kept = [
             small
@@ -310,6 +316,23 @@ class EditTransformer(cst.CSTTransformer):
         updated_node = updated_node.with_changes(body=body.with_changes(body=statements))
         for name, annotation in self.parameters.get(original_node, []):
             updated_node = add_parameter(updated_node, name, annotation)
+        candidates = [
+            (self._lines[line], name)
+            for line, name in self.unread.get(original_node, [])
+            if line in self._lines and _reads(original_node, name)
+        ]
+        dead: set[cst.SimpleStatementLine] = set()
+        while True:  # `seed = entropy + 1` going may leave `entropy` unread in turn
+            more = {
+                line
+                for line, name in candidates
+                if line not in dead and not _reads(updated_node, name, dead)
+            }
+            if not more:
+                break
+            dead |= more
+        if dead:
+            updated_node = cast(cst.FunctionDef, updated_node.visit(_DropStatements(dead)))
         return updated_node
 
     def leave_IndentedBlock(
@@ -382,6 +405,49 @@ class EditTransformer(cst.CSTTransformer):
                 body[index] = follower
         body[index:index] = new
         return updated_node.with_changes(body=body)
+
+
+def _reads(function: cst.FunctionDef, name: str, skip: Collection[cst.CSTNode] = ()) -> bool:
+    """Return True if `function` mentions `name` anywhere but as the target of `name = ...`
+    (or in the statements of `skip`)."""
+
+    class Mentions(cst.CSTVisitor):
+        found = False
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            return node not in skip
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not (isinstance(node.target, cst.Name) and node.target.value == name)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found = self.found or node.value == name
+
+    mentions = Mentions()
+    function.body.visit(mentions)
+    return mentions.found
+
+
+class _DropStatements(cst.CSTTransformer):
+    """Remove the given statements; a block left empty gets `pass`."""
+
+    def __init__(self, statements: set[cst.SimpleStatementLine]) -> None:
+        super().__init__()
+        self.statements = statements
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        if original_node in self.statements:
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if updated_node.body:
+            return updated_node
+        return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
 
 
 class _Keep(cst.CSTTransformer):
