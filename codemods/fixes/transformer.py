@@ -96,6 +96,8 @@ class EditTransformer(cst.CSTTransformer):
         self.unread: dict[cst.CSTNode, list[tuple[cst.SimpleStatementLine, str]]] = {}
         #: Each kept statement line -> what it became (to find an `unread` one again).
         self._lines: dict[cst.SimpleStatementLine, cst.SimpleStatementLine] = {}
+        #: `elif` branches: an empty one is left to its `if`.
+        self._elifs: set[cst.If] = set()
         self.helpers: list[AddHelper] = []
         self.helper_names: set[str] = set()
         self._removing: list[set[cst.CSTNode]] = []
@@ -292,6 +294,33 @@ class EditTransformer(cst.CSTTransformer):
             kept[-1] = last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(body=kept)
 
+    def visit_If(self, node: cst.If) -> bool:
+        if isinstance(node.orelse, cst.If):
+            self._elifs.add(node.orelse)
+        return True
+
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.RemovalSentinel:
+        """Remove an `if` whose block the edits left guarding nothing: only `pass`, or only
+        setting the flags its test reads (`if not seeded:` + reseed + `seeded = True`)."""
+        before, after = original_node.body, updated_node.body
+        if (
+            original_node in self._elifs
+            or updated_node.orelse is not None
+            or not isinstance(before, cst.IndentedBlock)
+            or not isinstance(after, cst.IndentedBlock)
+            or not _plain_test(updated_node.test)
+        ):
+            return updated_node
+        emptied = len(after.body) < len(before.body) or (
+            len(after.body) == 1 and _is_pass(after.body[0]) and not _is_pass(before.body[0])
+        )
+        flags = {node.value for node in _names_in(updated_node.test)}
+        if emptied and all(_is_pass(line) or _sets_only(line, flags) for line in after.body):
+            return cst.RemoveFromParent()
+        return updated_node
+
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
@@ -405,6 +434,53 @@ class EditTransformer(cst.CSTTransformer):
                 body[index] = follower
         body[index:index] = new
         return updated_node.with_changes(body=body)
+
+
+def _is_pass(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Pass) for small in statement.body
+    )
+
+
+def _sets_only(statement: cst.BaseStatement, flags: set[str]) -> bool:
+    """Return True for `flag = <literal>` lines whose target is one of `flags`."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Assign)
+        and all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
+        and isinstance(small.value, cst.Name | cst.Integer | cst.SimpleString)
+        for small in statement.body
+    )
+
+
+def _plain_test(test: cst.BaseExpression) -> bool:
+    """Return True for a test that only reads names (`seeded`, `not self.seeded`, `a == 0`)."""
+    if isinstance(test, cst.Name | cst.Integer | cst.SimpleString):
+        return True
+    if isinstance(test, cst.Attribute):
+        return _plain_test(test.value)
+    if isinstance(test, cst.UnaryOperation):
+        return isinstance(test.operator, cst.Not) and _plain_test(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _plain_test(test.left) and _plain_test(test.right)
+    if isinstance(test, cst.Comparison):
+        return _plain_test(test.left) and all(
+            _plain_test(target.comparator) for target in test.comparisons
+        )
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[cst.Name] = []
+
+        def visit_Name(self, name: cst.Name) -> None:
+            self.found.append(name)
+
+    names = Names()
+    node.visit(names)
+    return names.found
 
 
 def _reads(function: cst.FunctionDef, name: str, skip: Collection[cst.CSTNode] = ()) -> bool:
