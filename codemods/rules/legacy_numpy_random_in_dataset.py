@@ -94,9 +94,10 @@ class LegacyNumpyRandomInDataset(Rule):
     Where the Generator comes from:
     - In a method, a line `rng = _numpy_rng(self)` is inserted at the top, and the calls use
       `rng`. `_numpy_rng` (inserted once per module, with WS201's `_reseed_rngs_in_worker`)
-      keeps one Generator per object in its `__dict__`: it is created on first use from one draw of torch's RNG, and reseeded in place once in every
-      DataLoader worker from the worker's seed. This applies to transforms the dataset calls
-      too: each object gets its own Generator.
+      keeps one Generator per object in its `__dict__`: it is created on first use from one
+      draw of torch's RNG, and reseeded in place once in every DataLoader worker from the
+      worker's seed. This applies to transforms the dataset calls too: each object gets its
+      own Generator.
     - If the dataset class already creates exactly one seeded Generator in `__init__`
       (`self.rng = np.random.default_rng(seed)`), the calls use it, and
       `_reseed_rngs_in_worker(self, "rng")` is inserted at the top of `__getitem__` (and
