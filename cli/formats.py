@@ -92,6 +92,7 @@ def finding_dict(finding: Finding, previews: Previews, *, unsafe_fixes: bool) ->
         "path": display_path(finding.path),
         "cell": finding.cell,
         "range": _range(finding.span),
+        "related": [_range(span) for span in finding.related],
         "torch_version": target_dict(finding.target),
         "fix": None,
     }
@@ -320,6 +321,18 @@ def _sarif_result(finding: Finding, index: dict[str, int], previews: Previews) -
         "locations": [{"physicalLocation": location}],
         "properties": {"torchVersion": finding.target.describe()},
     }
+    if finding.cell is None and finding.related:
+        result["relatedLocations"] = [
+            {
+                "id": number,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": SRCROOT},
+                    "region": _region(span),
+                },
+                "message": {"text": "same cause"},
+            }
+            for number, span in enumerate(finding.related, start=1)
+        ]
     if finding.cell is not None:
         result["properties"]["cell"] = finding.cell
     fixes = _sarif_fix(finding, previews)

@@ -325,10 +325,16 @@ def locate(finding: Finding, text: str) -> Finding:
     cell, line = start
     end_line = end[1] if end[0] == cell else line
     end_column = finding.span.end_column if end[0] == cell else finding.span.column
+    related = []
+    for span in finding.related:
+        place = _cell_line(markers, span.line)
+        if place is not None and place[0] == cell and span.end_line == span.line:
+            related.append(Span(place[1], span.column, place[1], span.end_column))
     return replace(
         finding,
         cell=cell,
         span=Span(line, finding.span.column, end_line, end_column),
+        related=tuple(related),
         message=_cell_references(finding.message, finding.path.name, markers),
     )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from .analysis.project import FunctionRef, Project
-from .types import Finding, Fix, Span, TorchTarget
+from .types import Finding, Fix, Safety, Span, TorchTarget
 
 DOC_SECTIONS = (
     "What it does",
@@ -37,6 +37,24 @@ class FixAvailability(enum.Enum):
     NEVER = "never"
 
 
+class FixSafety(enum.Enum):
+    """Which `Safety` the fixes of a rule have: declared on the rule, shown by `rules`, the
+    README table and SARIF, and checked against every fix the fixtures produce."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    #: Some fixes are safe, some unsafe (the rule's "Fix safety" section says which).
+    SOMETIMES_UNSAFE = "sometimes unsafe"
+    #: The rule has no fix.
+    NONE = "none"
+
+    def allows(self, safety: Safety) -> bool:
+        """Return True if a fix of `safety` is within this declaration."""
+        if self is FixSafety.SOMETIMES_UNSAFE:
+            return True
+        return bool(self.value == safety.value)
+
+
 class Rule(ABC):
     """A check over a `Project` that reports `Finding`s."""
 
@@ -45,6 +63,8 @@ class Rule(ABC):
     #: Enabled without `--select`.
     DEFAULT: ClassVar[bool] = True
     FIX: ClassVar[FixAvailability] = FixAvailability.SOMETIMES
+    #: The safety of the fixes the rule emits (each `Fix` carries its own).
+    FIX_SAFETY: ClassVar[FixSafety]
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -69,8 +89,9 @@ class Rule(ABC):
         *,
         fix: Fix | None = None,
         severity: str = "error",
+        related: tuple[Span, ...] = (),
     ) -> None:
-        """Record a finding at `span` of the file that defines `where`."""
+        """Record a finding at `span` of the file that defines `where` (and at `related`)."""
         self.findings.append(
             Finding(
                 code=self.CODE,
@@ -81,6 +102,7 @@ class Rule(ABC):
                 target=self.project.target,
                 fix=fix,
                 severity=severity,
+                related=related,
             )
         )
 
@@ -101,22 +123,11 @@ class Rule(ABC):
 
     @classmethod
     def fix_safety(cls) -> str:
-        """Return "safe", "unsafe" or "mixed" from the "Fix safety" section ("none": no fix).
-
-        The section's first sentence holds the verdict ("Safe: ...", "Unsafe: ...", or both
-        words when it depends, as in "Safe, except ... where it is unsafe"); "unknown" when it
-        has neither word.
-        """
+        """Return the declared safety of the rule's fixes: "safe", "unsafe", "sometimes
+        unsafe", or "none" when it has no fix."""
         if cls.FIX is FixAvailability.NEVER:
-            return "none"
-        verdict = cls.sections().get("Fix safety", "").split(".")[0].lower()
-        safe = re.search(r"\bsafe\b", verdict) is not None
-        unsafe = re.search(r"\bunsafe\b", verdict) is not None
-        if safe and unsafe:
-            return "mixed"
-        if unsafe:
-            return "unsafe"
-        return "safe" if safe else "unknown"
+            return FixSafety.NONE.value
+        return cls.FIX_SAFETY.value
 
     @classmethod
     def sections(cls) -> dict[str, str]:

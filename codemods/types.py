@@ -169,6 +169,28 @@ class RemoveStatement:
 
 
 @dataclass(frozen=True)
+class RemoveUnreadAssignment:
+    """Remove `name = ...` (its target at `target`, in the function at `function`) if the
+    other edits leave nothing in that function reading `name`, where something did before.
+
+    For what only served a seeding call a fix removes (`base_seed = os.urandom(...)`). Two
+    fixes may both ask for it: it merges.
+    """
+
+    function: Span
+    target: Span
+    name: str
+
+    @property
+    def span(self) -> Span | None:
+        return self.target
+
+    @property
+    def is_insertion(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
 class AddHelper:
     """Define a module-level helper once per module, after the imports.
 
@@ -280,6 +302,7 @@ Edit = (
     | PackArguments
     | WrapExpression
     | RemoveStatement
+    | RemoveUnreadAssignment
     | AddHelper
     | HoistFunction
     | AddParameter
@@ -355,6 +378,10 @@ class Finding:
     #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
     #: lines from that cell's first line. None for a Python file.
     cell: int | None = None
+    #: Other places in the same file that take part in the same bug (one worker_init_fn
+    #: reseeding NumPy, `random` and torch from the worker id is one finding), in `span`'s
+    #: coordinates.
+    related: tuple[Span, ...] = ()
 
     @property
     def fixable(self) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemods import Changed, Finding, Safety, Settings, Skipped, Unchanged, run_paths
+from codemods import ALL_RULES, Changed, Finding, Safety, Settings, Skipped, Unchanged, run_paths
 from codemods.files import write_atomic
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -100,6 +100,21 @@ def findings_text(repo: Path, case: Case) -> str:
             severity = "" if finding.severity == "error" else f" ({finding.severity})"
             lines.append(f"{location} {finding.code}{severity}{marker} {finding.message}")
     return "".join(line + "\n" for line in lines)
+
+
+def undeclared_fix_safeties(repo: Path, case: Case) -> list[str]:
+    """Return the case's fixes whose safety their rule's `FIX_SAFETY` does not declare."""
+    declared = {rule.CODE: rule.FIX_SAFETY for rule in ALL_RULES}
+    problems = []
+    for result in run_paths(case.requested(repo), case.settings()):
+        for finding in getattr(result, "findings", ()):
+            fix = finding.fix
+            if fix is not None and not declared[finding.code].allows(fix.safety):
+                problems.append(
+                    f"{finding.code} declares {declared[finding.code].value} fixes but emits a "
+                    f"{fix.safety.value} one: {fix.title}"
+                )
+    return problems
 
 
 def applicable(finding: Finding, case: Case) -> bool:

@@ -12,7 +12,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fixture_cases import Case, apply_fixes, copy_repository, discover_cases, findings_text, tree
+from fixture_cases import (
+    Case,
+    apply_fixes,
+    copy_repository,
+    discover_cases,
+    findings_text,
+    tree,
+    undeclared_fix_safeties,
+)
 
 CASES = discover_cases()
 
@@ -40,6 +48,12 @@ def test_fix_produces_after_tree(case: Case, tmp_path: Path, update_fixtures: bo
             shutil.copytree(repo, case.after, ignore=shutil.ignore_patterns(".git", "__pycache__"))
     expected = tree(case.after) if case.after.exists() else tree(case.before)
     assert actual == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_fixes_are_as_safe_as_their_rule_declares(case: Case, tmp_path: Path) -> None:
+    repo = copy_repository(case.before, tmp_path / "repo")
+    assert undeclared_fix_safeties(repo, case) == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

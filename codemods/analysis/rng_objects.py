@@ -806,11 +806,13 @@ def reseed_helpers_handle(project: Project, module: ModuleFacts, rng_type: str) 
     own = module.function(RESEED_IN_WORKER)
     if own is not None and not is_reseed_helper(project, FunctionRef.of(module, own)):
         return False
-    helper = module.function(RESEED_OBJECT)
-    if helper is None:
+    if own is None:
         return True
+    # The RNG kinds are tested in `_reseed_rngs_in_worker` itself, or (in code fixed by an
+    # earlier release) in the `_reseed_rng_object` it calls.
+    helpers = [own, module.function(RESEED_OBJECT)]
     handled: set[str] = set()
-    for call in helper.calls:
+    for call in (call for helper in helpers if helper is not None for call in helper.calls):
         if (
             call.base is not None
             and len(call.args) == 2

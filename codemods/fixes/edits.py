@@ -27,6 +27,7 @@ from ..types import (
     InsertStatements,
     PackArguments,
     RemoveStatement,
+    RemoveUnreadAssignment,
     RemoveUnusedImport,
     ReplaceExpression,
     Span,
@@ -118,6 +119,22 @@ def _(edit: WrapExpression, staging: Staging) -> None:
 @stage.register
 def _(edit: RemoveStatement, staging: Staging) -> None:
     staging.transformer.removals.add(staging.find(edit.target, (cst.BaseExpression,)))
+
+
+@stage.register
+def _(edit: RemoveUnreadAssignment, staging: Staging) -> None:
+    function = staging.find(edit.function, (cst.FunctionDef,), start_only=True)
+    target = staging.find(edit.target, (cst.Name,))
+    parents = staging.parents()
+    assign = parents.get(parents.get(target, target), target)
+    line = parents.get(assign)
+    if (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(line, cst.SimpleStatementLine)
+        and len(line.body) == 1
+    ):
+        staging.transformer.unread.setdefault(function, []).append((line, edit.name))
 
 
 @stage.register

@@ -39,7 +39,6 @@ from ..analysis.seeds import is_static
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
 from .helpers import (
     numpy_rng_function,
-    reseed_rng_object_function,
     reseed_rngs_in_worker_function,
     rng_helper_names,
 )
@@ -440,11 +439,7 @@ class GeneratorHosts:
         names = rng_helper_names(module, kinds={"numpy"})
         assert names.numpy is not None
         edits: list[Edit] = [
-            AddHelper(RESEED_OBJECT, reseed_rng_object_function(RESEED_OBJECT, names)),
-            AddHelper(
-                RESEED_IN_WORKER,
-                reseed_rngs_in_worker_function(RESEED_IN_WORKER, RESEED_OBJECT, names),
-            ),
+            AddHelper(RESEED_IN_WORKER, reseed_rngs_in_worker_function(RESEED_IN_WORKER, names)),
             *names.imports,
         ]
         if numpy_rng:

@@ -178,28 +178,53 @@ def {name}(rng, worker_seed):
 '''
 
 
-def reseed_rngs_in_worker_function(name: str, reseed_object: str, names: RngHelperNames) -> str:
-    """Return a module-level function that reseeds named RNG attributes once per worker."""
+def reseed_rngs_in_worker_function(name: str, names: RngHelperNames) -> str:
+    """Return a module-level function that reseeds named RNG attributes once per worker.
+
+    One function, with a branch only for each kind of RNG object `names` handles, so a
+    reviewer reads it at a glance; the walker keeps its own `reseed_rng_object_function`.
+    """
+    np, random, torch = names.numpy, names.random, names.torch
+    branches = []
+    if np is not None:
+        branches.append(
+            f"""isinstance(rng, {np}.random.Generator):
+            seed = {np}.random.SeedSequence([info.seed, int(rng.bit_generator.random_raw())])
+            rng.bit_generator.state = type(rng.bit_generator)(seed).state"""
+        )
+        branches.append(
+            f"""isinstance(rng, {np}.random.RandomState):
+            seed = {np}.random.SeedSequence([info.seed, int(rng.randint(2**31))])
+            bit_generator = getattr({np}.random, rng.get_state(legacy=False)["bit_generator"])
+            rng.set_state(bit_generator(seed).state)"""
+        )
+    if random is not None:
+        branches.append(
+            f"""isinstance(rng, {random}.Random):
+            rng.seed((info.seed << 64) | rng.getrandbits(64))"""
+        )
+    if torch is not None:
+        branches.append(
+            f"""isinstance(rng, {torch}.Generator):
+            seed = {random}.Random((info.seed << 64) | rng.initial_seed()).getrandbits(64)
+            rng.manual_seed(seed)"""
+        )
+    body = "\n        el".join(f"if {branch}" for branch in branches)
     return f'''
 def {name}(owner, *names):
-    """Give the RNG objects at `owner.<name>` their own stream in each DataLoader worker.
-
-    A name may be a dotted path ("augment.rng"); with no names, every attribute of `owner`
-    is tried. A no-op in the main process, so num_workers=0 draws what it drew before. Each
-    object is reseeded once per worker process: every epoch, or once with persistent_workers.
-    """
+    """Reseed the RNGs `owner.<name>` in place once per DataLoader worker, as workers start
+    with copies of one state: mix in the worker seed (new per worker and epoch, reproducible
+    under torch.manual_seed). A no-op in the main process."""
     info = {names.get_worker_info}()
     if info is None:
         return
     reseeded = owner.__dict__.setdefault("_rngs_reseeded_in_worker", {{}})
-    for name in names or list(vars(owner)):
-        if reseeded.get(name) == info.seed:
-            continue
+    for name in [name for name in names if reseeded.get(name) != info.seed]:
         reseeded[name] = info.seed
         rng = owner
         for attribute in name.split("."):
             rng = getattr(rng, attribute, None)
-        {reseed_object}(rng, info.seed)
+        {body}
 '''
 
 

@@ -14,14 +14,9 @@ def reseed_pipeline_helper(module: ModuleFacts) -> tuple[AddHelper, tuple[AddImp
     get_worker_info = symbol_reference(module, "torch.utils.data", "get_worker_info", via=torch)
     code = f'''
 def {RESEED_PIPELINE}(owner, path=""):
-    """Give the augmentation pipeline `owner.<path>` (or `owner`) its own stream per worker.
-
-    Built before the DataLoader workers start, every worker gets a copy of its random state,
-    and torch does not reseed it. This reseeds it from the worker seed (different in every
-    worker and epoch, reproducible under torch.manual_seed), mixed with the pipeline's own
-    seed= if it has one. Once per worker process; a no-op in the main process, so
-    num_workers=0 draws what it drew before.
-    """
+    """Reseed the pipeline `owner.<path>` once per DataLoader worker, as workers start with
+    copies of its random state: from the worker seed (new per worker and epoch, reproducible
+    under torch.manual_seed) and its own seed=. A no-op in the main process."""
     info = {get_worker_info.expression}()
     pipeline = owner
     for attribute in filter(None, path.split(".")):

@@ -208,11 +208,7 @@ def _insertion(function: FunctionRef, plan: ReseedPlan) -> list[Edit]:
     module = function.module
     names = rng_helper_names(module, kinds=plan.kinds.get(function.path, ()))
     edits: list[Edit] = [
-        AddHelper(RESEED_OBJECT, reseed_rng_object_function(RESEED_OBJECT, names)),
-        AddHelper(
-            RESEED_IN_WORKER,
-            reseed_rngs_in_worker_function(RESEED_IN_WORKER, RESEED_OBJECT, names),
-        ),
+        AddHelper(RESEED_IN_WORKER, reseed_rngs_in_worker_function(RESEED_IN_WORKER, names)),
         *names.imports,
     ]
     lines = []

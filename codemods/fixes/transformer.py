@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Collection
 from typing import TypeVar, cast
 
 import libcst as cst
@@ -24,6 +25,8 @@ from .hoist import (
 from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
+#: An item of a comma-separated sequence: a call's argument or a dict's entry.
+ItemT = TypeVar("ItemT", cst.Arg, cst.BaseDictElement)
 
 
 def _reindented(code: str, indent: str) -> str:
@@ -89,6 +92,12 @@ class EditTransformer(cst.CSTTransformer):
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
+        #: Function -> `name = ...` statements to remove if the edits leave `name` unread.
+        self.unread: dict[cst.CSTNode, list[tuple[cst.SimpleStatementLine, str]]] = {}
+        #: Each kept statement line -> what it became (to find an `unread` one again).
+        self._lines: dict[cst.SimpleStatementLine, cst.SimpleStatementLine] = {}
+        #: `elif` branches: an empty one is left to its `if`.
+        self._elifs: set[cst.If] = set()
         self.helpers: list[AddHelper] = []
         self.helper_names: set[str] = set()
         self._removing: list[set[cst.CSTNode]] = []
@@ -130,9 +139,7 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = updated_node.with_changes(
-                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
-            )
+            updated_node = _append_argument(updated_node, argument)
         for key, value in self.entries.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(key),
@@ -142,9 +149,7 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = updated_node.with_changes(
-                args=_append(list(updated_node.args), argument, updated_node.whitespace_before_args)
-            )
+            updated_node = _append_argument(updated_node, argument)
         return self._replace(original_node, updated_node)
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
@@ -154,10 +159,15 @@ class EditTransformer(cst.CSTTransformer):
                 key=cst.SimpleString(f"{quote}{key}{quote}"),
                 value=cst.parse_expression(value),
             )
+            elements, closing = _append(
+                list(updated_node.elements),
+                element,
+                updated_node.lbrace.whitespace_after,
+                updated_node.rbrace.whitespace_before,
+            )
             updated_node = updated_node.with_changes(
-                elements=_append(
-                    list(updated_node.elements), element, updated_node.lbrace.whitespace_after
-                )
+                elements=elements,
+                rbrace=updated_node.rbrace.with_changes(whitespace_before=closing),
             )
         return self._replace(original_node, updated_node)
 
@@ -270,6 +280,7 @@ class EditTransformer(cst.CSTTransformer):
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         removed = self._removing.pop()
         if not removed:
+            self._lines[original_node] = updated_node
             return updated_node
         kept = [
             small
@@ -282,6 +293,33 @@ class EditTransformer(cst.CSTTransformer):
         if isinstance(last, cst.Expr | cst.Assign | cst.AugAssign | cst.AnnAssign | cst.Pass):
             kept[-1] = last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(body=kept)
+
+    def visit_If(self, node: cst.If) -> bool:
+        if isinstance(node.orelse, cst.If):
+            self._elifs.add(node.orelse)
+        return True
+
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.RemovalSentinel:
+        """Remove an `if` whose block the edits left guarding nothing: only `pass`, or only
+        setting the flags its test reads (`if not seeded:` + reseed + `seeded = True`)."""
+        before, after = original_node.body, updated_node.body
+        if (
+            original_node in self._elifs
+            or updated_node.orelse is not None
+            or not isinstance(before, cst.IndentedBlock)
+            or not isinstance(after, cst.IndentedBlock)
+            or not _plain_test(updated_node.test)
+        ):
+            return updated_node
+        emptied = len(after.body) < len(before.body) or (
+            len(after.body) == 1 and _is_pass(after.body[0]) and not _is_pass(before.body[0])
+        )
+        flags = {node.value for node in _names_in(updated_node.test)}
+        if emptied and all(_is_pass(line) or _sets_only(line, flags) for line in after.body):
+            return cst.RemoveFromParent()
+        return updated_node
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
@@ -307,6 +345,23 @@ class EditTransformer(cst.CSTTransformer):
         updated_node = updated_node.with_changes(body=body.with_changes(body=statements))
         for name, annotation in self.parameters.get(original_node, []):
             updated_node = add_parameter(updated_node, name, annotation)
+        candidates = [
+            (self._lines[line], name)
+            for line, name in self.unread.get(original_node, [])
+            if line in self._lines and _reads(original_node, name)
+        ]
+        dead: set[cst.SimpleStatementLine] = set()
+        while True:  # `seed = entropy + 1` going may leave `entropy` unread in turn
+            more = {
+                line
+                for line, name in candidates
+                if line not in dead and not _reads(updated_node, name, dead)
+            }
+            if not more:
+                break
+            dead |= more
+        if dead:
+            updated_node = cast(cst.FunctionDef, updated_node.visit(_DropStatements(dead)))
         return updated_node
 
     def leave_IndentedBlock(
@@ -381,6 +436,96 @@ class EditTransformer(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
 
+def _is_pass(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Pass) for small in statement.body
+    )
+
+
+def _sets_only(statement: cst.BaseStatement, flags: set[str]) -> bool:
+    """Return True for `flag = <literal>` lines whose target is one of `flags`."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Assign)
+        and all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
+        and isinstance(small.value, cst.Name | cst.Integer | cst.SimpleString)
+        for small in statement.body
+    )
+
+
+def _plain_test(test: cst.BaseExpression) -> bool:
+    """Return True for a test that only reads names (`seeded`, `not self.seeded`, `a == 0`)."""
+    if isinstance(test, cst.Name | cst.Integer | cst.SimpleString):
+        return True
+    if isinstance(test, cst.Attribute):
+        return _plain_test(test.value)
+    if isinstance(test, cst.UnaryOperation):
+        return isinstance(test.operator, cst.Not) and _plain_test(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _plain_test(test.left) and _plain_test(test.right)
+    if isinstance(test, cst.Comparison):
+        return _plain_test(test.left) and all(
+            _plain_test(target.comparator) for target in test.comparisons
+        )
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.found: list[cst.Name] = []
+
+        def visit_Name(self, name: cst.Name) -> None:
+            self.found.append(name)
+
+    names = Names()
+    node.visit(names)
+    return names.found
+
+
+def _reads(function: cst.FunctionDef, name: str, skip: Collection[cst.CSTNode] = ()) -> bool:
+    """Return True if `function` mentions `name` anywhere but as the target of `name = ...`
+    (or in the statements of `skip`)."""
+
+    class Mentions(cst.CSTVisitor):
+        found = False
+
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+            return node not in skip
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+            return not (isinstance(node.target, cst.Name) and node.target.value == name)
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.found = self.found or node.value == name
+
+    mentions = Mentions()
+    function.body.visit(mentions)
+    return mentions.found
+
+
+class _DropStatements(cst.CSTTransformer):
+    """Remove the given statements; a block left empty gets `pass`."""
+
+    def __init__(self, statements: set[cst.SimpleStatementLine]) -> None:
+        super().__init__()
+        self.statements = statements
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        if original_node in self.statements:
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if updated_node.body:
+            return updated_node
+        return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
 class _Keep(cst.CSTTransformer):
     """Put original sub-expressions in place of the `__keep_<n>__` names of new code."""
 
@@ -422,6 +567,18 @@ def _packed(call: cst.Call) -> cst.Call:
     )
 
 
+def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
+    """Return `call` with `argument` last."""
+    args = list(call.args)
+    closing: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+    if args:
+        closing = args[-1].whitespace_after_arg
+        args[-1] = args[-1].with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+    args, closing = _append(args, argument, call.whitespace_before_args, closing)
+    args[-1] = args[-1].with_changes(whitespace_after_arg=closing)
+    return call.with_changes(args=args)
+
+
 def _quote_style(node: cst.Dict) -> str:
     for element in node.elements:
         if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
@@ -429,32 +586,72 @@ def _quote_style(node: cst.Dict) -> str:
     return '"'
 
 
-def _append(items: list, new, opening_whitespace: cst.BaseParenthesizableWhitespace) -> list:  # type: ignore[type-arg, no-untyped-def]  # Arg or DictElement
-    """Append `new` to a comma-separated sequence, following its layout (one per line or not)."""
+def _append(
+    items: list[ItemT],
+    new: ItemT,
+    opening_whitespace: cst.BaseParenthesizableWhitespace,
+    closing: cst.BaseParenthesizableWhitespace,
+) -> tuple[list[ItemT], cst.BaseParenthesizableWhitespace]:
+    """Append `new` to a comma-separated sequence, following its layout (one per line or not).
+
+    `closing` is the space before the closing bracket when there is no trailing comma. Return
+    the new items and the new `closing`. Every comment stays where it was: one after the last
+    item stays on that item's line, comment lines before the bracket stay before the bracket,
+    and the separator copied for the new item carries none.
+    """
     if not items:
-        return [new]
+        return [new], closing
     last = items[-1]
-    trailing = last.comma
-    multiline = _has_newline(opening_whitespace) or any(
-        isinstance(item.comma, cst.Comma) and _has_newline(item.comma.whitespace_after)
-        for item in items
-    )
-    if isinstance(trailing, cst.Comma):
-        # `f(\n    a,\n    b,\n)`: the new item takes the closing comma; `b` gets a separator.
-        separator = (
-            items[-2].comma if len(items) > 1 else cst.Comma(whitespace_after=opening_whitespace)
-        )
-        if not isinstance(separator, cst.Comma):
-            separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        return [*items[:-1], last.with_changes(comma=separator), new.with_changes(comma=trailing)]
-    if multiline and len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
-        separator = items[-2].comma
-    elif multiline:
-        separator = cst.Comma(whitespace_after=opening_whitespace)
+    trailing = last.comma if isinstance(last.comma, cst.Comma) else None
+    end = trailing.whitespace_after if trailing is not None else closing
+    if len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
+        separator = _without_comments(items[-2].comma.whitespace_after)
+    elif _has_newline(opening_whitespace):
+        separator = _without_comments(opening_whitespace)
     else:
-        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    moved = {}
-    if isinstance(last, cst.Arg):
-        moved = {"whitespace_after_arg": last.whitespace_after_arg}
-        last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
-    return [*items[:-1], last.with_changes(comma=separator), new.with_changes(**moved)]
+        separator = cst.SimpleWhitespace(" ")
+    if isinstance(end, cst.ParenthesizedWhitespace) and end.first_line.comment is not None:
+        # `b,  # why` then `)`: the comment stays after `b`, the new item goes on a line of its own.
+        if isinstance(separator, cst.ParenthesizedWhitespace):
+            indent = separator.last_line
+        else:
+            indent = cst.SimpleWhitespace(end.last_line.value + "    ")
+        separator = cst.ParenthesizedWhitespace(
+            first_line=end.first_line, indent=True, last_line=indent
+        )
+    end = _without_trailing_comment(end)
+    whitespace_before = (
+        trailing.whitespace_before if trailing is not None else cst.SimpleWhitespace("")
+    )
+    last = last.with_changes(
+        comma=cst.Comma(whitespace_before=whitespace_before, whitespace_after=separator)
+    )
+    appended: list[ItemT] = items[:-1]
+    appended.append(last)
+    if trailing is not None:
+        appended.append(new.with_changes(comma=trailing.with_changes(whitespace_after=end)))
+        return appended, closing
+    appended.append(new)
+    return appended, end
+
+
+def _without_comments(
+    whitespace: cst.BaseParenthesizableWhitespace,
+) -> cst.BaseParenthesizableWhitespace:
+    """Return the same line break and indentation without comments or blank lines."""
+    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace
+    return whitespace.with_changes(
+        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline), empty_lines=[]
+    )
+
+
+def _without_trailing_comment(
+    whitespace: cst.BaseParenthesizableWhitespace,
+) -> cst.BaseParenthesizableWhitespace:
+    """Return `whitespace` without the comment that ends its first line (kept elsewhere)."""
+    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace
+    return whitespace.with_changes(
+        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline)
+    )

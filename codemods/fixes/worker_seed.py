@@ -8,9 +8,10 @@ reseed of a global RNG, or a `torch.manual_seed(...)` line torch makes redundant
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..analysis.facts import Value
-from ..analysis.project import Project
+from ..analysis.facts import Kind, Value
+from ..analysis.project import FunctionRef, Project
 from ..analysis.seeds import (
     Seeding,
     SeedScope,
@@ -21,7 +22,17 @@ from ..analysis.seeds import (
     seed_sources,
     seedings,
 )
-from ..types import Edit, FileEdits, Fix, RemoveStatement, ReplaceExpression, Safety, Span
+from ..types import (
+    Edit,
+    FileEdits,
+    Fix,
+    RemoveStatement,
+    RemoveUnreadAssignment,
+    RemoveUnusedImport,
+    ReplaceExpression,
+    Safety,
+    Span,
+)
 from .imports import module_reference
 
 
@@ -57,9 +68,8 @@ class WorkerSeedFix:
             return None
         if seeding.is_torch and not ranks and statement:
             title = "Delete the `torch.manual_seed(...)` line: torch seeds each worker itself"
-            return self._safety_fix(
-                title, FileEdits(function.path, (RemoveStatement(seeding.span),))
-            )
+            edits: tuple[Edit, ...] = (RemoveStatement(seeding.span), *_unread_after_fix(function))
+            return self._safety_fix(title, FileEdits(function.path, edits))
         return self._replace(seeding, origin, ranks)
 
     def _delete_per_item(self, seeding: Seeding, statement: bool) -> Fix | None:
@@ -68,8 +78,11 @@ class WorkerSeedFix:
         # On torch < 1.9 this leaves NumPy to the worker_init_fn WS101 adds at the loader,
         # which a per-item reseed kept here would override.
         title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
-        edits = FileEdits(seeding.function.path, (RemoveStatement(seeding.span),))
-        return Fix(title, Safety.SAFE, (edits,))
+        edits: tuple[Edit, ...] = (
+            RemoveStatement(seeding.span),
+            *_unread_after_fix(seeding.function),
+        )
+        return Fix(title, Safety.SAFE, (FileEdits(seeding.function.path, edits),))
 
     def _rank_terms(self, origin: Value) -> tuple[Value, ...] | None:
         """Return the rank terms of the seed to keep; None if they cannot be kept."""
@@ -117,6 +130,7 @@ class WorkerSeedFix:
         else:
             edits = [ReplaceExpression(origin.span, code, spans)]
         edits.extend(torch.imports)
+        edits.extend(_unread_after_fix(function))
         title = "Seed from `torch.initial_seed() % 2**32`, which changes every epoch"
         if ranks:
             title = "Seed from `torch.initial_seed()` plus the rank, which changes every epoch"
@@ -125,6 +139,118 @@ class WorkerSeedFix:
     def _safety_fix(self, title: str, edits: FileEdits) -> Fix:
         safety = Safety.UNSAFE if self.called_directly else Safety.SAFE
         return Fix(title, safety, (edits,))
+
+
+#: Calls whose only effect is their value: an assignment of one that nothing reads is dead.
+_PURE_CALLS = frozenset(
+    {
+        "os.urandom",
+        "os.getpid",
+        "builtins.int",
+        "builtins.int.from_bytes",
+        "builtins.abs",
+        "builtins.hash",
+        "time.time",
+        "time.time_ns",
+        "time.perf_counter",
+        "secrets.randbits",
+        "secrets.randbelow",
+        "uuid.uuid4",
+        "torch.initial_seed",
+        "torch.utils.data.get_worker_info",
+        "torch.utils.data._utils.worker.get_worker_info",
+        "torch.distributed.get_rank",
+    }
+)
+
+
+def _unread_after_fix(function: FunctionRef) -> tuple[Edit, ...]:
+    """Return removals of the function's `name = <value>` lines that the fix may leave
+    unread (a `base_seed = ...` only the seeding read), and of the imports only they used;
+    the fixer removes only what it does leave unread. Values that do anything but compute
+    (a call not known to be pure) stay."""
+    facts = function.function
+    counts: dict[str, int] = {}
+    for assignment in facts.assignments:
+        counts[assignment.target] = counts.get(assignment.target, 0) + 1
+    candidates = [
+        assignment
+        for assignment in facts.assignments
+        if "." not in assignment.target
+        and counts[assignment.target] == 1
+        and assignment.target not in facts.params
+        and assignment.target not in facts.nonlocals
+        and _pure(assignment.value)
+    ]
+    edits: list[Edit] = [
+        RemoveUnreadAssignment(facts.span, assignment.span, assignment.target)
+        for assignment in candidates
+    ]
+    called = {name for assignment in candidates for name in _calls(assignment.value)}
+    for name, values in function.module.bindings:
+        if len(values) != 1 or values[0].kind is not Kind.NAME or len(values[0].qualnames) != 1:
+            continue
+        (qualname,) = values[0].qualnames
+        parent, _, child = qualname.rpartition(".")
+        alias = None if name == child else name
+        if qualname in called and parent:
+            edits.append(RemoveUnusedImport(parent, child, alias))
+        elif any(call.startswith(f"{qualname}.") for call in called):
+            edits.append(RemoveUnusedImport(qualname, None, None if name == qualname else name))
+    return tuple(edits)
+
+
+def _calls(value: Value) -> set[str]:
+    """Return the qualified names of the functions `value` calls."""
+    found = set(value.base.qualnames) if value.kind is Kind.CALL and value.base else set()
+    parts = [*value.args, *(keyword for _, keyword in value.keywords)]
+    if value.base is not None:
+        parts.append(value.base)
+    for part in parts:
+        found |= _calls(part)
+    return found
+
+
+def _pure(value: Value) -> bool:
+    if value.kind in (Kind.INT, Kind.CONSTANT, Kind.PARAM, Kind.SELF, Kind.NAME):
+        return True
+    if value.kind is Kind.CALL:
+        if value.base is None or not value.base.qualnames:
+            return False
+        if not set(value.base.qualnames) <= _PURE_CALLS:
+            return False
+    elif value.kind not in (
+        Kind.ATTRIBUTE,
+        Kind.SUBSCRIPT,
+        Kind.BINOP,
+        Kind.SEQUENCE,
+        Kind.ALTERNATIVES,
+    ):
+        return False
+    parts = [*value.args, *(keyword for _, keyword in value.keywords)]
+    if value.base is not None and value.kind is not Kind.CALL:
+        parts.append(value.base)
+    return all(_pure(part) for part in parts)
+
+
+def merged_fix(fixes: list[Fix | None]) -> Fix | None:
+    """Return one fix making the edits of every fix in `fixes` (of one cause), or None.
+
+    Unsafe if any of them is; an edit two of them share (the assignment of a seed variable
+    that several calls read) is made once.
+    """
+    present = [fix for fix in fixes if fix is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    titles = list(dict.fromkeys(fix.title for fix in present))
+    title = "; ".join([titles[0], *(title[0].lower() + title[1:] for title in titles[1:])])
+    safety = Safety.UNSAFE if any(fix.safety is Safety.UNSAFE for fix in present) else Safety.SAFE
+    edits: dict[Path, dict[Edit, None]] = {}
+    for fix in present:
+        for file in fix.files:
+            edits.setdefault(file.path, {}).update(dict.fromkeys(file.edits))
+    files = tuple(FileEdits(path, tuple(file_edits)) for path, file_edits in edits.items())
+    return Fix(title, safety, files)
 
 
 def _inside(inner: Span, outer: Span) -> bool:

@@ -26,7 +26,7 @@ from ..analysis.package_versions import LibraryVersion
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.rng_objects import Creation, RngIndex, RngUse, UseKind
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (
     AddHelper,
     AddKeyword,
@@ -149,6 +149,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
     CODE = "WS203"
     NAME = "augmentation-pipeline-shared-by-workers"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     @classmethod
     def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:

@@ -27,8 +27,8 @@ from ..analysis.seeds import (
     seedings,
     verdict,
 )
-from ..fixes.worker_seed import WorkerSeedFix
-from ..rule import FixAvailability, Rule
+from ..fixes.worker_seed import WorkerSeedFix, merged_fix
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Span
 
 _LIBRARIES = {
@@ -38,6 +38,24 @@ _LIBRARIES = {
     "torch.cuda": "torch's CUDA RNGs",
     "imgaug": "imgaug",
 }
+
+
+@dataclass(frozen=True)
+class _Cause:
+    """Seeding calls of one function that repeat for one reason: reported as one finding."""
+
+    function: FunctionRef
+    subject: str
+    #: The message after what the calls do: "from the worker id alone: ...".
+    reason: str
+    severity: str
+
+
+@dataclass(frozen=True)
+class _Call:
+    seeding: Seeding
+    what: str
+    fix: Fix | None
 
 
 @dataclass(frozen=True)
@@ -166,9 +184,11 @@ class EpochInvariantWorkerSeed(Rule):
     CODE = "WS102"
     NAME = "epoch-invariant-worker-seed"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         self._reported: set[tuple[Path, Span]] = set()
+        self._causes: dict[_Cause, list[_Call]] = {}
         used: set[FunctionRef] = set()
         groups: dict[tuple[FunctionRef, str | None], list[InitUse]] = {}
         for loader in loader_calls(self.project):
@@ -179,6 +199,7 @@ class EpochInvariantWorkerSeed(Rule):
             self._check_init_function(function, param, uses)
         self._check_datasets()
         self._check_unused(used)
+        self._report_causes()
 
     # --- worker_init_fn ---
 
@@ -309,20 +330,19 @@ class EpochInvariantWorkerSeed(Rule):
             return
         if result is Verdict.NOT_REPRODUCIBLE:
             # Distinct streams, merely irreproducible: nothing is duplicated.
-            message = (
-                f"{context.subject} {what} from {description}: workers differ, but no "
-                f"`torch.manual_seed` can reproduce the run on {version}; derive the seed "
-                f"from `torch.initial_seed()`"
+            reason = (
+                f"from {description}: workers differ, but no `torch.manual_seed` can "
+                f"reproduce the run on {version}; derive the seed from `torch.initial_seed()`"
             )
-            self._report_once(seeding, message, self._fix(seeding, context), "info")
+            self._add_cause(seeding, context, what, reason, "info")
             return
         if result is Verdict.CLOCK:
-            message = (
-                f"{context.subject} {what} from {description}: workers started within one "
-                f"tick of it get the same seed, and no `torch.manual_seed` can reproduce the "
-                f"run on {version}; derive the seed from `torch.initial_seed()`"
+            reason = (
+                f"from {description}: workers started within one tick of it get the same "
+                f"seed, and no `torch.manual_seed` can reproduce the run on {version}; derive "
+                f"the seed from `torch.initial_seed()`"
             )
-            self._report_once(seeding, message, self._fix(seeding, context), "warning")
+            self._add_cause(seeding, context, what, reason, "warning")
             return
         if Source.WORKER_ID in sources or Source.RANK in sources:
             consequence = "every epoch repeats the previous epoch's random numbers"
@@ -331,11 +351,42 @@ class EpochInvariantWorkerSeed(Rule):
                 "every worker gets the same seed in every epoch, so workers draw identical "
                 "numbers and every epoch repeats them"
             )
-        message = (
-            f"{context.subject} {what} from {description}: {consequence} on {version}; "
-            f"derive the seed from `torch.initial_seed()`"
+        reason = (
+            f"from {description}: {consequence} on {version}; derive the seed from "
+            f"`torch.initial_seed()`"
         )
-        self._report_once(seeding, message, self._fix(seeding, context))
+        self._add_cause(seeding, context, what, reason, "error")
+
+    def _add_cause(
+        self, seeding: Seeding, context: _Context, what: str, reason: str, severity: str
+    ) -> None:
+        cause = _Cause(seeding.function, context.subject, reason, severity)
+        calls = self._causes.setdefault(cause, [])
+        if all(call.seeding.span != seeding.span for call in calls):
+            calls.append(_Call(seeding, what, self._fix(seeding, context)))
+
+    def _report_causes(self) -> None:
+        """Report each cause once, at its first call, with the others as related places and
+        one fix for all of them."""
+        for cause, calls in self._causes.items():
+            calls = [
+                call
+                for call in calls
+                if (call.seeding.function.path, call.seeding.span) not in self._reported
+            ]
+            if not calls:
+                continue
+            calls.sort(key=lambda call: (call.seeding.span.line, call.seeding.span.column))
+            self._reported.update((call.seeding.function.path, call.seeding.span) for call in calls)
+            message = f"{cause.subject} {_joined([call.what for call in calls])} {cause.reason}"
+            self.report(
+                cause.function,
+                calls[0].seeding.span,
+                message,
+                fix=merged_fix([call.fix for call in calls]),
+                severity=cause.severity,
+                related=tuple(call.seeding.span for call in calls[1:]),
+            )
 
     def _check_range(
         self, seeding: Seeding, context: _Context, what: str, severity: str = "error"
@@ -408,6 +459,15 @@ class EpochInvariantWorkerSeed(Rule):
         if Source.RANK in sources:
             return "a fixed value and the rank"
         return "a fixed value"
+
+
+def _joined(whats: list[str]) -> str:
+    """Return "reseeds NumPy, `random` and torch" for three calls that reseed one each."""
+    whats = list(dict.fromkeys(whats))
+    verb = "reseeds "
+    if len(whats) > 1 and all(what.startswith(verb) and " with " not in what for what in whats):
+        return verb + _joined([what.removeprefix(verb) for what in whats])
+    return " and ".join([", ".join(whats[:-1]), whats[-1]] if len(whats) > 1 else whats)
 
 
 def _short(qualname: str) -> str:

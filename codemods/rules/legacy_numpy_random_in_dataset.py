@@ -19,7 +19,7 @@ from ..analysis.randomness import LegacyNumpyCall, legacy_numpy_calls
 from ..analysis.rng_objects import RngIndex, shards_here
 from ..fixes.generator_api import NoRewrite, rewrite_call
 from ..fixes.generator_hosts import GeneratorHosts, NoAccess, host_of
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Edit, FileEdits, Fix, RemoveUnusedImport
 
 
@@ -93,11 +93,11 @@ class LegacyNumpyRandomInDataset(Rule):
 
     Where the Generator comes from:
     - In a method, a line `rng = _numpy_rng(self)` is inserted at the top, and the calls use
-      `rng`. `_numpy_rng` (inserted once per module, with WS201's `_reseed_rngs_in_worker`
-      and `_reseed_rng_object`) keeps one Generator per object in its `__dict__`: it is
-      created on first use from one draw of torch's RNG, and reseeded in place once in every
-      DataLoader worker from the worker's seed. This applies to transforms the dataset calls
-      too: each object gets its own Generator.
+      `rng`. `_numpy_rng` (inserted once per module, with WS201's `_reseed_rngs_in_worker`)
+      keeps one Generator per object in its `__dict__`: it is created on first use from one
+      draw of torch's RNG, and reseeded in place once in every DataLoader worker from the
+      worker's seed. This applies to transforms the dataset calls too: each object gets its
+      own Generator.
     - If the dataset class already creates exactly one seeded Generator in `__init__`
       (`self.rng = np.random.default_rng(seed)`), the calls use it, and
       `_reseed_rngs_in_worker(self, "rng")` is inserted at the top of `__getitem__` (and
@@ -168,6 +168,7 @@ class LegacyNumpyRandomInDataset(Rule):
     NAME = "legacy-numpy-random-in-dataset"
     DEFAULT = False
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         project = self.project

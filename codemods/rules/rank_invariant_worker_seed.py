@@ -20,7 +20,7 @@ from ..analysis.ranks import (
     worker_rank_source,
 )
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget
 
 
@@ -136,6 +136,7 @@ class RankInvariantWorkerSeed(Rule):
     CODE = "WS104"
     NAME = "rank-invariant-worker-seed"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     @classmethod
     def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:

@@ -25,7 +25,7 @@ from ..fixes.rng_reseed import (
     plan_namespace,
     walker_fix,
 )
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 
 
 class RngObjectSharedByWorkers(Rule):
@@ -83,13 +83,13 @@ class RngObjectSharedByWorkers(Rule):
     ```
 
     ## Fix
-    Inserts two module-level helpers once per module, `_reseed_rng_object` and
-    `_reseed_rngs_in_worker`, and a call `_reseed_rngs_in_worker(self, "rng", ...)` as the
-    first statement (after a docstring) of each per-item method: `__getitem__`,
+    Inserts one module-level helper once per module, `_reseed_rngs_in_worker` (a branch for each
+    kind of RNG object the module uses), and a call `_reseed_rngs_in_worker(self, "rng", ...)`
+    as the first statement (after a docstring) of each per-item method: `__getitem__`,
     `__getitems__` if defined, and `__iter__`, where they are defined (a project base class
     included). In a worker, once per worker process, it reseeds the named objects *in place*
-    from the worker seed mixed with a draw from the object's own state; in the main process
-    it does nothing. So:
+    from the worker seed mixed with a draw from the object's own state; in the main process it
+    does nothing. So:
 
     - every worker, and every epoch, gets its own stream; `torch.manual_seed` (or
       `DataLoader(generator=...)`) still reproduces it; `num_workers=0` is unchanged;
@@ -148,6 +148,7 @@ class RngObjectSharedByWorkers(Rule):
     CODE = "WS201"
     NAME = "rng-object-shared-by-workers"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         project = self.project

@@ -7,7 +7,7 @@ from ..analysis.init_functions import InitUse, worker_init_uses
 from ..analysis.loaders import PARTIAL, LoaderCall, Presence, loader_calls
 from ..analysis.project import FunctionRef
 from ..fixes.imports import Reference, module_reference
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (
     AddImport,
     Edit,
@@ -105,6 +105,7 @@ class UnpicklableWorkerInitFn(Rule):
     CODE = "WS103"
     NAME = "unpicklable-worker-init-fn"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
         found: dict[FunctionRef, list[InitUse]] = {}

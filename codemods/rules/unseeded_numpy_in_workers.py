@@ -13,7 +13,7 @@ from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
 from ..analysis.seeds import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
-from ..rule import FixAvailability, Rule
+from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (
     AddHelper,
     Edit,
@@ -105,6 +105,7 @@ class UnseededNumpyInWorkers(Rule):
     CODE = "WS101"
     NAME = "unseeded-numpy-in-workers"
     FIX = FixAvailability.SOMETIMES
+    FIX_SAFETY = FixSafety.SAFE
 
     @classmethod
     def prefetch(cls, target: TorchTarget) -> tuple[bytes, ...]:
