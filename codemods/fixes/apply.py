@@ -128,6 +128,9 @@ def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str])
             )
         fixed = RemoveImportsVisitor(context).transform_module(fixed)
     code = space_after_imports(module, fixed).code
+    if unused_imports and code[:1] in "\r\n" and text[:1] not in "\r\n":
+        # Removing a file's first import leaves the blank line that followed it on top.
+        code = code.lstrip("\r\n")
     if lost and not code.endswith(lost):
         code += lost
     try:

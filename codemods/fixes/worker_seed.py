@@ -130,7 +130,7 @@ class WorkerSeedFix:
         else:
             edits = [ReplaceExpression(origin.span, code, spans)]
         edits.extend(torch.imports)
-        edits.extend(_unread_after_fix(function))
+        edits.extend(_unread_after_fix(function, None if fill_argument else origin))
         title = "Seed from `torch.initial_seed() % 2**32`, which changes every epoch"
         if ranks:
             title = "Seed from `torch.initial_seed()` plus the rank, which changes every epoch"
@@ -164,11 +164,11 @@ _PURE_CALLS = frozenset(
 )
 
 
-def _unread_after_fix(function: FunctionRef) -> tuple[Edit, ...]:
+def _unread_after_fix(function: FunctionRef, replaced: Value | None = None) -> tuple[Edit, ...]:
     """Return removals of the function's `name = <value>` lines that the fix may leave
-    unread (a `base_seed = ...` only the seeding read), and of the imports only they used;
-    the fixer removes only what it does leave unread. Values that do anything but compute
-    (a call not known to be pure) stay."""
+    unread (a `base_seed = ...` only the seeding read), and of the imports only they, or the
+    `replaced` seed expression, used; the fixer removes only what it does leave unread.
+    Values that do anything but compute (a call not known to be pure) stay."""
     facts = function.function
     counts: dict[str, int] = {}
     for assignment in facts.assignments:
@@ -187,6 +187,8 @@ def _unread_after_fix(function: FunctionRef) -> tuple[Edit, ...]:
         for assignment in candidates
     ]
     called = {name for assignment in candidates for name in _calls(assignment.value)}
+    if replaced is not None:
+        called |= _calls(replaced)
     for name, values in function.module.bindings:
         if len(values) != 1 or values[0].kind is not Kind.NAME or len(values[0].qualnames) != 1:
             continue

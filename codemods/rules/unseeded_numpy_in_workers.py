@@ -144,7 +144,7 @@ class UnseededNumpyInWorkers(Rule):
             ]
             if draws:
                 self._check_loader(loader, draws[0], datasets.registries)
-            elif not datasets.complete:
+            elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
         # is seen to load gets a finding of its own, which says what it rests on.
@@ -152,6 +152,14 @@ class UnseededNumpyInWorkers(Rule):
             for ref in project_datasets:
                 if ref not in loaded:
                     self._report_unresolved(drawing[ref], unresolved[0])
+
+    def _leaves_numpy_unseeded(self, loader: LoaderCall) -> bool:
+        """Return True if `loader` is seen to pass no worker_init_fn that always seeds NumPy."""
+        init = worker_init(loader)
+        if init.is_absent:
+            return True
+        function = init.function
+        return function is not None and not seeds_numpy(self.project, function, always=True)
 
     def _check_loader(
         self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
