@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import distributed, files, notebooks
 from .analysis.augmentations import assumed_versions
+from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
@@ -202,13 +203,15 @@ class _Question:
 
     def text(self, root: Path) -> str:
         """Return what a cached run's key says besides the files' contents."""
+        with notebooks_listed_once():
+            versions = assumed_versions(root, self.settings.library_versions)
         return repr(
             (
                 replace(self.settings, jobs=None, scheduler=None),
                 [rule.CODE for rule in self.rules],
                 self.target,
                 # Library versions come from files no rule reads (requirements, lock files).
-                assumed_versions(root, self.settings.library_versions),
+                versions,
                 sorted(path.as_posix() for path in self.requested),
             )
         )
