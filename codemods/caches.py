@@ -100,7 +100,7 @@ class RunCache:
     A run's findings depend on every file of the project (a Dataset in one file, its
     DataLoader in another), on the settings and on the tool's own code. The key hashes all
     of them, so an entry is reused only for the very same question about the very same
-    files: a re-run on an unchanged tree costs reading and hashing it.
+    files: a re-run on an unchanged tree costs a `stat` per file (see `FileStamps`).
     """
 
     #: Entries kept per project; older ones are deleted.
