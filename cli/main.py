@@ -9,35 +9,21 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from codemods import (
-    ALL_RULES,
-    Changed,
-    ConfigError,
-    Failed,
-    FileResult,
-    Finding,
-    ProjectSettings,
-    Settings,
-    Skipped,
-    __version__,
-    html_report,
-    project_settings,
-    rule_by_code,
-    run_paths,
-)
-from codemods import scan as scanning
-from codemods.files import WriteError, write_atomic, write_text_atomic
-from codemods.previews import preview_fixes
-from codemods.report import summarise
-from codemods.rule import Rule
+from . import output
 
-from . import formats, output, render
+if TYPE_CHECKING:
+    # Imported where they are used: `--version` and `--help` start without rich, libcst,
+    # the rules and the engine.
+    from rich.console import Console
+
+    from codemods import Changed, FileResult, Finding, ProjectSettings, Settings
+    from codemods.rule import Rule
+
+__version__ = "0.1.0"  # kept equal to codemods.__version__ (tests/test_startup.py)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_CODES_HELP = (
@@ -240,6 +226,8 @@ def _library_versions(
 
 
 def _settings(options: SharedOptions, *, unsafe_fixes: bool | None = None) -> Settings:
+    from codemods import Settings
+
     return Settings(
         select=options.select or None,
         extend_select=options.extend_select,
@@ -277,6 +265,10 @@ def _check_options(options: SharedOptions) -> None:
 
 
 def _show_settings(paths: Sequence[Path], settings: Settings) -> None:
+    from codemods import ConfigError, project_settings
+
+    from . import render
+
     try:
         projects = list(project_settings(paths or [Path.cwd()], settings))
     except ConfigError as error:
@@ -313,6 +305,8 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: Share
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
     them (`unsafe-fixes = true`), which is how the engine decided too.
     """
+    from codemods import ConfigError, project_settings, run_paths
+
     err = output.console(stderr=True)
     targets = paths or [Path.cwd()]
     try:
@@ -348,6 +342,10 @@ def _run(paths: Sequence[Path], settings: Settings, *, fix: bool, options: Share
 def _with_progress_bar(
     console: Console, paths: Sequence[Path], settings: Settings, *, fix: bool, total: int
 ) -> list[FileResult]:
+    from codemods import run_paths
+
+    from . import render
+
     with render.progress_bar(console) as bar:
         task = bar.add_task("Projects", total=total, detail="")
 
@@ -361,6 +359,8 @@ def _with_progress_bar(
 
 
 def _write_report(path: Path | None, text: str) -> None:
+    from codemods.files import WriteError, write_text_atomic
+
     if path is None:
         return
     try:
@@ -384,6 +384,10 @@ def _emit(
     previews: bool = True,
 ) -> bool:
     """Print findings in a machine-readable format or as statistics; False for text lines."""
+    from codemods.previews import preview_fixes
+
+    from . import formats, render
+
     output_format = options.output_format
     if options.statistics:
         rows = render.statistics(findings, unsafe_fixes=unsafe_fixes)
@@ -422,6 +426,11 @@ def check(paths: tuple[Path, ...], html_path: Path | None, **parsed: Any) -> Non
     PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
     rest of the repository it belongs to; findings are reported for PATHS only.
     """
+    from codemods import html_report
+    from codemods.report import summarise
+
+    from . import formats, render
+
     options = SharedOptions(**parsed)
     _check_options(options)
     settings = _settings(options)
@@ -454,6 +463,10 @@ def _print_summary(
     *,
     unsafe_fixes: bool,
 ) -> None:
+    from codemods import Failed, Skipped
+
+    from . import render
+
     fixable = sum(render.is_applicable(finding, unsafe_fixes) for finding in findings)
     hidden = sum(finding.fix is not None for finding in findings) - fixable
     skipped = sum(
@@ -480,6 +493,8 @@ def _print_summary(
 def _exit_code(
     results: Sequence[FileResult], findings: Sequence[Finding], *, exit_zero: bool
 ) -> int:
+    from codemods import Failed
+
     if any(isinstance(result, Failed) for result in results):
         return EXIT_ERROR
     if any(output.counts_for_exit(finding.severity) for finding in findings) and not exit_zero:
@@ -539,6 +554,12 @@ def fix(
     than text, diffs and questions go to standard error and the findings that remain to
     standard output.
     """
+    from codemods import Changed, Failed
+    from codemods.files import WriteError, write_atomic
+    from codemods.report import summarise
+
+    from . import formats, render
+
     options = SharedOptions(**parsed)
     _check_options(options)
     settings = _settings(options, unsafe_fixes=unsafe_fixes)
@@ -626,6 +647,8 @@ def fix(
 
 def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> list[Finding]:
     """Return the findings left after writing `written` (a skipped change keeps its findings)."""
+    from codemods import Changed
+
     applied = {changed.path for changed in written}
     remaining: list[Finding] = []
     for result in results:
@@ -648,6 +671,10 @@ def _remaining(results: Sequence[FileResult], written: Sequence[Changed]) -> lis
 )
 def rules(explain: str | None, output_format: str) -> None:
     """List the rules, or explain one (`workerseed rules --explain WS201`)."""
+    from rich.console import Console
+
+    from . import render
+
     console = Console()
     if output_format != "text":
         click.echo(output.rules_raw(_rule(explain) if explain else None, output_format), nl=False)
@@ -660,6 +687,8 @@ def rules(explain: str | None, output_format: str) -> None:
 
 
 def _rule(code: str) -> type[Rule]:
+    from codemods import ALL_RULES, rule_by_code
+
     rule = rule_by_code(code)
     if rule is None:
         codes = ", ".join(known.CODE for known in ALL_RULES)
@@ -742,6 +771,13 @@ def scan_command(
     run under torch 1.8 (before DataLoader seeded NumPy), each repository's declared torch
     version, and the latest torch.
     """
+    from rich.text import Text
+
+    from codemods import Settings, html_report
+    from codemods import scan as scanning
+
+    from . import formats, render
+
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose cannot be used together")
     err = output.console(stderr=True)

@@ -4,13 +4,16 @@ and Ctrl-C's exit status. Rendering of findings stays in `render.py`."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
-from codemods import ALL_RULES
-from codemods.rule import Rule
+if TYPE_CHECKING:
+    # rich and the rules are imported by the functions that use them: `--version` and
+    # `--help` start without them.
+    from rich.console import Console
+
+    from codemods.rule import Rule
 
 #: The exit status of a run stopped with Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -34,6 +37,8 @@ def console(*, stderr: bool = False) -> Console:
     On a terminal lines wrap at its width; anywhere else (a pipe, a file, a CI log) every
     line and table row is written whole.
     """
+    from rich.console import Console
+
     screen = Console(stderr=stderr, highlight=False)
     if is_terminal(screen):
         return screen
@@ -92,6 +97,8 @@ def rule_document(rule: type[Rule]) -> dict[str, Any]:
 
 def rules_raw(rule: type[Rule] | None, output_format: str) -> str:
     """Return one rule's documentation (every rule's with None) as Markdown or JSON."""
+    from codemods import ALL_RULES
+
     chosen = list(ALL_RULES) if rule is None else [rule]
     if output_format == "json":
         documents = [rule_document(each) for each in chosen]

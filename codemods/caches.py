@@ -12,11 +12,13 @@ import os
 import pickle
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from .analysis.extract import module_name_for
 from .analysis.facts import ModuleFacts
-from .summaries import Contents, digest
+from .files import Stamp
+from .summaries import Contents
 from .types import FileResult
 
 
@@ -39,11 +41,11 @@ class FactsCache:
     def _name(path: Path, content_digest: str) -> str:
         return hashlib.sha256(f"{path}\0{content_digest}".encode()).hexdigest()[:40]
 
-    def get(self, path: Path, raw: bytes, root: Path) -> ModuleFacts | None:
-        """Return the cached summary of this version of `path`, if any."""
+    def get(self, path: Path, content_digest: str, root: Path) -> ModuleFacts | None:
+        """Return the cached summary of the version of `path` with this content hash, if any."""
         if self._directory is None:
             return None
-        name = self._name(path, digest(raw))
+        name = self._name(path, content_digest)
         try:
             with (self._directory / name[:2] / name).open("rb") as handle:
                 facts = pickle.load(handle)
@@ -98,7 +100,7 @@ class RunCache:
     A run's findings depend on every file of the project (a Dataset in one file, its
     DataLoader in another), on the settings and on the tool's own code. The key hashes all
     of them, so an entry is reused only for the very same question about the very same
-    files: a re-run on an unchanged tree costs reading and hashing it.
+    files: a re-run on an unchanged tree costs a `stat` per file (see `FileStamps`).
     """
 
     #: Entries kept per project; older ones are deleted.
@@ -110,10 +112,17 @@ class RunCache:
     @staticmethod
     def key(question: str, contents: Contents) -> str:
         """Return the key of a run: `question` (settings, rules, target, paths) and the files."""
+        return RunCache.key_of(
+            question, {path: contents.digest(path) for path in contents.raw}, contents.problems
+        )
+
+    @staticmethod
+    def key_of(question: str, digests: dict[Path, str], unreadable: Iterable[Path] = ()) -> str:
+        """Return the key of a run from the content hash of every file (and those unreadable)."""
         hasher = hashlib.sha256(question.encode())
-        for path in sorted(contents.raw, key=os.fspath):
-            hasher.update(f"\0{path}\0{digest(contents.raw[path])}".encode())
-        for path in sorted(contents.problems, key=os.fspath):
+        for path in sorted(digests, key=os.fspath):
+            hasher.update(f"\0{path}\0{digests[path]}".encode())
+        for path in sorted(unreadable, key=os.fspath):
             hasher.update(f"\0{path}\0unreadable".encode())
         return hasher.hexdigest()[:40]
 
@@ -143,6 +152,71 @@ class RunCache:
             for other in self._directory.parent.iterdir():
                 if other.name != CODE_VERSION:
                     shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            return
+
+
+class FileStamps:
+    """The content hash of each file, with the `stat` stamp it was read under.
+
+    An unchanged tree then costs a `stat` per file, not reading and hashing every byte (the
+    size-and-mtime key of ruff's cache, made strict). A hash is reused only if the file's
+    stamp is equal in every field (size, mtime, ctime, inode, device, mode: an mtime set back
+    by hand changes the ctime), and only if both times were at least `RACY_NS` older than
+    the moment the stamp was taken: a file written within the same clock tick as it was read
+    (git's "racily clean" entries) may have changed without changing its stamp, so it is
+    read and hashed again until it is old enough. Every other file is read, as without this.
+    """
+
+    #: How much older than the moment it was taken a stamp's times must be to be trusted:
+    #: more than the coarsest timestamp granularity in use (2 s on FAT).
+    RACY_NS = 3_000_000_000
+    FILE = "stamps"
+
+    def __init__(self, directory: Path) -> None:
+        self._directory = directory
+        #: path -> (stamp, content hash, when the stamp was taken in ns).
+        self._entries: dict[str, tuple[Stamp, str, int]] = {}
+        self._changed = False
+        with contextlib.suppress(Exception):  # a missing or damaged index is no index
+            with (directory / self.FILE).open("rb") as handle:
+                entries = pickle.load(handle)
+            if isinstance(entries, dict):
+                self._entries = entries
+
+    def known(self, path: Path, stamp: Stamp) -> str | None:
+        """Return the content hash of `path` if its stamp vouches for it, else None."""
+        entry = self._entries.get(os.fspath(path))
+        if entry is None:
+            return None
+        old, content_digest, taken = entry
+        if old != stamp or max(stamp[1], stamp[2]) + self.RACY_NS > taken:
+            return None
+        return content_digest
+
+    def record(self, path: Path, stamp: Stamp, content_digest: str, taken: int) -> None:
+        """Remember the hash of the bytes read after `stamp` was taken at time `taken` (ns)."""
+        key = os.fspath(path)
+        entry = (stamp, content_digest, taken)
+        if self._entries.get(key) != entry:
+            old = self._entries.get(key)
+            # A stamp already trusted stays as it was: re-recording it would restart its wait.
+            if old is None or old[:2] != entry[:2] or self.known(path, stamp) is None:
+                self._entries[key] = entry
+                self._changed = True
+
+    def save(self) -> None:
+        """Write the index atomically if it changed; never raise."""
+        if not self._changed:
+            return
+        try:
+            self._directory.mkdir(parents=True, exist_ok=True)
+            _mark_cache_directory(self._directory)
+            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(self._entries, stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self._directory / self.FILE)
+            self._changed = False
         except OSError:
             return
 

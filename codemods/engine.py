@@ -8,6 +8,7 @@ processed. It never writes files either; `files.write_atomic` does that for the 
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -15,10 +16,11 @@ from pathlib import Path
 
 from . import distributed, files, notebooks
 from .analysis.augmentations import assumed_versions
+from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
-from .caches import RunCache
+from .caches import FileStamps, RunCache
 from .checking import check_project as check_project
 from .fixing import fix_rounds
 from .registry import selected_rules
@@ -28,6 +30,7 @@ from .summaries import (
     Contents,
     Parsed,
     collector_paused,
+    digest,
     summarise_source,
 )
 from .types import (
@@ -111,17 +114,31 @@ def run_paths(
             if progress and len(groups) > 1:
                 progress("projects", done, len(groups))
         return
+    # A repository whose run is stored costs a `stat` per file: no process is started for it.
+    stored = {
+        root: results
+        for root, requested in groups.items()
+        if not fix and (results := _cached_results(root, requested, settings)) is not None
+    }
+    missing = {root: requested for root, requested in groups.items() if root not in stored}
+    if not missing:
+        for done, results in enumerate(stored.values(), 1):
+            yield from results
+            if progress:
+                progress("projects", done, len(stored))
+        return
     # One repository per process (or cluster worker); none starts a pool of its own.
     single = replace(settings, jobs=1)
+    workers = min(len(missing), workers)
     with distributed.executor(settings.scheduler, workers) as pool:
-        futures = [
-            pool.submit(_project_results, root, requested, single, fix)
-            for root, requested in groups.items()
-        ]
-        for done, future in enumerate(futures, 1):
-            yield from future.result()
+        futures = {
+            root: pool.submit(_project_results, root, requested, single, fix)
+            for root, requested in missing.items()
+        }
+        for done, root in enumerate(groups, 1):
+            yield from stored[root] if root in stored else futures[root].result()
             if progress:
-                progress("projects", done, len(futures))
+                progress("projects", done, len(groups))
 
 
 def open_project(root: Path, settings: Settings, target: TorchTarget) -> Project:
@@ -157,6 +174,84 @@ def _project_results(
         return list(_run_project(root, requested, settings, fix=fix, progress=progress))
 
 
+@dataclass(frozen=True)
+class _Question:
+    """What a run of one project asks: its settings, rules, target and files."""
+
+    settings: Settings
+    rules: tuple[type[Rule], ...]
+    target: TorchTarget
+    everything: list[Path]
+    requested: list[Path]
+
+    @classmethod
+    def of(cls, root: Path, requested_paths: list[Path], settings: Settings) -> _Question:
+        settings = for_project(settings, root)
+        everything = discover([root], root, settings)
+        if requested_paths == [root]:
+            requested = everything
+        else:
+            requested = discover(requested_paths, root, settings)
+            everything = sorted(set(everything) | set(requested), key=str)
+        return cls(
+            settings,
+            selected_rules(settings),
+            project_target(root, settings),
+            everything,
+            requested,
+        )
+
+    def text(self, root: Path) -> str:
+        """Return what a cached run's key says besides the files' contents."""
+        with notebooks_listed_once():
+            versions = assumed_versions(root, self.settings.library_versions)
+        return repr(
+            (
+                replace(self.settings, jobs=None, scheduler=None),
+                [rule.CODE for rule in self.rules],
+                self.target,
+                # Library versions come from files no rule reads (requirements, lock files).
+                versions,
+                sorted(path.as_posix() for path in self.requested),
+            )
+        )
+
+
+def _cached_results(
+    root: Path, requested_paths: list[Path], settings: Settings
+) -> list[FileResult] | None:
+    """Return the stored results of the very same run, if there are any, reading no file
+    whose stamp vouches for its content hash (see `caches.FileStamps`)."""
+    if not settings.cache:
+        return None
+    question = _Question.of(root, requested_paths, settings)
+    return _stored_run(root, question, question.text(root))
+
+
+def _stored_run(root: Path, question: _Question, text: str) -> list[FileResult] | None:
+    stamps = FileStamps(root / CACHE_DIRECTORY)
+    taken = time.time_ns()
+    digests: dict[Path, str] = {}
+    for path in question.everything:
+        try:
+            stamp = files.stamp_of(os.stat(path))
+        except OSError:
+            return None  # the full run reports it
+        known = stamps.known(path, stamp)
+        if known is None:
+            try:
+                raw, stamp = files.read_stamped(path)
+            except files.SourceError:
+                return None
+            known = digest(raw)
+            stamps.record(path, stamp, known, taken)
+        digests[path] = known
+    cached = RunCache(root / CACHE_DIRECTORY).get(RunCache.key_of(text, digests))
+    if cached is not None:
+        stamps.save()
+    return cached
+
+
 def _run_project(
     root: Path,
     requested_paths: list[Path],
@@ -165,36 +260,26 @@ def _run_project(
     fix: bool,
     progress: Progress | None,
 ) -> Iterator[FileResult]:
-    settings = for_project(settings, root)
-    rules = selected_rules(settings)
-    target = project_target(root, settings)
-
-    everything = discover([root], root, settings)
-    if requested_paths == [root]:
-        requested = everything
-    else:
-        requested = discover(requested_paths, root, settings)
-        everything = sorted(set(everything) | set(requested), key=str)
-    prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
-    workspace = open_workspace(root, everything, settings, prefetch, progress)
+    question = _Question.of(root, requested_paths, settings)
+    settings, rules, target = question.settings, question.rules, question.target
+    everything, requested = question.everything, question.requested
     runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
-    key = ""
+    text = question.text(root) if runs is not None else ""
     if runs is not None:
-        question = repr(
-            (
-                replace(settings, jobs=None, scheduler=None),
-                [rule.CODE for rule in rules],
-                target,
-                # Library versions come from files no rule reads (requirements, lock files).
-                assumed_versions(root, settings.library_versions),
-                sorted(path.as_posix() for path in requested),
-            )
-        )
-        key = RunCache.key(question, workspace.contents)
-        cached = runs.get(key)
+        cached = _stored_run(root, question, text)
         if cached is not None:
             yield from cached
             return
+    prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
+    stamps = FileStamps(root / CACHE_DIRECTORY) if settings.cache else None
+    taken = time.time_ns()
+    workspace = open_workspace(root, everything, settings, prefetch, progress, stamps=stamps)
+    key = RunCache.key(text, workspace.contents) if runs is not None else ""
+    if stamps is not None:
+        contents = workspace.contents
+        for path, stamp in contents.stamps.items():
+            stamps.record(path, stamp, contents.digest(path), taken)
+        stamps.save()
     # A file named on the command line is always parsed, so a syntax error in it is
     # reported even when no question needed it.
     for path in requested_paths:

@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_EXCLUDES",
     "SOURCE_SUFFIXES",
     "SourceError",
+    "Stamp",
     "WriteError",
     "decode_source",
     "discover",
@@ -34,6 +35,8 @@ __all__ = [
     "is_project_root",
     "read_bytes",
     "read_source",
+    "read_stamped",
+    "stamp_of",
     "write_atomic",
     "write_text_atomic",
 ]
@@ -190,8 +193,34 @@ def read_source(path: Path) -> SourceFile:
     return decode_source(path, raw, mode)
 
 
+#: What `stat` says of a file's version: size, mtime and ctime (ns), inode, device, mode.
+#: Writing a file changes its mtime and ctime; setting the mtime back (`os.utime`, `touch -d`,
+#: `cp -p`) changes the ctime, which no call can set; replacing it (an editor's save by
+#: rename) changes the inode.
+Stamp = tuple[int, int, int, int, int, int]
+
+
+def stamp_of(status: os.stat_result) -> Stamp:
+    """Return the stamp of a file from its `stat`."""
+    return (
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        status.st_ino,
+        status.st_dev,
+        status.st_mode,
+    )
+
+
 def read_bytes(path: Path) -> tuple[bytes, int]:
     """Return the bytes and permission bits of regular file `path` (SourceError if unreadable)."""
+    raw, status = read_stamped(path)
+    return raw, stat.S_IMODE(status[5])
+
+
+def read_stamped(path: Path) -> tuple[bytes, Stamp]:
+    """Return the bytes of regular file `path` and its stamp, taken before they were read
+    (SourceError if unreadable): bytes written after the stamp change it."""
     try:
         status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
@@ -204,7 +233,7 @@ def read_bytes(path: Path) -> tuple[bytes, int]:
         raise SourceError(
             SkipReason.UNREADABLE, f"cannot read {path}: {_describe_os_error(error)}"
         ) from error
-    return raw, stat.S_IMODE(status.st_mode)
+    return raw, stamp_of(status)
 
 
 #: One line, ended where Python ends lines: at `\n`, `\r\n` or a lone `\r`.

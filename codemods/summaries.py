@@ -7,11 +7,12 @@ import contextlib
 import gc
 import hashlib
 import os
+import stat
 import traceback
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import files
@@ -138,45 +139,50 @@ class Contents:
     modes: dict[Path, int]
     #: Files that could not be read.
     problems: dict[Path, Skipped]
+    #: What `stat` said of each file just before it was read (none for unsaved text).
+    stamps: dict[Path, files.Stamp] = field(default_factory=dict)
+    #: Content hashes already known: computed once, or vouched for by an unchanged stamp.
+    digests: dict[Path, str] = field(default_factory=dict)
+
+    def digest(self, path: Path) -> str:
+        """Return the content hash of the file `path` (read)."""
+        known = self.digests.get(path)
+        if known is None:
+            known = self.digests[path] = digest(self.raw[path])
+        return known
 
 
-def _read(path: Path) -> tuple[Path, bytes, int] | Skipped:
+def _read(path: Path) -> tuple[Path, bytes, files.Stamp] | Skipped:
     try:
-        raw, mode = files.read_bytes(path)
+        raw, stamp = files.read_stamped(path)
     except files.SourceError as error:
         return Skipped(path, error.reason, error.detail)
-    return path, raw, mode
+    return path, raw, stamp
 
 
 def read_all(paths: Sequence[Path], jobs: int | None) -> Contents:
     """Read every file; reading releases the GIL, so threads overlap the waits."""
     workers = max(1, min(8, jobs or (os.cpu_count() or 1) * 2))
-    raw: dict[Path, bytes] = {}
-    modes: dict[Path, int] = {}
-    problems: dict[Path, Skipped] = {}
+    contents = Contents({}, {}, {})
     if workers == 1 or len(paths) < PARALLEL_THRESHOLD:
-        results: Iterable[tuple[Path, bytes, int] | Skipped] = map(_read, paths)
+        results: Iterable[tuple[Path, bytes, files.Stamp] | Skipped] = map(_read, paths)
         for result in results:
-            _store(result, raw, modes, problems)
+            _store(result, contents)
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for result in pool.map(_read, paths, chunksize=64):
-                _store(result, raw, modes, problems)
-    return Contents(raw, modes, problems)
+                _store(result, contents)
+    return contents
 
 
-def _store(
-    result: tuple[Path, bytes, int] | Skipped,
-    raw: dict[Path, bytes],
-    modes: dict[Path, int],
-    problems: dict[Path, Skipped],
-) -> None:
+def _store(result: tuple[Path, bytes, files.Stamp] | Skipped, contents: Contents) -> None:
     if isinstance(result, Skipped):
-        problems[result.path] = result
+        contents.problems[result.path] = result
     else:
-        path, data, mode = result
-        raw[path] = data
-        modes[path] = mode
+        path, data, stamp = result
+        contents.raw[path] = data
+        contents.modes[path] = stat.S_IMODE(stamp[5])
+        contents.stamps[path] = stamp
 
 
 def summarise_many(

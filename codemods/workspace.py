@@ -10,7 +10,7 @@ from pathlib import Path
 from . import files
 from .analysis.facts import FunctionSource, ModuleFacts
 from .analysis.sources import SourceSet
-from .caches import FactsCache
+from .caches import FactsCache, FileStamps
 from .settings import Settings
 from .summaries import (
     Contents,
@@ -67,22 +67,30 @@ def open_workspace(
     prefetch: tuple[bytes, ...],
     progress: Progress | None,
     unsaved: Mapping[Path, bytes] | None = None,
+    *,
+    stamps: FileStamps | None = None,
 ) -> Workspace:
     """Read every file, and summarise those the rules will certainly need, in parallel.
 
     `unsaved` holds bytes that take the place of files (an editor's unsaved text, maybe of
-    a file not yet on disk).
+    a file not yet on disk). `stamps` vouch for the content hash of the files they know
+    unchanged, which then are not hashed again.
     """
     contents = read_all([path for path in paths if path not in (unsaved or {})], settings.jobs)
     for path, raw in (unsaved or {}).items():
         contents.raw[path] = raw
         contents.modes.setdefault(path, 0o644)
+    if stamps is not None:
+        for path, stamp in contents.stamps.items():
+            known = stamps.known(path, stamp)
+            if known is not None:
+                contents.digests[path] = known
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
 
     def summarise(path: Path) -> ModuleFacts | None:
         raw = contents.raw[path]
-        cached = cache.get(path, raw, root)
+        cached = cache.get(path, contents.digest(path), root)
         if cached is not None:
             return cached
         outcome = summarise_bytes(path, raw, contents.modes[path], root)
@@ -106,7 +114,7 @@ def open_workspace(
         ]
     items = []
     for path in selected:
-        cached = cache.get(path, contents.raw[path], root)
+        cached = cache.get(path, contents.digest(path), root)
         if cached is not None:
             sources.add(path, cached)
         else:

@@ -15,6 +15,7 @@ from rich.console import Console
 from sample_project import CLEAN, DATA, LOADER
 
 import cli.main
+import codemods.files
 from cli.main import main
 from codemods import Changed, Settings, project_settings, run_paths
 from codemods.files import WriteError, write_text_atomic
@@ -257,7 +258,7 @@ def test_report_that_cannot_be_written_is_exit_2(
     def refuse(path: Path, text: str) -> None:
         raise WriteError(f"cannot write {path}: disk full")
 
-    monkeypatch.setattr(cli.main, "write_text_atomic", refuse)
+    monkeypatch.setattr(codemods.files, "write_text_atomic", refuse)  # as the CLI calls it
     result = run("check", "--no-cache", "--report", str(tmp_path / "r.json"), str(repos[0]))
     assert result.exit_code == 2
     assert "cannot write" in result.stderr
@@ -270,7 +271,7 @@ def test_a_change_that_cannot_be_written_counts_as_failed(
     def refuse(source: object, text: str) -> None:
         raise WriteError("read-only file system")
 
-    monkeypatch.setattr(cli.main, "write_atomic", refuse)
+    monkeypatch.setattr(codemods.files, "write_atomic", refuse)  # as the CLI calls it
     report_file = tmp_path / "r.json"
     result = run("fix", "--no-cache", "--yes", "--report", str(report_file), *map(str, repos[:2]))
     assert result.exit_code == 2

@@ -467,11 +467,13 @@ def test_disk_full_half_way_through_a_write_keeps_the_original(
 def before_writing(monkeypatch: pytest.MonkeyPatch, action: Callable[[], object]) -> None:
     """Make `fix` run `action` once the engine has read and fixed everything, before writing."""
 
+    real = codemods.run_paths
+
     def run_paths(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        yield from codemods.run_paths(*args, **kwargs)
+        yield from real(*args, **kwargs)
         action()
 
-    monkeypatch.setattr("cli.main.run_paths", run_paths)
+    monkeypatch.setattr(codemods, "run_paths", run_paths)  # the CLI imports it when it runs
 
 
 def test_a_file_deleted_before_the_write_is_not_recreated(

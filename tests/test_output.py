@@ -64,7 +64,7 @@ def _with_severity(monkeypatch: pytest.MonkeyPatch, severity: str) -> None:
                 result = dataclasses.replace(result, **fields)
             yield result
 
-    monkeypatch.setattr(cli.main, "run_paths", run_paths)
+    monkeypatch.setattr(codemods, "run_paths", run_paths)  # the CLI imports it when it runs
 
 
 # --- severity ---
@@ -227,7 +227,7 @@ def test_ctrl_c_during_the_run_exits_130(repo: Path, monkeypatch: pytest.MonkeyP
         raise KeyboardInterrupt
         yield
 
-    monkeypatch.setattr(cli.main, "run_paths", interrupted)
+    monkeypatch.setattr(codemods, "run_paths", interrupted)
     result = CliRunner().invoke(main, ["check", "--no-cache"])
     assert result.exit_code == 130
     assert "Aborted" not in result.stderr

@@ -156,8 +156,15 @@ def _values_in(function: FunctionRef) -> Iterator[Value]:
     roots = [*function.function.calls, *(a.value for a in function.function.assignments)]
     roots.extend(function.function.returns)
     stack = list(roots)
+    # Summaries share sub-values (a name bound in a chain of assignments holds the earlier
+    # values as alternatives): visiting each object once keeps the walk linear, not
+    # exponential, in the size of the function.
+    seen: set[int] = set()
     while stack:
         value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
         yield value
         stack.extend(value.args)
         stack.extend(item for _, item in value.keywords)

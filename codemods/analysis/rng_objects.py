@@ -763,12 +763,21 @@ def _is_param(value: Value | None, param: str) -> bool:
 
 
 def _mentions(value: Value, param: str) -> bool:
-    if _is_param(value, param):
-        return True
-    inner = [*value.args, *(v for _, v in value.keywords)]
-    if value.base is not None:
-        inner.append(value.base)
-    return any(_mentions(item, param) for item in inner)
+    # Each shared sub-value is looked at once: summaries share them, and following every
+    # path through them is exponential.
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if _is_param(item, param):
+            return True
+        stack.extend(item.args)
+        stack.extend(v for _, v in item.keywords)
+        if item.base is not None:
+            stack.append(item.base)
+    return False
 
 
 def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
