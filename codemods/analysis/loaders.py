@@ -92,6 +92,8 @@ class LoaderCall:
                 continue
             init = found[1].function
             own = init.params[1 : init.positional_count]
+            if not own and _forwards_positionals(init):
+                continue  # `__init__(self, *args, **kwargs)` passing `*args` on: torch's order
             names = own if names is DATALOADER_POSITIONAL or names == own else None
         return names
 
@@ -209,6 +211,28 @@ class LoaderCall:
             ):
                 return False
         return True
+
+
+def _forwards_positionals(init: FunctionFacts) -> bool:
+    """Return True if `init` passes its `*args`, and nothing before them, to a base `__init__`."""
+    if len(init.params) <= init.positional_count:
+        return False
+    # `params` lists `*args` right after the positional parameters, when there is one.
+    star = init.params[init.positional_count]
+    for call in init.calls:
+        offset = _base_init_offset(call.base)
+        if offset is None:
+            continue
+        rest = call.args[offset:]
+        if (
+            len(rest) == 1
+            and rest[0].kind is Kind.STARRED
+            and rest[0].base is not None
+            and rest[0].base.kind is Kind.PARAM
+            and rest[0].base.name == star
+        ):
+            return True
+    return False
 
 
 def _base_init_offset(callee: Value | None) -> int | None:
