@@ -7,22 +7,20 @@ never reseeded by torch. This module finds such objects, where they are created,
 place per-item code draws from, reseeds or re-creates them, following aliases: a local
 variable, `self.other = self.rng`, an RNG handed to a transform the dataset holds
 (`self.aug = Augment(self.rng)`), a factory function or method that returns a constructor.
+
+What is recorded about an object and its uses lives in `rng_object_records`; the scan of one
+function's draws, reseeds and re-creations in `rng_draws`.
 """
 
 from __future__ import annotations
 
-import ast
-import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cached_property
 
 from ..types import Span
 from . import catalog
 from .datasets import (
     MAX_CALL_DEPTH,
     Reached,
-    branch_not_taken,
     callees,
     held_classes,
     per_item_code,
@@ -30,146 +28,21 @@ from .datasets import (
 )
 from .facts import Kind, ModuleFacts, Value
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
-
-#: The helpers workerseed inserts; a call to one of them is a reseed, not a draw.
-RESEED_IN_WORKER = "_reseed_rngs_in_worker"
-RESEED_OBJECT = "_reseed_rng_object"
-RESEED_WALKER = "_reseed_worker_rngs"
-CHAIN_WORKER_INIT = "_chain_worker_init"
-_OWN_HELPERS = frozenset({RESEED_IN_WORKER, RESEED_OBJECT, RESEED_WALKER, CHAIN_WORKER_INIT})
+from .rng_draws import _Scan, is_reseed_helper
+from .rng_object_records import (
+    RESEED_IN_WORKER,
+    RESEED_OBJECT,
+    Creation,
+    PerItemRngs,
+    Place,
+    ReseedCall,
+    RngObject,
+    RngUse,
+)
 
 #: RNG constructors whose objects have state to duplicate.
 CONSTRUCTORS = frozenset(set(catalog.RNG_CONSTRUCTORS) - catalog.STATELESS_RNGS)
 _SEEDING_CHAIN = "manual_seed"  # torch.Generator().manual_seed(s) returns the generator
-
-
-class Place(enum.Enum):
-    """Where an RNG object lives."""
-
-    #: `self.<name>` of an instance, created in `__init__` (or code it calls).
-    ATTRIBUTE = "attribute"
-    #: An assignment in a class body.
-    CLASS_ATTRIBUTE = "class attribute"
-    #: A module-level variable.
-    MODULE = "module level"
-
-
-@dataclass(frozen=True)
-class Creation:
-    """The constructor call that makes an RNG object."""
-
-    #: How the constructor is spelled for users, e.g. "np.random.default_rng".
-    constructor: str
-    #: The type of object it returns, e.g. "numpy.random.Generator".
-    rng_type: str
-    function: FunctionRef
-    span: Span
-    #: The project factory that returns the constructor, if any (its qualname).
-    factory: str | None = None
-
-
-@dataclass(frozen=True)
-class RngObject:
-    """An RNG object that exists before the workers start."""
-
-    place: Place
-    #: The class whose instances hold it (ATTRIBUTE) or whose body defines it; None at module level.
-    owner: ClassRef | None
-    #: The attribute or variable name it is stored under.
-    name: str
-    #: The store (`self.rng = ...`, `RNG = ...`): the function it is in and its span.
-    store: FunctionRef
-    store_span: Span
-    creation: Creation
-    #: Where the creating code runs: the store, or the caller that passed the object in.
-    created_in: FunctionRef
-
-    @property
-    def key(self) -> tuple[str, Span, str, Span]:
-        """Identify the object: one store of one creation."""
-        return (
-            self.store.path.as_posix(),
-            self.store_span,
-            self.creation.function.path.as_posix(),
-            self.creation.span,
-        )
-
-    @property
-    def label(self) -> str:
-        """Return how code names it: `self.rng`, `Noisy.rng` or `RNG`."""
-        if self.place is Place.ATTRIBUTE:
-            return f"self.{self.name}"
-        if self.place is Place.CLASS_ATTRIBUTE and self.owner is not None:
-            return f"{self.owner.name}.{self.name}"
-        return self.name
-
-    @property
-    def report_at(self) -> tuple[FunctionRef, Span]:
-        """Return where a finding about it belongs: the store, or the creation passed in."""
-        if self.created_in == self.store:
-            return self.store, self.store_span
-        return self.creation.function, self.creation.span
-
-
-class UseKind(enum.Enum):
-    DRAW = "draw"
-    #: `rng.seed(...)`, `rng.manual_seed(...)`, `rng.set_state(...)` in per-item code.
-    RESEED = "reseed"
-
-
-@dataclass(frozen=True)
-class RngUse:
-    """Per-item code drawing from (or reseeding) an RNG object."""
-
-    reached: Reached
-    call: Value
-    obj: RngObject
-    kind: UseKind
-    #: The attribute path from the dataset instance it was reached through, if known.
-    instance_path: tuple[str, ...] | None
-    #: The dotted name it was reached through in the module of `reached`, if any.
-    namespace_path: str | None
-    #: The method called on it (`normal`), or None when it is passed to a function.
-    method: str | None
-    #: When passed as an argument: the qualified names of the callee.
-    passed_to: frozenset[str] = frozenset()
-
-    @property
-    def is_order_draw(self) -> bool:
-        """Return True for a shuffle/permutation-like draw (what sharding is decided by)."""
-        if self.method is not None:
-            return self.method in catalog.ORDER_DRAWS
-        return any(name.rpartition(".")[2] in catalog.ORDER_DRAWS for name in self.passed_to)
-
-
-@dataclass(frozen=True)
-class ReseedCall:
-    """A call to workerseed's `_reseed_rngs_in_worker(owner, *names)` in per-item code."""
-
-    reached: Reached
-    #: The owner as an attribute path from the dataset instance; None for a module owner.
-    instance_owner: tuple[str, ...] | None
-    #: The owner is the calling function's module (`sys.modules[__name__]`).
-    module_owner: bool
-    #: The names passed; empty means every attribute of the owner.
-    names: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class PerItemRngs:
-    """What the per-item code of one dataset does with RNG objects."""
-
-    dataset: ClassRef
-    reached: tuple[Reached, ...]
-    uses: tuple[RngUse, ...]
-    #: (class, attribute) pairs that per-item code assigns (`self.rng = ...`).
-    reassigned: frozenset[tuple[ClassRef, str]]
-    reseed_calls: tuple[ReseedCall, ...]
-
-    @cached_property
-    def functions(self) -> frozenset[FunctionRef]:
-        """Return every function per-item code runs."""
-        return frozenset(reached.function for reached in self.reached)
 
 
 class RngIndex:
@@ -499,293 +372,6 @@ def shards_here(project: Project, reached: Reached, functions: frozenset[Functio
     )
 
 
-def local_path(module: ModuleFacts, qualname: str) -> str | None:
-    """Return the dotted name that denotes `qualname` in `module`'s namespace, if one does."""
-    own = f"{module.module}."
-    if qualname.startswith(own):
-        name = qualname[len(own) :]
-        if name.partition(".")[0] in module.module_names:
-            return name
-    best: str | None = None
-    for name, values in module.bindings:
-        if len(values) != 1 or values[0].kind is not Kind.NAME:
-            continue
-        for bound in values[0].qualnames:
-            if bound == f"{module.module}.{name}":
-                continue
-            if qualname == bound or qualname.startswith(bound + "."):
-                candidate = name + qualname[len(bound) :]
-                if best is None or len(candidate) < len(best):
-                    best = candidate
-    return best
-
-
-class _Scan:
-    """The RNG uses in one function that per-item code runs."""
-
-    def __init__(self, index: RngIndex, reached: Reached, function: FunctionRef) -> None:
-        self.index = index
-        self.project = index.project
-        self.reached = reached
-        self.function = function
-
-    def uses(self) -> Iterator[RngUse]:
-        for call in self.function.function.calls:
-            base = call.base
-            if base is None or self._own_helper(base):
-                continue
-            if call.span is not None and branch_not_taken(self.project, self.reached, call.span):
-                continue
-            if base.kind is Kind.ATTRIBUTE and base.base is not None:
-                yield from self._method_uses(call, base.base, base.name)
-            elif base.kind is Kind.NAME:
-                for qualname in base.qualnames:
-                    prefix, _, method = qualname.rpartition(".")
-                    if prefix:
-                        yield from self._method_uses(
-                            call, Value(Kind.NAME, base.span, qualnames=(prefix,)), method
-                        )
-            callee_names = self.project.qualnames(base, self.function.module)
-            if any(name.startswith("builtins.") for name in callee_names):
-                continue
-            arguments: list[tuple[int | str | None, Value]] = [
-                *enumerate(call.args),
-                *call.keywords,
-            ]
-            for position, argument in arguments:
-                if argument.kind is Kind.STARRED and argument.base is not None:
-                    argument = argument.base
-                    position = None
-                bound = self._bound_parameter(base, position)
-                if bound is not None and not parameter_draws(self.project, *bound):
-                    continue  # a project helper that only inspects or ignores the object
-                for obj, instance_path, namespace_path in self.objects(argument):
-                    yield RngUse(
-                        self.reached,
-                        call,
-                        obj,
-                        UseKind.DRAW,
-                        instance_path,
-                        namespace_path,
-                        None,
-                        callee_names,
-                    )
-
-    def _method_uses(self, call: Value, subject: Value, method: str) -> Iterator[RngUse]:
-        if method in catalog.RNG_INSPECT_METHODS:
-            return
-        kind = UseKind.RESEED if method in catalog.RNG_SEED_METHODS else UseKind.DRAW
-        for obj, instance_path, namespace_path in self.objects(subject):
-            yield RngUse(self.reached, call, obj, kind, instance_path, namespace_path, method)
-
-    def objects(
-        self, value: Value
-    ) -> Iterator[tuple[RngObject, tuple[str, ...] | None, str | None]]:
-        """Yield the RNG objects `value` denotes, with the path it reaches them by."""
-        self_class = self.reached.self_class
-        holder = self.reached.holder
-        for option in value.alternatives():
-            if option.kind is Kind.NAME:
-                for qualname in option.qualnames:
-                    name = local_path(self.function.module, qualname)
-                    for obj in self.index._qualname_objects(qualname, self.function.module):
-                        yield obj, None, name
-                continue
-            if option.kind is not Kind.ATTRIBUTE or option.base is None or self_class is None:
-                continue
-            subject = option.base
-            if subject.kind is Kind.SELF or _is_type_of_self(subject):
-                path = None if holder is None else (*holder, option.name)
-                for obj in self.index.attribute_objects(self_class, option.name):
-                    yield obj, path, None
-            elif (
-                subject.kind is Kind.ATTRIBUTE
-                and subject.base is not None
-                and subject.base.kind is Kind.SELF
-            ):
-                path = None if holder is None else (*holder, subject.name, option.name)
-                for held in held_classes(self.project, self_class, subject.name):
-                    for obj in self.index.attribute_objects(held, option.name):
-                        yield obj, path, None
-
-    def _bound_parameter(
-        self, callee: Value, position: int | str | None
-    ) -> tuple[FunctionRef, str] | None:
-        """Return the project function and parameter an argument at `position` binds to.
-
-        None when that is not certain: the callee is not one project function or method
-        of `self`, or the argument lands in `*args` / `**kwargs`.
-        """
-        if position is None:
-            return None
-        offset = 0
-        functions: list[FunctionRef] = []
-        if callee.kind is Kind.NAME:
-            targets = self.project.targets(callee, self.function.module)
-            functions = [
-                t
-                for t in targets
-                if isinstance(t, FunctionRef) and t.function.class_qualname is None
-            ]
-            if len(functions) != len(targets):
-                return None
-        elif (
-            callee.kind is Kind.ATTRIBUTE
-            and callee.base is not None
-            and callee.base.kind is Kind.SELF
-            and self.reached.self_class is not None
-        ):
-            found = self.project.find_method(self.reached.self_class, callee.name)
-            if found is not None:
-                functions, offset = [found[1]], 1
-        if len(functions) != 1:
-            return None
-        function = functions[0]
-        facts = function.function
-        if isinstance(position, str):
-            return (function, position) if position in facts.params else None
-        index = position + offset
-        return (function, facts.params[index]) if index < facts.positional_count else None
-
-    def _own_helper(self, base: Value) -> bool:
-        return any(
-            isinstance(target, FunctionRef) and target.function.name in _OWN_HELPERS
-            for target in self.project.targets(base, self.function.module)
-        )
-
-    def reseed_calls(self) -> Iterator[ReseedCall]:
-        for call in self.function.function.calls:
-            if call.base is None or not call.args:
-                continue
-            targets = self.project.targets(call.base, self.function.module)
-            if not any(
-                isinstance(target, FunctionRef) and is_reseed_helper(self.project, target)
-                for target in targets
-            ):
-                continue
-            names = tuple(name for arg in call.args[1:] if (name := _string(arg)) is not None)
-            owner = call.args[0]
-            attributes = _self_path(owner)
-            if attributes is not None:
-                holder = self.reached.holder
-                instance = None if holder is None else (*holder, *attributes)
-                yield ReseedCall(self.reached, instance, False, names)
-            else:
-                yield ReseedCall(self.reached, None, True, names)
-
-    def reassigned(self) -> Iterator[tuple[ClassRef, str]]:
-        self_class = self.reached.self_class
-        if self_class is None:
-            return
-        for assignment in self.function.function.assignments:
-            if assignment.target.startswith("self."):
-                yield self_class, assignment.target[len("self.") :]
-        for store in self.function.function.attribute_stores:
-            base = store.base
-            if (
-                base.kind is Kind.ATTRIBUTE
-                and base.base is not None
-                and base.base.kind is Kind.SELF
-            ):
-                for held in held_classes(self.project, self_class, base.name):
-                    yield held, store.attribute
-
-
-def parameter_draws(project: Project, function: FunctionRef, param: str, depth: int = 0) -> bool:
-    """Return False only if `function` provably neither draws from nor keeps parameter `param`.
-
-    An RNG object handed to a helper (`jitter(self.rng, image)`) is drawn from there when the
-    helper calls a method of it, passes it on to code that may, stores it or returns it;
-    `type(rng)` or ignoring it draws nothing.
-    """
-    if depth > MAX_CALL_DEPTH:
-        return True
-    facts = function.function
-    stores = [
-        *(a.value for a in facts.assignments),
-        *(s.value for s in facts.item_stores),
-        *(s.value for s in facts.attribute_stores),
-        *facts.returns,
-    ]
-    if any(_may_hold(project, function.module, value, param) for value in stores):
-        return True
-    for call in facts.calls:
-        callee = call.base
-        if callee is None:
-            continue
-        if callee.kind is Kind.ATTRIBUTE and _is_param(callee.base, param):
-            if callee.name not in catalog.RNG_INSPECT_METHODS:
-                return True
-            continue
-        passed = [(i, v) for i, v in enumerate(call.args)] + list(call.keywords)
-        for position, value in passed:
-            if not _mentions(value, param):
-                continue
-            if not _is_param(value, param):
-                return True  # wrapped in another expression: cannot tell
-            names = project.qualnames(callee, function.module)
-            if names and all(name.startswith("builtins.") for name in names):
-                continue
-            targets = project.targets(callee, function.module)
-            if len(targets) != 1 or not isinstance(targets[0], FunctionRef):
-                return True
-            inner = targets[0].function
-            if isinstance(position, int):
-                if position >= inner.positional_count or inner.class_qualname is not None:
-                    return True
-                name = inner.params[position]
-            elif position in inner.params:
-                name = position
-            else:
-                return True
-            if parameter_draws(project, targets[0], name, depth + 1):
-                return True
-    return False
-
-
-def _may_hold(project: Project, module: ModuleFacts, value: Value, param: str) -> bool:
-    """Return True if `value` may be the object in `param` or something holding it.
-
-    `type(rng).__name__` and other builtin calls on it yield a new object; anything else
-    that mentions it may keep it.
-    """
-    if value.kind is Kind.CALL and value.base is not None:
-        names = project.qualnames(value.base, module)
-        if names and all(name.startswith("builtins.") for name in names):
-            return False
-    if value.kind is Kind.ATTRIBUTE and value.base is not None and not _is_param(value.base, param):
-        return _may_hold(project, module, value.base, param)
-    return _mentions(value, param)
-
-
-def _is_param(value: Value | None, param: str) -> bool:
-    return value is not None and value.kind is Kind.PARAM and value.name == param
-
-
-def _mentions(value: Value, param: str) -> bool:
-    if _is_param(value, param):
-        return True
-    inner = [*value.args, *(v for _, v in value.keywords)]
-    if value.base is not None:
-        inner.append(value.base)
-    return any(_mentions(item, param) for item in inner)
-
-
-def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
-    """Return True for workerseed's `_reseed_rngs_in_worker`, not a namesake of the user's."""
-    facts = function.function
-    return (
-        facts.name == RESEED_IN_WORKER
-        and facts.class_qualname is None
-        and not facts.nested
-        and any(
-            project.is_one_of(call.base, function.module, catalog.GET_WORKER_INFO)
-            for call in facts.calls
-            if call.base is not None
-        )
-    )
-
-
 #: External bases whose instances have no `__dict__` of their own.
 _SLOTTED_BASES = frozenset({"builtins.object", "typing.Generic", "typing.Protocol"})
 
@@ -818,39 +404,6 @@ def reseed_helpers_handle(project: Project, module: ModuleFacts, rng_type: str) 
         ):
             handled |= project.qualnames(call.args[1], module)
     return rng_type in handled
-
-
-def _self_path(value: Value) -> tuple[str, ...] | None:
-    """Return `()` for `self`, `("a", "b")` for `self.a.b`; None for anything else."""
-    if value.kind is Kind.SELF:
-        return ()
-    if value.kind is Kind.ATTRIBUTE and value.base is not None:
-        inner = _self_path(value.base)
-        return None if inner is None else (*inner, value.name)
-    return None
-
-
-def _is_type_of_self(value: Value) -> bool:
-    """Return True for `type(self)` and `self.__class__`."""
-    if value.kind is Kind.ATTRIBUTE:
-        return value.name == "__class__" and value.base is not None and value.base.kind is Kind.SELF
-    return (
-        value.kind is Kind.CALL
-        and value.base is not None
-        and "builtins.type" in value.base.qualnames
-        and len(value.args) == 1
-        and value.args[0].kind is Kind.SELF
-    )
-
-
-def _string(value: Value) -> str | None:
-    if value.kind is not Kind.CONSTANT:
-        return None
-    try:
-        literal = ast.literal_eval(value.name)
-    except (ValueError, SyntaxError):
-        return None
-    return literal if isinstance(literal, str) else None
 
 
 def _module_code(module: ModuleFacts) -> FunctionRef | None:

@@ -26,15 +26,9 @@ from ..analysis import catalog
 from ..analysis.datasets import Reached
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.project import ClassRef, FunctionRef, Project
-from ..analysis.rng_objects import (
-    RESEED_IN_WORKER,
-    RESEED_OBJECT,
-    PerItemRngs,
-    RngIndex,
-    instances_have_dict,
-    is_reseed_helper,
-    reseed_helpers_handle,
-)
+from ..analysis.rng_draws import is_reseed_helper
+from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs
+from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle
 from ..analysis.seeds import is_static
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
 from .helpers import (
