@@ -20,10 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .datasets import Reached, classes_of, per_item_code
+from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
+from .per_item import Reached, per_item_code
 from .project import ClassRef, ExternalRef, FunctionRef, Project
 from .randomness import GlobalCall
 from .rng_draws import _Scan, _string

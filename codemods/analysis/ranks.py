@@ -26,9 +26,10 @@ from pathlib import Path
 
 from ..types import Span
 from . import catalog
-from .datasets import Reached, datasets_of_loader, held_classes, is_dataset, per_item_code
+from .datasets import datasets_of_loader, held_classes, is_dataset
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
+from .per_item import Reached, per_item_code
 from .project import ExternalRef, FunctionRef, Project, VariableRef
 from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
 from .seeds import (

@@ -7,13 +7,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import catalog
-from .datasets import (
-    MAX_CALL_DEPTH,
-    Reached,
-    branch_not_taken,
-    held_classes,
-)
+from .datasets import MAX_CALL_DEPTH, held_classes
 from .facts import Kind, ModuleFacts, Value
+from .per_item import Reached, branch_not_taken
 from .project import ClassRef, FunctionRef, Project
 from .rng_object_records import (
     CHAIN_WORKER_INIT,

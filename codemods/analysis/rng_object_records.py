@@ -9,8 +9,8 @@ from functools import cached_property
 
 from ..types import Span
 from . import catalog
-from .datasets import Reached
 from .facts import Value
+from .per_item import Reached
 from .project import ClassRef, FunctionRef
 
 #: The helpers workerseed inserts; a call to one of them is a reseed, not a draw.

@@ -18,15 +18,9 @@ from collections.abc import Iterator
 
 from ..types import Span
 from . import catalog
-from .datasets import (
-    MAX_CALL_DEPTH,
-    Reached,
-    callees,
-    held_classes,
-    per_item_code,
-    reachable,
-)
+from .datasets import MAX_CALL_DEPTH, held_classes
 from .facts import Kind, ModuleFacts, Value
+from .per_item import Reached, callees, per_item_code, reachable
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 from .rng_draws import _Scan, is_reseed_helper
 from .rng_object_records import (

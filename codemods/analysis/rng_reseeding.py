@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from ..types import Span
 from . import catalog
-from .datasets import Reached, reachable
 from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, worker_init
+from .per_item import Reached, reachable
 from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
 from .rng_object_records import (
     CHAIN_WORKER_INIT,

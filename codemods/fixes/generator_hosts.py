@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis import catalog
-from ..analysis.datasets import Reached
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
+from ..analysis.per_item import Reached
 from ..analysis.project import ClassRef, FunctionRef, Project
 from ..analysis.rng_draws import is_reseed_helper
 from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
+from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
     partial_bound_sources,
@@ -13,6 +13,7 @@ from ..analysis.init_functions import (
     worker_init_uses,
 )
 from ..analysis.loaders import LoaderCall, loader_calls
+from ..analysis.per_item import per_item_code
 from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.seeds import (
     NUMPY_SEEDED_SINCE,
