@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
+from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.project import FunctionRef
 from ..analysis.ranks import (
-    Evidence,
-    LoaderRandomness,
     RankDependence,
     TorchSeeding,
-    distributed_evidence,
     entry_modules,
     generator_seeding,
-    intends_shared_seeds,
-    loader_randomness,
     torch_seedings,
     worker_rank_source,
 )
