@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis.extract import extract
-from codemods.analysis.project import FunctionRef, Project
+from codemods.analysis.project import Project
+from codemods.analysis.refs import FunctionRef
 from codemods.analysis.seeds import (
     SeedScope,
     Source,

@@ -25,8 +25,9 @@ from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
-from .project import ClassRef, ExternalRef, FunctionRef, Project
+from .project import Project
 from .randomness import GlobalCall
+from .refs import ClassRef, ExternalRef, FunctionRef
 from .rng_draws import _Scan, _string
 from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex

@@ -18,7 +18,8 @@ from pathlib import Path
 from ..types import Span
 from . import catalog
 from .facts import Kind, Value
-from .project import ExternalRef, FunctionRef, Project
+from .project import Project
+from .refs import ExternalRef, FunctionRef
 
 #: Calls that start or join a data-parallel job, by what they show.
 DISTRIBUTED_CALLS = {

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from .facts import Kind, ModuleFacts, Value
-from .project import ClassRef, FunctionRef, Project, VariableRef
+from .project import Project
+from .refs import ClassRef, FunctionRef, VariableRef
 
 
 def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:

@@ -12,7 +12,8 @@ from . import catalog
 from .dataset_registries import registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 #: How many calls deep per-item code is followed.
 MAX_CALL_DEPTH = 4

@@ -15,7 +15,8 @@ from ..types import Span
 from . import catalog
 from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
 from .facts import Kind, Value
-from .project import ClassRef, FunctionRef, Project
+from .project import Project
+from .refs import ClassRef, FunctionRef
 
 
 @dataclass(frozen=True)

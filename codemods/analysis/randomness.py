@@ -9,7 +9,8 @@ from . import catalog
 from .datasets import MAX_CALL_DEPTH, Construction
 from .facts import Value
 from .per_item import Reached, branch_not_taken, call_targets, per_item_code, reachable
-from .project import ClassRef, ExternalRef, FunctionRef, Project
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from . import catalog
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
-from .project import FunctionRef, Project, VariableRef
+from .project import Project
+from .refs import FunctionRef, VariableRef
 from .seeds import (
     SeedScope,
     SinkKind,

@@ -10,7 +10,8 @@ from . import catalog
 from .datasets import MAX_CALL_DEPTH, held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, branch_not_taken
-from .project import ClassRef, FunctionRef, Project
+from .project import Project
+from .refs import ClassRef, FunctionRef
 from .rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_IN_WORKER,

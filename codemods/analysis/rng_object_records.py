@@ -11,7 +11,7 @@ from ..types import Span
 from . import catalog
 from .facts import Value
 from .per_item import Reached
-from .project import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef
 
 #: The helpers workerseed inserts; a call to one of them is a reseed, not a draw.
 RESEED_IN_WORKER = "_reseed_rngs_in_worker"

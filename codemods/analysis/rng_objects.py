@@ -21,7 +21,8 @@ from . import catalog
 from .datasets import MAX_CALL_DEPTH, held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, callees, per_item_code, reachable
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .rng_draws import _Scan, is_reseed_helper
 from .rng_object_records import (
     RESEED_IN_WORKER,

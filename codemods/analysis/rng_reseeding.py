@@ -15,7 +15,8 @@ from . import catalog
 from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, worker_init
 from .per_item import Reached, reachable
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_WALKER,

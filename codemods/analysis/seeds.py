@@ -21,8 +21,9 @@ from dataclasses import dataclass, field, replace
 from ..types import Span, TorchTarget
 from . import catalog
 from .facts import Kind, ModuleFacts, Value
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
+from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 #: torch seeds NumPy's global RNG in each worker from this version on (pytorch#56488).
 NUMPY_SEEDED_SINCE = (1, 9)

@@ -25,7 +25,8 @@ from pathlib import Path
 from ..analysis import catalog
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.per_item import Reached
-from ..analysis.project import ClassRef, FunctionRef, Project
+from ..analysis.project import Project
+from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_draws import is_reseed_helper
 from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs
 from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.loaders import LoaderCall, Presence
-from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_IN_WORKER,

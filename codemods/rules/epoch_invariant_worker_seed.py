@@ -14,7 +14,7 @@ from ..analysis.init_functions import (
 )
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.per_item import per_item_code
-from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seeds import (
     NUMPY_SEEDED_SINCE,
     Seeding,

@@ -9,8 +9,8 @@ from ..analysis.datasets import dataset_classes, datasets_of_loader, single_proc
 from ..analysis.facts import Kind, ModuleFacts
 from ..analysis.loaders import loader_calls
 from ..analysis.per_item import Reached, per_item_code
-from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.randomness import LegacyNumpyCall, legacy_numpy_calls
+from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_objects import RngIndex, shards_here
 from ..fixes.generator_api import NoRewrite, rewrite_call
 from ..fixes.generator_hosts import GeneratorHosts, NoAccess, host_of

@@ -7,7 +7,6 @@ from pathlib import Path
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
-from ..analysis.project import FunctionRef
 from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
@@ -16,6 +15,7 @@ from ..analysis.ranks import (
     torch_seedings,
     worker_rank_source,
 )
+from ..analysis.refs import FunctionRef
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, Rule
 from ..types import Fix, Safety, TorchTarget
