@@ -26,15 +26,8 @@ from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
 from .project import Project
 from .refs import FunctionRef, VariableRef
-from .seeds import (
-    SeedScope,
-    SinkKind,
-    Source,
-    is_rank_name,
-    seed_sources,
-    seeding_parameters,
-    seedings,
-)
+from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
+from .seeds import SinkKind, seeding_parameters, seedings
 
 #: Third-party functions that seed torch's global RNG (among others).
 LIGHTNING_SEED_EVERYTHING = frozenset(

@@ -11,16 +11,8 @@ from dataclasses import dataclass
 
 from ..analysis.facts import Value
 from ..analysis.project import Project
-from ..analysis.seeds import (
-    Seeding,
-    SeedScope,
-    SinkKind,
-    Source,
-    additive_terms,
-    assignment_origin,
-    seed_sources,
-    seedings,
-)
+from ..analysis.seed_classification import SeedScope, Source, assignment_origin, seed_sources
+from ..analysis.seeds import Seeding, SinkKind, additive_terms, seedings
 from ..types import Edit, FileEdits, Fix, RemoveStatement, ReplaceExpression, Safety, Span
 from .imports import module_reference
 

@@ -15,19 +15,16 @@ from ..analysis.init_functions import (
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.per_item import per_item_code
 from ..analysis.refs import ClassRef, FunctionRef
-from ..analysis.seeds import (
+from ..analysis.seed_classification import (
     NUMPY_SEEDED_SINCE,
-    Seeding,
     SeedScope,
-    SinkKind,
     Source,
     Verdict,
     assignment_origin,
-    may_exceed_32_bits,
     seed_sources,
-    seedings,
     verdict,
 )
+from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix
 from ..rule import FixAvailability, Rule
 from ..types import Fix, Span

@@ -10,7 +10,7 @@ from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
 from ..analysis.refs import ClassRef, FunctionRef
-from ..analysis.seeds import NUMPY_SEEDED_SINCE
+from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, Rule
