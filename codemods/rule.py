@@ -15,7 +15,8 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar
 
-from .analysis.project import FunctionRef, Project
+from .analysis.project import Project
+from .analysis.refs import FunctionRef
 from .types import Finding, Fix, Safety, Span, TorchTarget
 
 DOC_SECTIONS = (

@@ -20,9 +20,11 @@ from pathlib import Path
 from . import files
 from .analysis.datasets import DatasetsOf, dataset_classes, datasets_of_loader
 from .analysis.loaders import LoaderCall, loader_calls
-from .analysis.project import ClassRef, Project
+from .analysis.project import Project
 from .analysis.randomness import numpy_global_draws
-from .analysis.rng_objects import RngIndex, UseKind
+from .analysis.refs import ClassRef
+from .analysis.rng_object_records import UseKind
+from .analysis.rng_objects import RngIndex
 from .analysis.torch_version import declared_target, target_from_option
 from .engine import check_project, open_project
 from .registry import selected_rules

@@ -9,7 +9,8 @@ import pytest
 
 from codemods.analysis.datasets import dataset_classes
 from codemods.analysis.project import Project
-from codemods.analysis.rng_objects import RngIndex, UseKind
+from codemods.analysis.rng_object_records import UseKind
+from codemods.analysis.rng_objects import RngIndex
 from codemods.summaries import Parsed, summarise_source
 from codemods.types import SourceFile, TorchTarget
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
+from codemods.analysis.datasets import dataset_classes, datasets_of_loader
 from codemods.analysis.facts import ModuleFacts
 from codemods.analysis.loaders import Presence, loader_calls
+from codemods.analysis.per_item import per_item_code
 from codemods.analysis.project import Project
 from codemods.summaries import Parsed, summarise_source
 from codemods.types import SourceFile, TorchTarget

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods.analysis.project import ExternalRef, FunctionRef, Project
+from codemods.analysis.project import Project
+from codemods.analysis.refs import ExternalRef, FunctionRef
 from codemods.summaries import Parsed, summarise_source
 from codemods.types import SourceFile, TorchTarget
 

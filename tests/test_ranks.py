@@ -8,14 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from codemods.analysis.data_parallel import distributed_evidence, intends_shared_seeds
 from codemods.analysis.extract import extract
 from codemods.analysis.project import Project
-from codemods.analysis.ranks import (
-    RankDependence,
-    distributed_evidence,
-    intends_shared_seeds,
-    torch_seedings,
-)
+from codemods.analysis.ranks import RankDependence, torch_seedings
 from codemods.types import TorchTarget
 
 HEADER = """\

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis.extract import extract
-from codemods.analysis.project import FunctionRef, Project
-from codemods.analysis.seeds import (
+from codemods.analysis.project import Project
+from codemods.analysis.refs import FunctionRef
+from codemods.analysis.seed_classification import (
     SeedScope,
     Source,
     Verdict,
     assignment_origin,
-    may_exceed_32_bits,
     seed_sources,
-    seedings,
     verdict,
 )
+from codemods.analysis.seeds import may_exceed_32_bits, seedings
 from codemods.types import TorchTarget
 
 HEADER = """\

@@ -20,22 +20,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .datasets import Reached, classes_of, per_item_code
+from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
-from .project import ClassRef, ExternalRef, FunctionRef, Project
+from .per_item import Reached, per_item_code
+from .project import Project
 from .randomness import GlobalCall
-from .rng_objects import (
-    Creation,
-    PerItemRngs,
-    RngIndex,
-    RngObject,
-    RngUse,
-    UseKind,
-    _Scan,
-    _string,
-)
+from .refs import ClassRef, ExternalRef, FunctionRef
+from .rng_draws import _Scan, _string
+from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
+from .rng_objects import RngIndex
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
 RESEED_PIPELINE = "_reseed_pipeline_in_worker"

@@ -18,8 +18,10 @@ from . import catalog
 from .datasets import classes_of, held_classes
 from .facts import FunctionFacts, Kind, Value
 from .loaders import PARTIAL, LoaderCall, Presence
-from .project import ClassRef, FunctionRef, Project, VariableRef, spelled
-from .seeds import SeedScope, Source, is_static, mentions, seed_sources
+from .project import Project, spelled
+from .refs import ClassRef, FunctionRef, VariableRef
+from .seed_classification import SeedScope, Source, seed_sources
+from .seeds import is_static, mentions
 
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef, spelled
+from .project import Project, spelled
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (

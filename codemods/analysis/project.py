@@ -9,86 +9,17 @@ and module-level assignments (`Loader = DataLoader`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..types import TorchTarget
-from .facts import ClassFacts, FunctionFacts, Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value
+from .refs import CallSite, ClassRef, ExternalRef, Family, FunctionRef, Target, VariableRef
 from .sources import SourceSet
 
 #: How many project classes deep a class hierarchy is followed.
 _MAX_HOPS = 8
 #: How many re-exports and aliases deep a name is followed.
 _MAX_DEPTH = 32
-
-
-@dataclass(frozen=True)
-class ClassRef:
-    """A class defined in the project."""
-
-    module: ModuleFacts = field(compare=False, repr=False)
-    cls: ClassFacts = field(compare=False, repr=False)
-    path: Path
-    qualname: str
-
-    @classmethod
-    def of(cls, module: ModuleFacts, facts: ClassFacts) -> ClassRef:
-        return cls(module, facts, module.path, facts.qualname)
-
-    @property
-    def name(self) -> str:
-        """Return the class name as written."""
-        return self.cls.name
-
-
-@dataclass(frozen=True)
-class FunctionRef:
-    """A function, method or lambda defined in the project."""
-
-    module: ModuleFacts = field(compare=False, repr=False)
-    function: FunctionFacts = field(compare=False, repr=False)
-    path: Path
-    qualname: str
-
-    @classmethod
-    def of(cls, module: ModuleFacts, facts: FunctionFacts) -> FunctionRef:
-        return cls(module, facts, module.path, facts.qualname)
-
-
-@dataclass(frozen=True)
-class VariableRef:
-    """A module-level variable of the project and the values assigned to it."""
-
-    module: ModuleFacts = field(compare=False, repr=False)
-    name: str
-    values: tuple[Value, ...] = field(compare=False)
-    path: Path = field(default=Path())
-
-
-@dataclass(frozen=True)
-class ExternalRef:
-    """Something outside the project (torch, numpy, a third-party package, a builtin)."""
-
-    qualname: str
-
-
-Target = ClassRef | FunctionRef | VariableRef | ExternalRef
-
-
-@dataclass(frozen=True)
-class Family:
-    """The project subclasses of some external classes, and the names that denote them."""
-
-    classes: tuple[ClassRef, ...]
-    names: frozenset[str]
-
-
-@dataclass(frozen=True)
-class CallSite:
-    """A call made somewhere in the project."""
-
-    function: FunctionRef
-    call: Value
 
 
 class Project:

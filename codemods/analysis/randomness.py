@@ -6,17 +6,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .datasets import (
-    MAX_CALL_DEPTH,
-    Construction,
-    Reached,
-    branch_not_taken,
-    call_targets,
-    per_item_code,
-    reachable,
-)
+from .datasets import MAX_CALL_DEPTH, Construction
 from .facts import Value
-from .project import ClassRef, ExternalRef, FunctionRef, Project
+from .per_item import Reached, branch_not_taken, call_targets, per_item_code, reachable
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef
 
 
 @dataclass(frozen=True)
@@ -125,7 +119,7 @@ class LegacyNumpyCall:
 def legacy_numpy_calls(project: Project, code: Iterable[Reached]) -> list[LegacyNumpyCall]:
     """Return the legacy `np.random.*` calls (draws and state) in per-item `code`.
 
-    `code` is what `datasets.per_item_code` returns; lambdas and functions defined inside
+    `code` is what `per_item.per_item_code` returns; lambdas and functions defined inside
     those functions are searched too.
     """
     found: dict[tuple[str, int, int], LegacyNumpyCall] = {}

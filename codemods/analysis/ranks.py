@@ -1,20 +1,16 @@
-"""Distributed ranks: does a project train data-parallel, and do its seeds tell ranks apart?
+"""Distributed ranks: do the seeds of a data-parallel project tell its ranks apart?
 
 Every rank of a data-parallel job runs the same script. When each rank seeds torch with the
 same value, each DataLoader iterator draws the same `base_seed` on every rank, so worker *k*
-of every rank replays one random stream. This module gathers the facts behind that:
+of every rank replays one random stream. This module gathers the facts about the seeds
+(whether the project runs data-parallel is `data_parallel`'s; whether a loader's items are
+random, `loader_randomness`'s):
 
-- `distributed_evidence()`: calls and reads that show the project runs on several ranks
-  (`init_process_group`, `DistributedDataParallel`, `DistributedSampler`, the launchers'
-  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, Accelerate,
-  DeepSpeed, Horovod, `get_rank()`).
 - `torch_seedings()`: the calls that seed torch's global RNG, directly, through project
   helpers (`set_seed(cfg.seed)`, across files) or through Lightning, Accelerate and
   transformers; each with whether its seed depends on the rank (`seeds.Source.RANK`).
 - `worker_rank_source()`: whether a loader's worker seed depends on the rank anyway (a
   worker_init_fn that reads the rank, a per-rank `generator=`).
-- `intends_shared_seeds()`: tensor- or pipeline-parallel RNG trackers (Megatron-style),
-  where identical seeds across ranks are the point.
 """
 
 from __future__ import annotations
@@ -24,60 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..types import Span
 from . import catalog
-from .datasets import Reached, datasets_of_loader, held_classes, is_dataset, per_item_code
+from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
-from .project import ExternalRef, FunctionRef, Project, VariableRef
-from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
-from .seeds import (
-    SeedScope,
-    SinkKind,
-    Source,
-    is_rank_name,
-    seed_sources,
-    seeding_parameters,
-    seedings,
-)
-
-#: Calls that start or join a data-parallel job, by what they show.
-DISTRIBUTED_CALLS = {
-    "torch.distributed.init_process_group": "init_process_group",
-    "torch.distributed.distributed_c10d.init_process_group": "init_process_group",
-    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
-    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
-    "torch.distributed.fsdp.FullyShardedDataParallel": "FullyShardedDataParallel",
-    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel": (
-        "FullyShardedDataParallel"
-    ),
-    "torch.distributed.fsdp.fully_shard": "fully_shard",
-    "torch.utils.data.DistributedSampler": "DistributedSampler",
-    "torch.utils.data.distributed.DistributedSampler": "DistributedSampler",
-    "accelerate.Accelerator": "Accelerator",
-    "accelerate.accelerator.Accelerator": "Accelerator",
-    "deepspeed.initialize": "deepspeed.initialize",
-    "deepspeed.init_distributed": "deepspeed.init_distributed",
-    "horovod.torch.init": "hvd.init",
-    **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
-}
-
-#: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
-LIGHTNING_LAUNCHERS = frozenset(
-    {
-        "pytorch_lightning.Trainer",
-        "pytorch_lightning.trainer.Trainer",
-        "pytorch_lightning.trainer.trainer.Trainer",
-        "lightning.Trainer",
-        "lightning.pytorch.Trainer",
-        "lightning.pytorch.trainer.Trainer",
-        "lightning.pytorch.trainer.trainer.Trainer",
-        "lightning.Fabric",
-        "lightning.fabric.Fabric",
-        "lightning_fabric.Fabric",
-    }
-)
-_DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
+from .project import Project
+from .refs import FunctionRef, VariableRef
+from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
+from .seeds import SinkKind, seeding_parameters, seedings
 
 #: Third-party functions that seed torch's global RNG (among others).
 LIGHTNING_SEED_EVERYTHING = frozenset(
@@ -104,137 +54,8 @@ LIGHTNING_WORKER_INIT = frozenset(
         "lightning_fabric.utilities.seed.pl_worker_init_function",
     }
 )
-#: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
-#: ranks of one model-parallel group must draw the same dropout masks.
-SHARED_SEED_TRACKERS = frozenset({"model_parallel_cuda_manual_seed", "get_cuda_rng_tracker"})
 
 _SEEDING_WORDS = ("manual_seed", "seed_everything", "set_seed")
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A call or read that shows the project runs on several ranks."""
-
-    function: FunctionRef
-    value: Value
-    #: What it is, as the message names it: "init_process_group", "os.environ['RANK']".
-    label: str
-
-
-def distributed_evidence(project: Project) -> list[Evidence]:
-    """Return the places that show the project runs data-parallel, in project order."""
-    words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
-    words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
-    words |= set(catalog.RANK_ENVIRONMENT)
-    found: dict[tuple[Path, Span | None], Evidence] = {}
-    for module in project.modules_mentioning(*sorted(words)):
-        # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
-        aliases = {
-            name
-            for name, values in module.bindings
-            for value in values
-            for qualname in value.qualnames
-            if qualname.rpartition(".")[2] in words
-        }
-        for facts in module.functions_spelling(frozenset(words | aliases)):
-            function = FunctionRef.of(module, facts)
-            for value in _values_in(function):
-                label = _evidence_label(project, function, value)
-                if label is not None and value.span is not None:
-                    found[(function.path, value.span)] = Evidence(function, value, label)
-    return sorted(found.values(), key=_position)
-
-
-def _position(evidence: Evidence) -> tuple[str, int, int]:
-    span = evidence.value.span
-    assert span is not None
-    return (evidence.function.path.as_posix(), span.line, span.column)
-
-
-def _values_in(function: FunctionRef) -> Iterator[Value]:
-    """Yield the calls of `function` and every expression nested in them or assigned."""
-    roots = [*function.function.calls, *(a.value for a in function.function.assignments)]
-    roots.extend(function.function.returns)
-    stack = list(roots)
-    # Summaries share sub-values (a name bound in a chain of assignments holds the earlier
-    # values as alternatives): visiting each object once keeps the walk linear, not
-    # exponential, in the size of the function.
-    seen: set[int] = set()
-    while stack:
-        value = stack.pop()
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        yield value
-        stack.extend(value.args)
-        stack.extend(item for _, item in value.keywords)
-        if value.base is not None:
-            stack.append(value.base)
-
-
-def _evidence_label(project: Project, function: FunctionRef, value: Value) -> str | None:
-    module = function.module
-    if value.kind is Kind.SUBSCRIPT and value.base is not None and value.args:
-        if project.is_one_of(value.base, module, catalog.ENVIRONMENT):
-            key = _rank_variable(value.args[0])
-            return f"os.environ['{key}']" if key else None
-        return None
-    if value.kind is not Kind.CALL or value.base is None:
-        return None
-    names = project.qualnames(value.base, module)
-    if not names:
-        if (
-            value.base.kind is Kind.ATTRIBUTE
-            and value.base.name == "get"
-            and value.base.base is not None
-            and project.is_one_of(value.base.base, module, catalog.ENVIRONMENT)
-            and value.args
-        ):
-            key = _rank_variable(value.args[0])
-            return f"os.environ.get('{key}')" if key else None
-        return None
-    if names <= catalog.ENVIRONMENT_READS and value.args:
-        key = _rank_variable(value.args[0])
-        return (
-            f"{min(names).replace('os.environ.__getitem__', 'os.environ')}('{key}')"
-            if key
-            else None
-        )
-    for name in sorted(names):
-        if name in DISTRIBUTED_CALLS:
-            return DISTRIBUTED_CALLS[name]
-    if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
-        return f"{min(names).rpartition('.')[2]}(...) on several devices"
-    return None
-
-
-def _rank_variable(key: Value) -> str | None:
-    if key.kind is Kind.CONSTANT:
-        name = key.name.strip("'\"")
-        if name in catalog.RANK_ENVIRONMENT:
-            return name
-    return None
-
-
-def _lightning_data_parallel(call: Value) -> bool:
-    """Return True if a Trainer or Fabric call certainly asks for several processes."""
-    strategy = call.keyword("strategy")
-    if strategy is not None and strategy.kind is Kind.CONSTANT:
-        text = strategy.name.strip("'\"").lower()
-        if any(word in text for word in _DATA_PARALLEL_STRATEGIES):
-            return True
-    for keyword in ("devices", "gpus", "num_nodes"):
-        value = call.keyword(keyword)
-        if value is None:
-            continue
-        number = value.number if value.kind is Kind.INT else None
-        if number is not None and (number > 1 or (number == -1 and keyword != "num_nodes")):
-            return True
-        if value.kind is Kind.SEQUENCE and len(value.args) > 1:
-            return True
-        if value.kind is Kind.CONSTANT and value.name.strip("'\"") == "-1":
-            return True
-    return False
 
 
 class RankDependence(enum.Enum):
@@ -541,137 +362,6 @@ def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
 def _seed_of(call: Value) -> Value | None:
     seed = call.args[0] if call.args else call.keyword("seed")
     return None if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None") else seed
-
-
-def intends_shared_seeds(project: Project) -> Evidence | None:
-    """Return a tensor- or pipeline-parallel RNG tracker's use, where shared seeds are meant."""
-    for function in project.functions_mentioning(*sorted(SHARED_SEED_TRACKERS)):
-        for call in function.function.calls:
-            if call.base is None or call.span is None:
-                continue
-            targets = project.targets(call.base, function.module)
-            for target in targets:
-                name = target.qualname if isinstance(target, ExternalRef) else _target_name(target)
-                if name.rpartition(".")[2] in SHARED_SEED_TRACKERS:
-                    return Evidence(function, call, name.rpartition(".")[2])
-    return None
-
-
-def _target_name(target: object) -> str:
-    if isinstance(target, FunctionRef):
-        return target.function.name
-    return ""
-
-
-#: Global-RNG draws in per-item code that come out the same on every rank.
-PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
-_SHUFFLING_SAMPLERS = frozenset(
-    {
-        "torch.utils.data.DistributedSampler",
-        "torch.utils.data.distributed.DistributedSampler",
-        "torch.utils.data.RandomSampler",
-        "torch.utils.data.sampler.RandomSampler",
-    }
-)
-
-
-@dataclass(frozen=True)
-class LoaderRandomness:
-    """What shows that a loader's items are random: a draw in per-item code, or shuffling."""
-
-    #: A global-RNG draw in the per-item code of one of its datasets.
-    draw: GlobalCall | None
-    #: The loader shuffles (a training loader), so its dataset likely augments at random.
-    shuffles: bool
-    #: Some per-item code cannot be seen: the dataset is unknown (a torchvision dataset, a
-    #: parameter) or calls an object it holds that is not project code (`self.transform`).
-    opaque: bool
-    #: Every dataset class it may get is known, and none is an IterableDataset.
-    map_style_only: bool
-
-    @property
-    def random(self) -> bool:
-        """Return True if the loader's items may be random."""
-        return self.draw is not None or (self.shuffles and self.opaque)
-
-
-def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
-    """Return what shows that `loader` hands out random items."""
-    datasets = datasets_of_loader(project, loader)
-    draw = None
-    opaque = not datasets.complete or not datasets.classes
-    for ref in datasets.classes:
-        code = per_item_code(project, ref)
-        opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)
-        found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
-        if found is not None:
-            draw = found
-            break
-    map_style = datasets.complete and all(
-        is_dataset(project, ref)
-        and not project.derives_from(ref, catalog.TORCH_ITERABLE_DATASET_BASES)
-        for ref in datasets.classes
-    )
-    return LoaderRandomness(
-        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
-    )
-
-
-def _calls_unseen_code(project: Project, reached: Reached) -> bool:
-    """Return True if `reached` calls an object it holds whose code is not in the project."""
-    owner = reached.self_class
-    for call in reached.function.function.calls:
-        callee = call.base
-        if callee is None:
-            continue
-        if callee.kind is Kind.CALL and callee.base is not None:
-            # `RandomCrop(32)(image)`; not `getattr(module, name)(text)`.
-            names = project.qualnames(callee.base, reached.function.module)
-            if not names or not all(name.startswith("builtins.") for name in names):
-                return True
-            continue
-        if owner is None or callee.kind is not Kind.ATTRIBUTE or callee.base is None:
-            continue
-        holder = callee.base
-        if holder.kind is Kind.SELF:
-            if project.find_method(owner, callee.name) is None and not held_classes(
-                project, owner, callee.name
-            ):
-                return True
-        elif (
-            holder.kind is Kind.ATTRIBUTE
-            and holder.base is not None
-            and holder.base.kind is Kind.SELF
-            and not held_classes(project, owner, holder.name)
-        ):
-            return True
-    return False
-
-
-def _shuffles(project: Project, loader: LoaderCall) -> bool:
-    shuffle = loader.argument("shuffle")
-    if shuffle.presence is Presence.MAYBE:
-        return True
-    if shuffle.value is not None and not _is_false(shuffle.value):
-        return True
-    sampler = loader.argument("sampler").value or loader.argument("batch_sampler").value
-    if sampler is None:
-        return False
-    for option in sampler.alternatives():
-        # `BatchSampler(DistributedSampler(...), ...)`: the inner sampler decides.
-        for candidate in (option, *option.args[:1]):
-            if _is_shuffling_sampler(project, loader, candidate):
-                return True
-    return False
-
-
-def _is_shuffling_sampler(project: Project, loader: LoaderCall, value: Value) -> bool:
-    if value.kind is not Kind.CALL or value.base is None:
-        return False
-    if not project.is_one_of(value.base, loader.module, _SHUFFLING_SAMPLERS):
-        return False
-    flag = value.keyword("shuffle")
-    return flag is None or not _is_false(flag)
 
 
 #: How many levels of callers `entry_modules` follows.

@@ -12,19 +12,20 @@ from dataclasses import dataclass
 
 from ..types import Span
 from . import catalog
-from .datasets import Reached, reachable
 from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, worker_init
-from .project import ClassRef, ExternalRef, FunctionRef, Project, VariableRef
-from .rng_objects import (
+from .per_item import Reached, reachable
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_WALKER,
     Creation,
     PerItemRngs,
     Place,
-    RngIndex,
     RngObject,
 )
+from .rng_objects import RngIndex
 
 #: How many assignments, calls and containers the value flow from an RNG object to a
 #: third-party dataset is followed through: enough for `Wrapper(Dataset(rng=make()))` built

@@ -17,26 +17,20 @@ defined in.
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis import catalog
-from ..analysis.datasets import Reached
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
-from ..analysis.project import ClassRef, FunctionRef, Project
-from ..analysis.rng_objects import (
-    RESEED_IN_WORKER,
-    RESEED_OBJECT,
-    PerItemRngs,
-    RngIndex,
-    instances_have_dict,
-    is_reseed_helper,
-    reseed_helpers_handle,
-)
+from ..analysis.per_item import Reached
+from ..analysis.project import Project
+from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.rng_draws import is_reseed_helper
+from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs
+from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle
 from ..analysis.seeds import is_static
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
+from .generator_names import _free_name, _with_nested
 from .helpers import (
     numpy_rng_function,
     reseed_rngs_in_worker_function,
@@ -47,9 +41,6 @@ from .imports import module_reference
 #: The helper WS202 inserts; it is also the attribute that holds the object's Generator.
 NUMPY_RNG = "_numpy_rng"
 GENERATOR = "numpy.random.Generator"
-#: Names the generator goes by in a function, in order of preference.
-LOCAL_NAMES = ("rng", "np_rng", "numpy_rng", "_rng")
-_BUILTINS = frozenset(dir(builtins))
 _CLASSMETHOD = "builtins.classmethod"
 
 
@@ -466,26 +457,6 @@ def _uses_attribute(function: FunctionFacts, attribute: str) -> bool:
     return attribute in function.self_reads or any(
         assignment.target == f"self.{attribute}" for assignment in function.assignments
     )
-
-
-def _free_name(host: FunctionRef) -> str | None:
-    """Return a name for the Generator that nothing in `host` (or nested in it) uses."""
-    taken = set(host.module.module_names) | _BUILTINS
-    for function in _with_nested(host):
-        taken.update(function.params)
-        taken.update(function.free_names)
-        taken.update(function.nonlocals)
-        taken.update(name for name, _ in function.local_reads)
-        taken.update(a.target for a in function.assignments if "." not in a.target)
-    return next((name for name in LOCAL_NAMES if name not in taken), None)
-
-
-def _with_nested(host: FunctionRef) -> Iterator[FunctionFacts]:
-    yield host.function
-    prefix = f"{host.function.qualname}.<"
-    for function in host.module.functions_within(host.function.qualname):
-        if function.qualname.startswith(prefix):
-            yield function
 
 
 def _calls_self_method(call: Value, name: str) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from ..analysis.facts import ModuleFacts
 from ..analysis.loaders import ArgumentLookup, KnownDict, LoaderCall, Presence, WorkerInit
-from ..analysis.project import FunctionRef, Project
+from ..analysis.project import Project
 from ..analysis.ranks import reads_rank
+from ..analysis.refs import FunctionRef
 from ..types import (
     AddDictEntry,
     AddHelper,

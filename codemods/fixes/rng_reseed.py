@@ -13,20 +13,17 @@ from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.loaders import LoaderCall, Presence
-from ..analysis.project import ClassRef, FunctionRef
-from ..analysis.rng_objects import (
+from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_IN_WORKER,
     RESEED_OBJECT,
     RESEED_WALKER,
     Creation,
-    RngIndex,
     RngObject,
     RngUse,
-    instances_have_dict,
-    reseed_helpers_handle,
-    rng_library,
 )
+from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle, rng_library
 from ..types import (
     AddHelper,
     Edit,

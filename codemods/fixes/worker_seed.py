@@ -11,17 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.facts import Kind, Value
-from ..analysis.project import FunctionRef, Project
-from ..analysis.seeds import (
-    Seeding,
-    SeedScope,
-    SinkKind,
-    Source,
-    additive_terms,
-    assignment_origin,
-    seed_sources,
-    seedings,
-)
+from ..analysis.project import Project
+from ..analysis.refs import FunctionRef
+from ..analysis.seed_classification import SeedScope, Source, assignment_origin, seed_sources
+from ..analysis.seeds import Seeding, SinkKind, additive_terms, seedings
 from ..types import (
     Edit,
     FileEdits,

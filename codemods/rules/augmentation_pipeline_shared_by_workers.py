@@ -23,8 +23,9 @@ from ..analysis.augmentations import (
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
 from ..analysis.package_versions import LibraryVersion
-from ..analysis.project import ClassRef, FunctionRef
-from ..analysis.rng_objects import Creation, RngIndex, RngUse, UseKind
+from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.rng_object_records import Creation, RngUse, UseKind
+from ..analysis.rng_objects import RngIndex
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.datasets import dataset_classes, datasets_of_loader, per_item_code
+from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
     partial_bound_sources,
@@ -13,20 +13,18 @@ from ..analysis.init_functions import (
     worker_init_uses,
 )
 from ..analysis.loaders import LoaderCall, loader_calls
-from ..analysis.project import ClassRef, FunctionRef
-from ..analysis.seeds import (
+from ..analysis.per_item import per_item_code
+from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.seed_classification import (
     NUMPY_SEEDED_SINCE,
-    Seeding,
     SeedScope,
-    SinkKind,
     Source,
     Verdict,
     assignment_origin,
-    may_exceed_32_bits,
     seed_sources,
-    seedings,
     verdict,
 )
+from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Span

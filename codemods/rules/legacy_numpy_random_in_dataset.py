@@ -5,17 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis import catalog
-from ..analysis.datasets import (
-    Reached,
-    dataset_classes,
-    datasets_of_loader,
-    per_item_code,
-    single_process_only,
-)
+from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.facts import Kind, ModuleFacts
 from ..analysis.loaders import loader_calls
-from ..analysis.project import ClassRef, FunctionRef
+from ..analysis.per_item import Reached, per_item_code
 from ..analysis.randomness import LegacyNumpyCall, legacy_numpy_calls
+from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_objects import RngIndex, shards_here
 from ..fixes.generator_api import NoRewrite, rewrite_call
 from ..fixes.generator_hosts import GeneratorHosts, NoAccess, host_of

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
+from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
-from ..analysis.project import FunctionRef
 from ..analysis.ranks import (
-    Evidence,
-    LoaderRandomness,
     RankDependence,
     TorchSeeding,
-    distributed_evidence,
     entry_modules,
     generator_seeding,
-    intends_shared_seeds,
-    loader_randomness,
     torch_seedings,
     worker_rank_source,
 )
+from ..analysis.refs import FunctionRef
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget

@@ -6,16 +6,9 @@ from collections.abc import Iterable, Iterator
 
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.loaders import LoaderCall, loader_calls
-from ..analysis.project import ClassRef
-from ..analysis.rng_objects import (
-    Creation,
-    PerItemRngs,
-    Place,
-    RngIndex,
-    RngObject,
-    RngUse,
-    UseKind,
-)
+from ..analysis.refs import ClassRef
+from ..analysis.rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
+from ..analysis.rng_objects import RngIndex
 from ..analysis.rng_reseeding import ObjectKey, covered_objects, rngs_given_to_third_party
 from ..fixes.rng_reseed import (
     ReseedCandidate,

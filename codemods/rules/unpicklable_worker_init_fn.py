@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
 from ..analysis.loaders import PARTIAL, LoaderCall, Presence, loader_calls
-from ..analysis.project import FunctionRef
+from ..analysis.refs import FunctionRef
 from ..fixes.imports import Reference, module_reference
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (

@@ -8,9 +8,9 @@ from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
-from ..analysis.project import ClassRef, FunctionRef
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
-from ..analysis.seeds import NUMPY_SEEDED_SINCE
+from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, FixSafety, Rule

@@ -1,0 +1,210 @@
+"""Data-parallel training: does a project run on several ranks, and does it mean its ranks
+to share seeds?
+
+- `distributed_evidence()`: calls and reads that show the project runs on several ranks
+  (`init_process_group`, `DistributedDataParallel`, `DistributedSampler`, the launchers'
+  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, Accelerate,
+  DeepSpeed, Horovod, `get_rank()`).
+- `intends_shared_seeds()`: tensor- or pipeline-parallel RNG trackers (Megatron-style),
+  where identical seeds across ranks are the point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..types import Span
+from . import catalog
+from .facts import Kind, Value
+from .project import Project
+from .refs import ExternalRef, FunctionRef
+
+#: Calls that start or join a data-parallel job, by what they show.
+DISTRIBUTED_CALLS = {
+    "torch.distributed.init_process_group": "init_process_group",
+    "torch.distributed.distributed_c10d.init_process_group": "init_process_group",
+    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel": "FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel": (
+        "FullyShardedDataParallel"
+    ),
+    "torch.distributed.fsdp.fully_shard": "fully_shard",
+    "torch.utils.data.DistributedSampler": "DistributedSampler",
+    "torch.utils.data.distributed.DistributedSampler": "DistributedSampler",
+    "accelerate.Accelerator": "Accelerator",
+    "accelerate.accelerator.Accelerator": "Accelerator",
+    "deepspeed.initialize": "deepspeed.initialize",
+    "deepspeed.init_distributed": "deepspeed.init_distributed",
+    "horovod.torch.init": "hvd.init",
+    **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
+}
+
+#: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
+LIGHTNING_LAUNCHERS = frozenset(
+    {
+        "pytorch_lightning.Trainer",
+        "pytorch_lightning.trainer.Trainer",
+        "pytorch_lightning.trainer.trainer.Trainer",
+        "lightning.Trainer",
+        "lightning.pytorch.Trainer",
+        "lightning.pytorch.trainer.Trainer",
+        "lightning.pytorch.trainer.trainer.Trainer",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+        "lightning_fabric.Fabric",
+    }
+)
+_DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
+
+#: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
+#: ranks of one model-parallel group must draw the same dropout masks.
+SHARED_SEED_TRACKERS = frozenset({"model_parallel_cuda_manual_seed", "get_cuda_rng_tracker"})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A call or read that shows the project runs on several ranks."""
+
+    function: FunctionRef
+    value: Value
+    #: What it is, as the message names it: "init_process_group", "os.environ['RANK']".
+    label: str
+
+
+def distributed_evidence(project: Project) -> list[Evidence]:
+    """Return the places that show the project runs data-parallel, in project order."""
+    words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
+    words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
+    words |= set(catalog.RANK_ENVIRONMENT)
+    found: dict[tuple[Path, Span | None], Evidence] = {}
+    for module in project.modules_mentioning(*sorted(words)):
+        # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
+        aliases = {
+            name
+            for name, values in module.bindings
+            for value in values
+            for qualname in value.qualnames
+            if qualname.rpartition(".")[2] in words
+        }
+        for facts in module.functions_spelling(frozenset(words | aliases)):
+            function = FunctionRef.of(module, facts)
+            for value in _values_in(function):
+                label = _evidence_label(project, function, value)
+                if label is not None and value.span is not None:
+                    found[(function.path, value.span)] = Evidence(function, value, label)
+    return sorted(found.values(), key=_position)
+
+
+def _position(evidence: Evidence) -> tuple[str, int, int]:
+    span = evidence.value.span
+    assert span is not None
+    return (evidence.function.path.as_posix(), span.line, span.column)
+
+
+def _values_in(function: FunctionRef) -> Iterator[Value]:
+    """Yield the calls of `function` and every expression nested in them or assigned."""
+    roots = [*function.function.calls, *(a.value for a in function.function.assignments)]
+    roots.extend(function.function.returns)
+    stack = list(roots)
+    # Summaries share sub-values (a name bound in a chain of assignments holds the earlier
+    # values as alternatives): visiting each object once keeps the walk linear, not
+    # exponential, in the size of the function.
+    seen: set[int] = set()
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        yield value
+        stack.extend(value.args)
+        stack.extend(item for _, item in value.keywords)
+        if value.base is not None:
+            stack.append(value.base)
+
+
+def _evidence_label(project: Project, function: FunctionRef, value: Value) -> str | None:
+    module = function.module
+    if value.kind is Kind.SUBSCRIPT and value.base is not None and value.args:
+        if project.is_one_of(value.base, module, catalog.ENVIRONMENT):
+            key = _rank_variable(value.args[0])
+            return f"os.environ['{key}']" if key else None
+        return None
+    if value.kind is not Kind.CALL or value.base is None:
+        return None
+    names = project.qualnames(value.base, module)
+    if not names:
+        if (
+            value.base.kind is Kind.ATTRIBUTE
+            and value.base.name == "get"
+            and value.base.base is not None
+            and project.is_one_of(value.base.base, module, catalog.ENVIRONMENT)
+            and value.args
+        ):
+            key = _rank_variable(value.args[0])
+            return f"os.environ.get('{key}')" if key else None
+        return None
+    if names <= catalog.ENVIRONMENT_READS and value.args:
+        key = _rank_variable(value.args[0])
+        return (
+            f"{min(names).replace('os.environ.__getitem__', 'os.environ')}('{key}')"
+            if key
+            else None
+        )
+    for name in sorted(names):
+        if name in DISTRIBUTED_CALLS:
+            return DISTRIBUTED_CALLS[name]
+    if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
+        return f"{min(names).rpartition('.')[2]}(...) on several devices"
+    return None
+
+
+def _rank_variable(key: Value) -> str | None:
+    if key.kind is Kind.CONSTANT:
+        name = key.name.strip("'\"")
+        if name in catalog.RANK_ENVIRONMENT:
+            return name
+    return None
+
+
+def _lightning_data_parallel(call: Value) -> bool:
+    """Return True if a Trainer or Fabric call certainly asks for several processes."""
+    strategy = call.keyword("strategy")
+    if strategy is not None and strategy.kind is Kind.CONSTANT:
+        text = strategy.name.strip("'\"").lower()
+        if any(word in text for word in _DATA_PARALLEL_STRATEGIES):
+            return True
+    for keyword in ("devices", "gpus", "num_nodes"):
+        value = call.keyword(keyword)
+        if value is None:
+            continue
+        number = value.number if value.kind is Kind.INT else None
+        if number is not None and (number > 1 or (number == -1 and keyword != "num_nodes")):
+            return True
+        if value.kind is Kind.SEQUENCE and len(value.args) > 1:
+            return True
+        if value.kind is Kind.CONSTANT and value.name.strip("'\"") == "-1":
+            return True
+    return False
+
+
+def intends_shared_seeds(project: Project) -> Evidence | None:
+    """Return a tensor- or pipeline-parallel RNG tracker's use, where shared seeds are meant."""
+    for function in project.functions_mentioning(*sorted(SHARED_SEED_TRACKERS)):
+        for call in function.function.calls:
+            if call.base is None or call.span is None:
+                continue
+            targets = project.targets(call.base, function.module)
+            for target in targets:
+                name = target.qualname if isinstance(target, ExternalRef) else _target_name(target)
+                if name.rpartition(".")[2] in SHARED_SEED_TRACKERS:
+                    return Evidence(function, call, name.rpartition(".")[2])
+    return None
+
+
+def _target_name(target: object) -> str:
+    if isinstance(target, FunctionRef):
+        return target.function.name
+    return ""

@@ -1,0 +1,70 @@
+"""Registries: module-level dicts or lists of classes that a `REGISTRY[key](...)` or a
+`build(cfg, REGISTRY)` call picks a Dataset class from."""
+
+from __future__ import annotations
+
+from .facts import Kind, ModuleFacts, Value
+from .project import Project
+from .refs import ClassRef, FunctionRef, VariableRef
+
+
+def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
+    """Return the project classes registry variable `registry` may hold."""
+    found: list[ClassRef] = []
+    for value in registry.values:
+        elements = [v for _, v in value.keywords] if value.kind is Kind.DICT else []
+        if value.kind is Kind.SEQUENCE:
+            elements = list(value.args)
+        for element in elements:
+            found.extend(
+                t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
+            )
+    # Project functions (and the functions nested in them) that store into the registry.
+    module = registry.module
+    storing = {
+        function.qualname.split(".")[0]
+        for function in module.functions
+        if any(store.target == registry.name for store in function.item_stores)
+    }
+    names = [registry.name, *storing]
+    for other in project.modules_mentioning(*names):
+        for cls in other.classes:
+            if any(
+                _registers(project, other, decorator, registry, storing)
+                for decorator in cls.decorators
+            ):
+                found.append(ClassRef.of(other, cls))
+    return tuple(dict.fromkeys(found))
+
+
+def _registers(
+    project: Project,
+    module: ModuleFacts,
+    decorator: Value,
+    registry: VariableRef,
+    storing: set[str],
+) -> bool:
+    callee = decorator.base if decorator.kind is Kind.CALL else decorator
+    if callee is None:
+        return False
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        holder = callee.base
+    elif callee.kind is Kind.NAME:
+        # `DATASETS.register_module` resolves as one dotted name; `register` as a function.
+        for target in project.targets(callee, module):
+            if (
+                isinstance(target, FunctionRef)
+                and target.path == registry.path
+                and target.qualname in storing
+            ):
+                return True
+        qualnames = [q.rpartition(".")[0] for q in callee.qualnames]
+        holder = Value(Kind.NAME, qualnames=tuple(q for q in qualnames if q))
+    else:
+        return False
+    return any(
+        isinstance(target, VariableRef)
+        and target.path == registry.path
+        and target.name == registry.name
+        for target in project.targets(holder, module)
+    )

@@ -1,0 +1,256 @@
+"""Summarise an expression as a `Value`, resolving its names through scopes and imports.
+
+The result is flow-insensitive: a name bound twice resolves to both values
+(Kind.ALTERNATIVES).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ..types import Span
+from .facts import Kind, Value
+from .scopes import _Binding, _BindingCollector, _Scope
+
+_BUILTINS = frozenset(dir(builtins))
+#: Nested expressions deeper than this summarise as UNKNOWN (keeps summaries small).
+_MAX_DEPTH = 24
+#: Displays with more elements than this (data tables) summarise as UNKNOWN.
+_MAX_ELEMENTS = 256
+
+
+class _ValueSummariser(_BindingCollector):
+    # --- expression summaries ---
+
+    def value(self, node: ast.expr, scope: _Scope, depth: int = 0) -> Value:
+        """Summarise expression `node` as seen from `scope`."""
+        key = (node, scope)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        result = self._summarise(node, scope, depth)
+        self._cache[key] = result
+        return result
+
+    def _summarise(self, node: ast.expr, scope: _Scope, depth: int) -> Value:
+        span = self._positions.span(node)
+        if depth > _MAX_DEPTH:
+            return Value(Kind.UNKNOWN, span)
+        deeper = depth + 1
+        if isinstance(node, ast.Name):
+            resolved = self._resolve_name(node.id, scope, span, deeper)
+            # The value takes the span of this use; a fix that must edit a local variable's
+            # definition finds it through the function's assignments.
+            return resolved if resolved.span == span else _with_span(resolved, span)
+        if isinstance(node, ast.Attribute):
+            base = self.value(node.value, scope, deeper)
+            return _attribute(base, node.attr, span)
+        if isinstance(node, ast.Call):
+            args = tuple(self.value(arg, scope, deeper) for arg in node.args)
+            keywords = tuple(
+                (keyword.arg, self.value(keyword.value, scope, deeper)) for keyword in node.keywords
+            )
+            return Value(
+                Kind.CALL,
+                span,
+                base=self.value(node.func, scope, deeper),
+                args=args,
+                keywords=keywords,
+            )
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, int) and not isinstance(node.value, bool):
+                return Value(Kind.INT, span, number=node.value)
+            return Value(Kind.CONSTANT, span, name=repr(node.value)[:40])
+        if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+            operand = self.value(node.operand, scope, deeper)
+            if operand.kind is Kind.INT and operand.number is not None:
+                number = -operand.number if isinstance(node.op, ast.USub) else operand.number
+                return Value(Kind.INT, span, number=number)
+            return Value(Kind.CONSTANT, span)
+        if isinstance(node, ast.BinOp):
+            return Value(
+                Kind.BINOP,
+                span,
+                name=_OPERATORS.get(type(node.op), "?"),
+                args=(self.value(node.left, scope, deeper), self.value(node.right, scope, deeper)),
+            )
+        if isinstance(node, ast.Subscript):
+            return Value(
+                Kind.SUBSCRIPT,
+                span,
+                base=self.value(node.value, scope, deeper),
+                args=(self.value(node.slice, scope, deeper),),
+            )
+        if isinstance(node, ast.IfExp):
+            return Value(
+                Kind.ALTERNATIVES,
+                span,
+                args=(self.value(node.body, scope, deeper), self.value(node.orelse, scope, deeper)),
+            )
+        if isinstance(node, ast.BoolOp):
+            return Value(
+                Kind.ALTERNATIVES,
+                span,
+                args=tuple(self.value(option, scope, deeper) for option in node.values),
+            )
+        if isinstance(node, ast.NamedExpr):
+            return self.value(node.value, scope, deeper)
+        if isinstance(node, ast.Dict | ast.Tuple | ast.List | ast.Set) and (
+            len(node.keys if isinstance(node, ast.Dict) else node.elts) > _MAX_ELEMENTS
+        ):
+            return Value(Kind.UNKNOWN, span)
+        if isinstance(node, ast.Dict):
+            entries: list[tuple[str | None, Value]] = []
+            for key, item in zip(node.keys, node.values, strict=True):
+                literal = key.value if isinstance(key, ast.Constant) else None
+                entries.append(
+                    (literal if isinstance(literal, str) else None, self.value(item, scope, deeper))
+                )
+            return Value(Kind.DICT, span, keywords=tuple(entries))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return Value(
+                Kind.SEQUENCE,
+                span,
+                args=tuple(self.value(element, scope, deeper) for element in node.elts),
+            )
+        if isinstance(node, ast.Starred):
+            return Value(Kind.STARRED, span, base=self.value(node.value, scope, deeper))
+        if isinstance(node, ast.Lambda):
+            return Value(Kind.FUNCTION, span, name=self._lambda_qualname(node, scope))
+        if isinstance(node, ast.JoinedStr):
+            return Value(Kind.CONSTANT, span)
+        return Value(Kind.UNKNOWN, span)
+
+    def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
+        if any(name in names for names in self._comprehension_names):
+            return Value(Kind.UNKNOWN, span, name=name)
+        key = (scope, name)
+        resolved = self._names.get(key)
+        if resolved is None:
+            resolved = self._names[key] = self._lookup(name, scope, depth)
+        return resolved
+
+    def _lookup(self, name: str, scope: _Scope, depth: int) -> Value:
+        span = None
+        current: _Scope | None = scope
+        crossed: list[_Scope] = []
+        while current is not None:
+            # `global x` at module level (legal, if pointless) must not loop forever.
+            if name in current.globals and current is not self._module_scope:
+                current = self._module_scope
+                continue
+            is_visible = current is scope or current.kind != "class"
+            if is_visible and name in current.bindings and name not in current.nonlocals:
+                if current is not scope and current.kind == "function":
+                    for inner in crossed:
+                        if inner.facts is not None:
+                            inner.facts.free_names.add(name)
+                values = self._binding_values(name, current, current.bindings[name], depth)
+                if len(values) == 1:
+                    return values[0]
+                return Value(Kind.ALTERNATIVES, span, args=values)
+            if current.kind == "function":
+                crossed.append(current)
+            current = current.parent
+        if self._star_imports:
+            qualnames = tuple(f"{module}.{name}" for module in self._star_imports)
+            if name in _BUILTINS:
+                qualnames = (*qualnames, f"builtins.{name}")
+            return Value(Kind.NAME, span, qualnames=qualnames)
+        if name in _BUILTINS:
+            return Value(Kind.NAME, span, qualnames=(f"builtins.{name}",))
+        return Value(Kind.UNKNOWN, span, name=name)
+
+    def _binding_values(
+        self,
+        name: str,
+        scope: _Scope,
+        bindings: list[_Binding],
+        depth: int,
+        *,
+        follow: bool = False,
+    ) -> tuple[Value, ...]:
+        if scope.kind == "module":
+            imports = [binding for binding in bindings if binding.kind == "import"]
+            # `try: import x except ImportError: x = None` is an import with a fallback:
+            # the import is what the code means.
+            if imports:
+                bindings = imports
+        values: list[Value] = []
+        for binding in bindings:
+            value = self._binding_value(name, scope, binding, depth, follow=follow)
+            if value not in values:
+                values.append(value)
+        return tuple(values)
+
+    def _binding_value(
+        self, name: str, scope: _Scope, binding: _Binding, depth: int, *, follow: bool = False
+    ) -> Value:
+        if binding.kind == "import":
+            return Value(Kind.NAME, qualnames=(binding.qualname,))
+        if binding.kind == "self":
+            return Value(Kind.SELF, name=name)
+        if binding.kind == "param":
+            return Value(Kind.PARAM, name=name)
+        if binding.kind in ("def", "class"):
+            if self._inside_function(scope) and binding.kind == "def":
+                return Value(Kind.FUNCTION, name=binding.qualname)
+            return Value(Kind.NAME, qualnames=(f"{self._module}.{binding.qualname}",))
+        if scope.kind == "module" and not follow:
+            # A module-level variable: the project index follows it, so that the module's
+            # own bindings table is the single place that says what it holds.
+            return Value(Kind.NAME, qualnames=(f"{self._module}.{name}",))
+        if binding.kind == "assign" and binding.node is not None:
+            key = (id(binding.node), name)
+            if key in self._resolving:
+                return Value(Kind.UNKNOWN, name=name)
+            self._resolving.add(key)
+            try:
+                return self.value(binding.node, scope, depth)
+            finally:
+                self._resolving.discard(key)
+        return Value(Kind.UNKNOWN, name=name)
+
+
+_OPERATORS: dict[type[ast.operator], str] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
+}
+
+
+def _attribute(base: Value, attr: str, span: Span) -> Value:
+    """Summarise `base.attr`, extending resolved names."""
+    if base.kind is Kind.NAME:
+        return Value(Kind.NAME, span, qualnames=tuple(f"{qn}.{attr}" for qn in base.qualnames))
+    if base.kind is Kind.ALTERNATIVES:
+        return Value(
+            Kind.ALTERNATIVES,
+            span,
+            args=tuple(_attribute(option, attr, span) for option in base.args),
+        )
+    return Value(Kind.ATTRIBUTE, span, name=attr, base=base)
+
+
+def _with_span(value: Value, span: Span) -> Value:
+    return Value(
+        value.kind,
+        span,
+        value.qualnames,
+        value.name,
+        value.base,
+        value.args,
+        value.keywords,
+        value.number,
+    )

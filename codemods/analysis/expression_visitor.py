@@ -1,0 +1,203 @@
+"""Visit expressions: record the calls, references and `self` reads of each function;
+lambdas and comprehensions are visited as the scopes they are."""
+
+from __future__ import annotations
+
+import ast
+
+from .expression_values import _ValueSummariser
+from .facts import FunctionFacts, Kind
+from .scopes import _Binding, _FunctionBuilder, _Scope
+
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+#: Nodes without expressions inside: `Load`/`Store` markers and operators.
+_SKIPPED = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+#: Kinds a name can resolve to when it (or an attribute of it) may be a qualified name.
+_MAY_NAME = frozenset({Kind.NAME, Kind.ALTERNATIVES, Kind.FUNCTION})
+
+
+class _ExpressionVisitor(_ValueSummariser):
+    def _visit_expression(self, node: ast.expr, scope: _Scope) -> None:
+        """Record every call, reference and `self` read in `node`; lambdas are functions."""
+        facts = scope.facts
+        # Each entry says whether the node is called (`f` in `f()`) or is the base of an
+        # attribute (`m` in `m.f`): neither is a use of the name as a value.
+        stack: list[tuple[ast.AST, bool]] = [(node, False)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            current, inside = pop()
+            kind = type(current)
+            if kind is ast.Name:
+                assert isinstance(current, ast.Name)
+                if not inside and facts is not None and type(current.ctx) is ast.Load:
+                    self._record_reference(current, scope, facts)
+                    if self._is_local(current.id, scope):
+                        reads = facts.local_reads
+                        reads[current.id] = reads.get(current.id, 0) + 1
+                continue
+            if kind is ast.Attribute:
+                assert isinstance(current, ast.Attribute)
+                base = current.value
+                if facts is not None:
+                    if not inside and type(current.ctx) is ast.Load:
+                        self._record_reference(current, scope, facts)
+                    if (
+                        type(base) is ast.Name
+                        and self._resolve_name(base.id, scope, None).kind is Kind.SELF
+                    ):
+                        facts.self_reads.add(current.attr)
+                push((base, True))
+                continue
+            if kind is ast.Call:
+                assert isinstance(current, ast.Call)
+                if facts is not None:
+                    facts.calls.append(self.value(current, scope))
+                    if facts.conditions:
+                        facts.conditional_calls.append(self._positions.span(current))
+                for keyword in reversed(current.keywords):
+                    push((keyword.value, False))
+                for arg in reversed(current.args):
+                    push((arg, False))
+                push((current.func, True))
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.Lambda:
+                assert isinstance(current, ast.Lambda)
+                self._visit_lambda(current, scope)
+                continue
+            if kind in _COMPREHENSIONS:
+                self._visit_comprehension(current, scope)  # type: ignore[arg-type]
+                continue
+            children: list[tuple[ast.AST, bool]] = []
+            for name in kind._fields:
+                child = getattr(current, name, None)
+                if isinstance(child, ast.AST):
+                    if not isinstance(child, _SKIPPED):
+                        children.append((child, False))
+                elif isinstance(child, list):
+                    children.extend(
+                        (item, False)
+                        for item in child
+                        if isinstance(item, ast.AST) and not isinstance(item, _SKIPPED)
+                    )
+            children.reverse()
+            stack.extend(children)
+
+    def _record_reference(
+        self, node: ast.Name | ast.Attribute, scope: _Scope, builder: _FunctionBuilder
+    ) -> None:
+        root: ast.expr = node
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is not ast.Name:
+            return  # an attribute of a call or a subscript never names a function or module
+        if self._resolve_name(root.id, scope, None).kind not in _MAY_NAME:
+            return  # `self.x`, `param.y`: no qualified name to record
+        value = self.value(node, scope)
+        for option in value.alternatives():
+            if option.kind is Kind.NAME:
+                builder.references.update(option.qualnames)
+            elif option.kind is Kind.FUNCTION:
+                builder.references.add(option.name)
+
+    def _is_local(self, name: str, scope: _Scope) -> bool:
+        return (
+            scope.kind == "function"
+            and name in scope.bindings
+            and name not in scope.globals
+            and name not in scope.nonlocals
+            and not any(name in names for names in self._comprehension_names)
+        )
+
+    def _definition_names(self, expressions: list[ast.expr], scope: _Scope) -> tuple[str, ...]:
+        """Return the names in `expressions` bound by an enclosing function of `scope`."""
+        found = set()
+        for expression in expressions:
+            for sub in ast.walk(expression):
+                if isinstance(sub, ast.Name) and self._bound_in_function(sub.id, scope):
+                    found.add(sub.id)
+        return tuple(sorted(found))
+
+    def _bound_in_function(self, name: str, scope: _Scope) -> bool:
+        if any(name in names for names in self._comprehension_names):
+            return True
+        current: _Scope | None = scope
+        while current is not None:
+            if name in current.globals:
+                return False
+            is_visible = current is scope or current.kind != "class"
+            if is_visible and name in current.bindings and name not in current.nonlocals:
+                return current.kind != "module"
+            current = current.parent
+        return False
+
+    def _visit_comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope
+    ) -> None:
+        names = {
+            sub.id
+            for generator in node.generators
+            for sub in ast.walk(generator.target)
+            if isinstance(sub, ast.Name)
+        }
+        self._comprehension_names.append(names)
+        try:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._visit_expression(child, scope)
+                elif isinstance(child, ast.comprehension):
+                    for sub in (child.iter, *child.ifs):
+                        self._visit_expression(sub, scope)
+        finally:
+            self._comprehension_names.pop()
+
+    def _visit_lambda(self, node: ast.Lambda, scope: _Scope) -> None:
+        self._visit_arguments(node.args, scope)
+        qualname = self._lambda_qualname(node, scope)
+        inner = _Scope("function", qualname, scope)
+        builder = _FunctionBuilder(qualname)
+        inner.facts = builder
+        params = _parameter_names(node.args)
+        for param in params:
+            inner.bind(param, _Binding("param"))
+        self._collect_walrus(node.body, inner)
+        self._visit_expression(node.body, inner)
+        builder.returns.append(self.value(node.body, inner))
+        self._functions.append(
+            FunctionFacts(
+                qualname=qualname,
+                name="<lambda>",
+                span=self._positions.span(node),
+                params=params,
+                positional_count=len(node.args.posonlyargs) + len(node.args.args),
+                nested=True,
+                is_lambda=True,
+                calls=tuple(builder.calls),
+                returns=tuple(builder.returns),
+                free_names=tuple(sorted(builder.free_names)),
+                self_reads=tuple(sorted(builder.self_reads)),
+                has_var_keyword=node.args.kwarg is not None,
+                references=tuple(sorted(builder.references)),
+                definition_names=self._definition_names(_defaults(node.args), scope),
+            )
+        )
+
+    def _visit_arguments(self, args: ast.arguments, scope: _Scope) -> None:
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self._visit_expression(default, scope)
+
+
+def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
+    names = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    names.extend(arg.arg for arg in args.kwonlyargs)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return tuple(names)
+
+
+def _defaults(args: ast.arguments) -> list[ast.expr]:
+    return [default for default in (*args.defaults, *args.kw_defaults) if default is not None]

@@ -1,0 +1,285 @@
+"""Per-item code: what a DataLoader worker runs for every item.
+
+Per-item code is `__getitem__`, `__getitems__`, `__iter__` (and `__next__`) of a Dataset,
+plus the project functions and methods they call, a few levels deep: methods of `self`
+(through project base classes), module functions, objects the dataset holds (`self.transform`
+whose class defines `__call__`), and classes instantiated per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..types import Span
+from . import catalog
+from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
+from .facts import Kind, Value
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+
+@dataclass(frozen=True)
+class Reached:
+    """A function that per-item code runs, and how it got there."""
+
+    function: FunctionRef
+    #: The class `self` is an instance of inside `function` (None for plain functions).
+    self_class: ClassRef | None
+    #: Qualnames from the per-item entry method to `function`.
+    chain: tuple[str, ...]
+    #: Which object `self` is inside `function`, as attribute names from the dataset
+    #: instance: () for the dataset itself, ("transform",) for `self.transform` of it; None
+    #: when it is an object created in per-item code or reached otherwise.
+    holder: tuple[str, ...] | None = ()
+    #: The constructor calls that made `self` (and the code they are in), when all are
+    #: known: what its `__init__` stored depends on them. None: any caller may have.
+    made_by: tuple[Construction, ...] | None = None
+
+
+def per_item_code(
+    project: Project, ref: ClassRef, made_by: tuple[Construction, ...] | None = None
+) -> tuple[Reached, ...]:
+    """Return the functions a worker runs per item of dataset `ref`, entry methods first.
+
+    `made_by`: the constructor calls that make the instances in question (e.g. the ones that
+    reach one DataLoader); what `__init__` stores then comes from their arguments only.
+    """
+    entries = []
+    for method in catalog.PER_ITEM_METHODS:
+        found = project.find_method(ref, method)
+        if found is not None:
+            entries.append(Reached(found[1], ref, (found[1].qualname,), made_by=made_by))
+    return reachable(project, entries)
+
+
+def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
+    """Return `entries` and everything they call in the project, breadth first."""
+    seen: dict[tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None], Reached] = {}
+    queue = list(entries)
+    while queue:
+        current = queue.pop(0)
+        key = (current.function, current.self_class, current.holder)
+        if key in seen:
+            continue
+        seen[key] = current
+        if len(current.chain) > MAX_CALL_DEPTH:
+            continue
+        queue.extend(callees(project, current))
+    return tuple(seen.values())
+
+
+def callees(project: Project, caller: Reached) -> Iterator[Reached]:
+    """Yield the project functions `caller` calls directly."""
+    for call in caller.function.function.calls:
+        base_method = _base_method_on_self(project, call, caller)
+        if base_method is not None:
+            chain = (*caller.chain, base_method.qualname)
+            yield Reached(base_method, caller.self_class, chain, caller.holder, caller.made_by)
+            continue
+        yield from call_targets(project, caller, call)
+
+
+def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Reached]:
+    """Yield the project functions one call of `caller` runs."""
+    callee = call.base
+    if callee is None:
+        return
+    for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
+        chain = (*caller.chain, function.qualname)
+        yield Reached(function, self_class, chain, holder, made_by)
+
+
+_Callee = tuple[
+    FunctionRef, ClassRef | None, tuple[str, ...] | None, tuple[Construction, ...] | None
+]
+
+
+def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterator[_Callee]:
+    module = caller.function.module
+    self_class = caller.self_class
+    same = caller.holder
+    made_by = caller.made_by
+    if callee.kind is Kind.FUNCTION:
+        nested = module.function(callee.name)
+        if nested is not None:
+            yield FunctionRef.of(module, nested), self_class, same, made_by
+        return
+    if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
+        for target in project.targets(callee, module):
+            if isinstance(target, FunctionRef):
+                yield target, project.class_of_function(target), None, None
+            elif isinstance(target, ClassRef):
+                found = project.find_method(target, "__init__")
+                if found is not None:
+                    yield found[1], target, None, None
+        return
+    if self_class is None:
+        return
+    if callee.kind is Kind.UNKNOWN and callee.name:
+        # `for t in self.transforms: x = t(x)`: each callable the held list holds.
+        for name, iterable in caller.function.function.loops:
+            if (
+                name == callee.name
+                and iterable.kind is Kind.ATTRIBUTE
+                and iterable.base is not None
+                and iterable.base.kind is Kind.SELF
+            ):
+                held = held_elements(project, self_class, iterable.name, made_by)
+                yield from _calls_of(project, (*held.classes, *held.contained))
+        return
+    if callee.kind is Kind.SELF:
+        found = project.find_method(self_class, "__call__")
+        if found is not None:
+            yield found[1], self_class, same, made_by
+        return
+    if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+        return
+    holder = callee.base
+    if holder.kind is Kind.SELF:
+        found = project.find_method(self_class, callee.name)
+        if found is not None:
+            yield found[1], self_class, same, made_by
+            return
+        # `self.transform(x)`: an object the dataset holds, called per item.
+        held = _held(project, self_class, callee.name, sites=made_by)
+        for ref in held.classes:
+            for hook in _run_when_called(project, ref):
+                yield hook, ref, _extend(same, callee.name), held.made_by(ref)
+        # ... or the callables a `Compose` it holds calls.
+        yield from _calls_of(project, held.contained)
+        return
+    if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
+        held = _held(project, self_class, holder.name, sites=made_by)
+        for ref in held.classes:
+            found = project.find_method(ref, callee.name)
+            if found is not None:
+                yield found[1], ref, _extend(same, holder.name), held.made_by(ref)
+        return
+    if holder.kind is Kind.CALL and _is_super(holder):
+        defining = project.class_of_function(caller.function)
+        order = project.mro(self_class)
+        if defining in order:
+            for owner in order[order.index(defining) + 1 :]:
+                method = owner.cls.method(callee.name)
+                function = owner.module.function(method) if method else None
+                if function is not None:
+                    yield FunctionRef.of(owner.module, function), self_class, same, made_by
+                    return
+
+
+def _base_method_on_self(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
+    """Return the base-class method `Base.method(self, ...)` runs on the caller's own instance.
+
+    `BaseSet.__init__(self, ...)` (instead of `super().__init__(...)`) and a mixin's
+    `Mixin.__init__(self)` run on the same object: what they store is the instance's state.
+    """
+    self_class = caller.self_class
+    if (
+        self_class is None
+        or call.base is None
+        or call.base.kind is not Kind.NAME
+        or not call.args
+        or call.args[0].kind is not Kind.SELF
+    ):
+        return None
+    order = project.mro(self_class)
+    for target in project.targets(call.base, caller.function.module):
+        if isinstance(target, FunctionRef) and project.class_of_function(target) in order:
+            return target
+    return None
+
+
+def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
+    return None if holder is None else (*holder, attribute)
+
+
+def _calls_of(project: Project, classes: Sequence[ClassRef]) -> Iterator[_Callee]:
+    """Yield what calling each class's instances runs: objects in a list, not an attribute."""
+    for ref in classes:
+        for function in _run_when_called(project, ref):
+            yield function, ref, None, None
+
+
+def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
+    """Yield the project methods that calling an instance of `ref` runs.
+
+    Its `__call__`; for a subclass of a library transform (albumentations), whose `__call__`
+    is the library's, the hooks the library calls on every application.
+    """
+    found = project.find_method(ref, "__call__")
+    if found is not None:
+        yield found[1]
+        return
+    if project.derives_from(ref, catalog.LIBRARY_TRANSFORM_BASES):
+        for hook in catalog.LIBRARY_TRANSFORM_HOOKS:
+            found = project.find_method(ref, hook)
+            if found is not None:
+                yield found[1]
+
+
+def _is_super(call: Value) -> bool:
+    return call.base is not None and "builtins.super" in call.base.qualnames
+
+
+# --- branches on constructor arguments ---
+
+
+def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
+    """Return True if the code at `span` of `reached` never runs on the instances built.
+
+    Per-item code often tests a flag set from a constructor argument (`if self.train:`).
+    When every construction of the class passes that argument as a literal whose truth skips
+    the branch (`Detections(items, train=False)`), the code in it never runs in a worker.
+    """
+    ref = reached.self_class
+    if ref is None or reached.holder != ():
+        return False
+    for branch in reached.function.function.branches:
+        truth = _attribute_literal(project, ref, branch.attribute)
+        if truth is not None and branch.excludes(span, truth):
+            return True
+    return False
+
+
+def _attribute_literal(project: Project, ref: ClassRef, attribute: str) -> bool | None:
+    """Return the truth `self.<attribute>` has in every instance of `ref` built, if known."""
+    target = f"self.{attribute}"
+    stores = [
+        (FunctionRef.of(owner.module, function), assignment.value)
+        for owner in project.mro(ref)
+        for _, qualname in owner.cls.methods
+        if (function := owner.module.function(qualname)) is not None
+        for assignment in function.assignments
+        if assignment.target == target
+    ]
+    if len(stores) != 1:
+        return None  # set in several places, or not at all: not a constructor flag
+    where, value = stores[0]
+    if value.kind is not Kind.PARAM:
+        return _truth(value)
+    function = where.function
+    if function.name != "__init__" or value.name not in function.params:
+        return None
+    index = function.params.index(value.name) - 1
+    truths = set()
+    sites = project.callers(ref)
+    for site in sites:
+        passed = site.call.keyword(value.name)
+        if passed is None and 0 <= index < len(site.call.args):
+            passed = site.call.args[index]
+        if passed is None or any(arg.kind is Kind.STARRED for arg in site.call.args):
+            return None  # the default, or unknown: not a literal at this construction
+        truth = _truth(passed)
+        if truth is None or any(key is None for key, _ in site.call.keywords):
+            return None
+        truths.add(truth)
+    return truths.pop() if len(truths) == 1 else None
+
+
+def _truth(value: Value) -> bool | None:
+    if value.kind is Kind.INT and value.number is not None:
+        return value.number != 0
+    if value.kind is Kind.CONSTANT and value.name in ("True", "False", "None"):
+        return value.name == "True"
+    return None

@@ -1,0 +1,262 @@
+"""Scopes and what each binds (pass 1 of `extract`), and the state the passes share.
+
+Name resolution follows Python's rules closely enough for static analysis: a name bound
+anywhere in a function is local to the whole function; class bodies are not visible from
+the methods they contain; `global` and `nonlocal` redirect a name; imports, `def`, `class`,
+assignments, parameters and loop targets all bind.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..lines import source_lines
+from ..types import Span
+from .facts import (
+    Assignment,
+    AttributeStore,
+    Branch,
+    ClassFacts,
+    FunctionFacts,
+    ItemStore,
+    Value,
+)
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class _Positions:
+    """Convert ast positions (UTF-8 byte columns) to character columns."""
+
+    def __init__(self, text: str) -> None:
+        # Lines as Python counts them: not at form feeds or U+2028, as str.splitlines does.
+        self._lines = None if text.isascii() else source_lines(text)
+        #: Lines whose byte columns differ from their character columns (non-ASCII).
+        self._wide: dict[int, bytes] = {}
+        if self._lines is not None:
+            for number, line in enumerate(self._lines, 1):
+                if not line.isascii():
+                    self._wide[number] = line.encode("utf-8")
+
+    def column(self, line: int, byte_column: int) -> int:
+        encoded = self._wide.get(line)
+        if encoded is None:
+            return byte_column
+        return len(encoded[:byte_column].decode("utf-8", errors="ignore"))
+
+    def span(self, node: ast.AST) -> Span:
+        line: int = getattr(node, "lineno", 1)
+        end_line: int = getattr(node, "end_lineno", None) or line
+        column: int = getattr(node, "col_offset", 0)
+        end_column: int = getattr(node, "end_col_offset", None) or 0
+        if self._wide:
+            column = self.column(line, column)
+            end_column = self.column(end_line, end_column)
+        return Span(line, column, end_line, end_column)
+
+
+@dataclass
+class _Binding:
+    """One way a name gets bound in a scope."""
+
+    kind: str  # "import", "def", "class", "assign", "param", "self", "unknown"
+    qualname: str = ""
+    node: ast.expr | None = None
+
+
+@dataclass(eq=False)
+class _Scope:
+    # Compared and hashed by identity: caches are keyed by the scope object itself.
+    kind: str  # "module", "class", "function"
+    qualname: str
+    parent: _Scope | None
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    facts: _FunctionBuilder | None = None
+
+    def bind(self, name: str, binding: _Binding) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+
+
+@dataclass
+class _FunctionBuilder:
+    qualname: str
+    calls: list[Value] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    item_stores: list[ItemStore] = field(default_factory=list)
+    attribute_stores: list[AttributeStore] = field(default_factory=list)
+    returns: list[Value] = field(default_factory=list)
+    free_names: set[str] = field(default_factory=set)
+    self_reads: set[str] = field(default_factory=set)
+    statement_calls: list[Span] = field(default_factory=list)
+    branches: list[Branch] = field(default_factory=list)
+    references: set[str] = field(default_factory=set)
+    local_reads: dict[str, int] = field(default_factory=dict)
+    loops: list[tuple[str, Value]] = field(default_factory=list)
+    conditional_calls: list[Span] = field(default_factory=list)
+    #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
+    conditions: int = 0
+
+
+class _BindingCollector:
+    def __init__(self, text: str, path: Path, module: str) -> None:
+        self._text = text
+        self._path = path
+        self._module = module
+        self._positions = _Positions(text)
+        self._package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        self._classes: list[ClassFacts] = []
+        self._functions: list[FunctionFacts] = []
+        self._star_imports: list[str] = []
+        self._cache: dict[tuple[ast.expr, _Scope], Value] = {}
+        self._resolving: set[tuple[int, str]] = set()
+        self._comprehension_names: list[set[str]] = []
+        #: Guard clauses (by node id): the statements after them, their implicit `else`.
+        self._fallthrough: dict[int, Span | None] = {}
+        self._module_scope = _Scope("module", "", None)
+        self._names: dict[tuple[_Scope, str], Value] = {}
+        # `:=` cannot bind anything in a file whose text does not contain it.
+        self._has_walrus = ":=" in text
+        #: Top-level functions and methods whose bodies are summarised when asked for.
+        self._pending: dict[str, list[tuple[_Function, _Scope]]] = {}
+        self._lines: list[str] | None = None
+
+    # --- pass 1: what each scope binds ---
+
+    def _collect_bindings(self, body: list[ast.stmt], scope: _Scope) -> None:
+        for statement in body:
+            self._collect_statement(statement, scope)
+
+    def _collect_statement(self, node: ast.stmt, scope: _Scope) -> None:
+        prefix = f"{scope.qualname}." if scope.qualname else ""
+        if scope.kind == "function":
+            prefix = f"{scope.qualname}.<locals>."
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            scope.bind(node.name, _Binding("def", prefix + node.name))
+            return
+        if isinstance(node, ast.ClassDef):
+            scope.bind(node.name, _Binding("class", prefix + node.name))
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    scope.bind(alias.asname, _Binding("import", alias.name))
+                else:
+                    top = alias.name.partition(".")[0]
+                    scope.bind(top, _Binding("import", top))
+            return
+        if isinstance(node, ast.ImportFrom):
+            base = self._import_base(node)
+            for alias in node.names:
+                if alias.name == "*":
+                    if base is not None:
+                        self._star_imports.append(base)
+                    continue
+                qualname = f"{base}.{alias.name}" if base else ""
+                kind = "import" if base is not None else "unknown"
+                scope.bind(alias.asname or alias.name, _Binding(kind, qualname))
+            return
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+            return
+        if isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+            return
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                self._bind_target(target, node.value, scope)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
+            self._bind_target(node.target, None, scope)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, None, scope)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for handler in node.handlers:
+                if handler.name:
+                    scope.bind(handler.name, _Binding("unknown"))
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    name = getattr(sub, "name", None)
+                    if isinstance(name, str):
+                        scope.bind(name, _Binding("unknown"))
+        # Walrus targets bind in this scope, wherever they appear in an expression.
+        if self._has_walrus:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self._collect_walrus(child, scope)
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field_name, None)
+            if isinstance(children, list):
+                for child in children:
+                    if isinstance(child, ast.stmt):
+                        self._collect_statement(child, scope)
+                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                        for statement in child.body:
+                            self._collect_statement(statement, scope)
+
+    def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                scope.bind(sub.target.id, _Binding("assign", node=sub.value))
+
+    def _bind_target(self, target: ast.expr, value: ast.expr | None, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            kind = "assign" if value is not None else "unknown"
+            scope.bind(target.id, _Binding(kind, node=value))
+        elif isinstance(target, ast.Tuple | ast.List):
+            pairs: list[tuple[ast.expr, ast.expr | None]]
+            if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+                pairs = list(zip(target.elts, value.elts, strict=True))
+            else:
+                pairs = [(element, None) for element in target.elts]
+            for element, element_value in pairs:
+                self._bind_target(element, element_value, scope)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, None, scope)
+
+    def _import_base(self, node: ast.ImportFrom) -> str | None:
+        if not node.level:
+            return node.module or ""
+        parts = self._package.split(".") if self._package else []
+        if node.level - 1 > len(parts):
+            return None
+        base_parts = parts[: len(parts) - (node.level - 1)]
+        if node.module:
+            base_parts.append(node.module)
+        return ".".join(base_parts) if base_parts else None
+
+    # --- naming helpers ---
+
+    def _child_qualname(self, scope: _Scope, name: str) -> str:
+        if scope.kind == "module":
+            return name
+        if scope.kind == "function":
+            return f"{scope.qualname}.<locals>.{name}"
+        return f"{scope.qualname}.{name}"
+
+    def _lambda_qualname(self, node: ast.Lambda, scope: _Scope) -> str:
+        span = self._positions.span(node)
+        label = f"<lambda:{span.line}:{span.column}>"
+        if scope.kind == "module":
+            return label
+        return f"{scope.qualname}.{label}"
+
+    def _inside_function(self, scope: _Scope) -> bool:
+        current: _Scope | None = scope
+        while current is not None:
+            if current.kind == "function":
+                return True
+            current = current.parent
+        return False
+
+    def _def_span(self, node: _Function | ast.ClassDef) -> Span:
+        # ast's position already starts at `def`/`class`, after any decorators, as libcst's does.
+        return self._positions.span(node)

@@ -1,0 +1,461 @@
+"""Seed sources: what a seed expression depends on, and what that means in a worker.
+
+`seed_sources()` classifies a seed expression by the `Source`s it depends on, following
+local variables, module constants, project functions' return values and the arguments they
+were called with. `verdict()` turns the sources into what matters in a DataLoader worker: does
+the seed change per worker and per epoch, stay the same every epoch, or come from entropy.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..types import TorchTarget
+from . import catalog
+from .facts import Kind, ModuleFacts, Value
+from .project import Project
+from .randomness import NUMPY_GLOBAL_DRAWS
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+
+#: torch seeds NumPy's global RNG in each worker from this version on (pytorch#56488).
+NUMPY_SEEDED_SINCE = (1, 9)
+#: How deep seed expressions are followed through variables and project functions.
+_MAX_DEPTH = 6
+
+
+class Source(enum.Enum):
+    """Something a seed expression depends on."""
+
+    #: The worker id: the `worker_id` parameter of a worker_init_fn, `get_worker_info().id`.
+    WORKER_ID = "worker_id"
+    #: A literal or a module-level constant.
+    CONSTANT = "constant"
+    #: torch's per-worker, per-epoch seed: `torch.initial_seed()`, `get_worker_info().seed`.
+    WORKER_SEED = "worker_seed"
+    #: A draw from the `random` or `torch` global RNG, which torch seeds in every worker.
+    WORKER_STREAM = "worker_stream"
+    #: A draw from NumPy's global RNG: per worker and epoch only since torch 1.9.
+    NUMPY_DRAW = "numpy_draw"
+    #: `np.random.get_state()`: in a worker its `[1][0]` is the same in every epoch.
+    NUMPY_STATE = "numpy_state"
+    #: A pid, a uuid, `os.urandom`, `secrets`, or no seed at all (OS entropy): distinct in
+    #: every worker.
+    ENTROPY = "entropy"
+    #: The clock: workers started within one tick of it read the same value.
+    CLOCK = "clock"
+    #: The process's rank in a distributed run.
+    RANK = "rank"
+    #: A value fixed for the run: a config attribute, state an object gets in `__init__`.
+    RUN_VALUE = "run_value"
+    #: Another parameter of the function (a worker_init_fn's, bound by functools.partial).
+    PARAMETER = "parameter"
+    #: Anything that cannot be seen through.
+    UNKNOWN = "unknown"
+
+
+class Verdict(enum.Enum):
+    """How a seed behaves in DataLoader workers."""
+
+    #: Different in every worker and every epoch (derived from torch's worker seed).
+    PER_EPOCH = "per_epoch"
+    #: The same in every epoch: each epoch replays the previous one's random numbers.
+    EPOCH_INVARIANT = "epoch_invariant"
+    #: Different every time, but not reproducible under `torch.manual_seed`.
+    NOT_REPRODUCIBLE = "not_reproducible"
+    #: The clock alone: not reproducible, and alike in workers started within one tick.
+    CLOCK = "clock"
+    UNKNOWN = "unknown"
+
+
+def verdict(
+    sources: frozenset[Source], target: TorchTarget, *, parameters_fixed: bool = True
+) -> Verdict:
+    """Return how a seed with these sources behaves in workers on torch `target`.
+
+    `parameters_fixed` says whether other parameters of the function hold values fixed for
+    the run (a worker_init_fn's partial-bound arguments) or may change per call (an index).
+    """
+    if Source.WORKER_SEED in sources or Source.WORKER_STREAM in sources:
+        return Verdict.PER_EPOCH
+    if Source.NUMPY_DRAW in sources and not target.is_before(NUMPY_SEEDED_SINCE):
+        return Verdict.PER_EPOCH
+    if Source.UNKNOWN in sources or (Source.PARAMETER in sources and not parameters_fixed):
+        return Verdict.UNKNOWN
+    if Source.ENTROPY in sources:
+        return Verdict.NOT_REPRODUCIBLE
+    if Source.CLOCK in sources:
+        # The worker id (or rank) added to the clock keeps workers apart; the clock alone
+        # gives every worker started within one tick the same seed.
+        if sources & {Source.WORKER_ID, Source.RANK}:
+            return Verdict.NOT_REPRODUCIBLE
+        return Verdict.CLOCK
+    return Verdict.EPOCH_INVARIANT
+
+
+#: The keyword names a seed may be passed by, per callee.
+_SEED_KEYWORDS = ("seed", "a", "x", "entropy")
+#: Builtins and NumPy scalar types whose result depends only on their arguments.
+_PASS_THROUGH = frozenset(
+    {
+        "builtins.int",
+        "builtins.float",
+        "builtins.abs",
+        "builtins.round",
+        "builtins.hash",
+        "builtins.str",
+        "builtins.sum",
+        "builtins.min",
+        "builtins.max",
+        "builtins.pow",
+        "builtins.divmod",
+        "builtins.int.from_bytes",
+        "numpy.uint32",
+        "numpy.uint64",
+        "numpy.int32",
+        "numpy.int64",
+        "numpy.array",
+        "numpy.asarray",
+        "math.floor",
+        "math.ceil",
+        "math.trunc",
+    }
+)
+#: Methods whose result depends only on the object they are called on (and arguments).
+_PASS_THROUGH_METHODS = frozenset({"item", "timestamp", "__int__", "tolist", "encode", "hex"})
+_RANK_NAMES = frozenset({"process_index", "local_process_index", "ordinal", "global_ordinal"})
+
+
+def is_rank_name(name: str) -> bool:
+    """Return True for names that conventionally hold a distributed rank (`local_rank`)."""
+    lowered = name.lower()
+    return "rank" in lowered or lowered in _RANK_NAMES
+
+
+@dataclass(frozen=True)
+class SeedScope:
+    """Where a seed expression is evaluated: the function, and what its parameters hold."""
+
+    function: FunctionRef
+    #: The parameter that receives the worker id (a worker_init_fn's first argument).
+    worker_param: str | None = None
+    #: Arguments a caller passed, by parameter name, with the scope they were written in.
+    arguments: Mapping[str, tuple[Value, SeedScope]] = field(default_factory=dict)
+    #: The class `self` is an instance of.
+    self_class: ClassRef | None = None
+    #: What some parameters are known to depend on (e.g. values bound by functools.partial).
+    parameters: Mapping[str, frozenset[Source]] = field(default_factory=dict)
+
+
+def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[Source]:
+    """Return the sources the seed expression `value` (written in `scope`) depends on."""
+    return _Classifier(project).sources(value, scope, 0)
+
+
+class _Classifier:
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def sources(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        if depth > _MAX_DEPTH:
+            return frozenset({Source.UNKNOWN})
+        deeper = depth + 1
+        kind = value.kind
+        if kind in (Kind.INT, Kind.CONSTANT):
+            return frozenset({Source.CONSTANT})
+        if kind is Kind.PARAM:
+            return self._parameter(value.name, scope, deeper)
+        if kind is Kind.NAME:
+            return self._name(value, scope, deeper)
+        if kind is Kind.ATTRIBUTE:
+            return self._attribute(value, scope, deeper)
+        if kind is Kind.CALL:
+            return self._call(value, scope, deeper)
+        if kind is Kind.SUBSCRIPT and value.base is not None:
+            if self._is_environment(value.base, scope):
+                return self._environment_key(value.args[0] if value.args else None)
+            return self._union([value.base, *value.args], scope, deeper)
+        if kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE):
+            return self._union(list(value.args), scope, deeper)
+        if kind is Kind.UNKNOWN and value.name and is_rank_name(value.name):
+            return frozenset({Source.RANK})
+        return frozenset({Source.UNKNOWN})
+
+    def _union(self, values: list[Value], scope: SeedScope, depth: int) -> frozenset[Source]:
+        found: set[Source] = set()
+        for item in values:
+            found |= self.sources(item, scope, depth)
+        return frozenset(found)
+
+    def _parameter(self, name: str, scope: SeedScope, depth: int) -> frozenset[Source]:
+        if name == scope.worker_param:
+            return frozenset({Source.WORKER_ID})
+        passed = scope.arguments.get(name)
+        if passed is not None:
+            return self.sources(passed[0], passed[1], depth)
+        known = scope.parameters.get(name)
+        if known is not None:
+            return known
+        if is_rank_name(name):
+            return frozenset({Source.RANK})
+        return frozenset({Source.PARAMETER})
+
+    def _name(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        module = scope.function.module
+        targets = self.project.targets(value, module)
+        if not targets:
+            return self._module_object_attribute(value, module)
+        found: set[Source] = set()
+        for target in targets:
+            if isinstance(target, VariableRef):
+                code = target.module.function("<module>")
+                if code is None:
+                    found.add(Source.UNKNOWN)
+                    continue
+                inner = SeedScope(FunctionRef.of(target.module, code))
+                for assigned in target.values:
+                    if assigned.kind is Kind.NAME and assigned.qualnames == (
+                        f"{target.module.module}.{target.name}",
+                    ):
+                        found.add(Source.UNKNOWN)
+                    else:
+                        found |= self.sources(assigned, inner, depth)
+                if is_rank_name(target.name):
+                    found.add(Source.RANK)
+            elif isinstance(target, ExternalRef):
+                # A module attribute of a package (`config.SEED`): fixed for the run.
+                last = target.qualname.rpartition(".")[2]
+                found.add(Source.RANK if is_rank_name(last) else Source.RUN_VALUE)
+            else:
+                found.add(Source.UNKNOWN)
+        return frozenset(found)
+
+    def _module_object_attribute(self, value: Value, module: ModuleFacts) -> frozenset[Source]:
+        """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project.
+
+        Such an object (`args = parser.parse_args()`, `cfg = CfgNode()`) is built once when
+        its module runs; every worker inherits it unchanged, so its attributes are fixed for
+        the run, like a literal.
+        """
+        for qualname in value.qualnames:
+            parts = qualname.split(".")
+            for cut in range(len(parts) - 1, 0, -1):
+                prefix = ".".join(parts[:cut])
+                if any(isinstance(t, VariableRef) for t in self.project.resolve(prefix, module)):
+                    rank = is_rank_name(parts[-1])
+                    return frozenset({Source.RUN_VALUE, *({Source.RANK} if rank else ())})
+        return frozenset({Source.UNKNOWN})
+
+    def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        base = value.base
+        if base is None:
+            return frozenset({Source.UNKNOWN})
+        if self._is_worker_info(base, scope):
+            if value.name == "id":
+                return frozenset({Source.WORKER_ID})
+            if value.name == "seed":
+                return frozenset({Source.WORKER_SEED})
+            if value.name == "num_workers":
+                return frozenset({Source.RUN_VALUE})
+            return frozenset({Source.UNKNOWN})
+        rank = {Source.RANK} if is_rank_name(value.name) else set()
+        if base.kind is Kind.SELF:
+            if self._changes_after_init(scope.self_class, value.name):
+                return frozenset({Source.UNKNOWN})
+            return frozenset({Source.RUN_VALUE, *rank})
+        if base.kind is Kind.CALL:
+            # `uuid.uuid4().int`, `datetime.now().microsecond`: what the call depends on.
+            return self.sources(base, scope, depth) | rank
+        inner = self.sources(base, scope, depth)
+        if Source.UNKNOWN in inner or Source.WORKER_ID in inner:
+            return frozenset({Source.UNKNOWN})
+        # `args.seed`, `cfg.data.seed`: an attribute of a fixed object is fixed too.
+        return frozenset({Source.RUN_VALUE, *rank})
+
+    def _call(self, call: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        callee = call.base
+        if callee is None:
+            return frozenset({Source.UNKNOWN})
+        module = scope.function.module
+        if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+            return self._method_call(call, callee, scope, depth)
+        if callee.kind is Kind.FUNCTION:
+            nested = module.function(callee.name)
+            if nested is None:
+                return frozenset({Source.UNKNOWN})
+            return self._returns(FunctionRef.of(module, nested), call, scope, depth)
+        names = self.project.qualnames(callee, module)
+        if names:
+            return self._external_call(call, names, scope, depth)
+        functions = [
+            target
+            for target in self.project.targets(callee, module)
+            if isinstance(target, FunctionRef)
+        ]
+        if len(functions) == 1:
+            return self._returns(functions[0], call, scope, depth)
+        return frozenset({Source.UNKNOWN})
+
+    def _external_call(
+        self, call: Value, names: frozenset[str], scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        if names <= catalog.TORCH_INITIAL_SEED:
+            return frozenset({Source.WORKER_SEED})
+        if names <= catalog.NUMPY_GET_STATE:
+            return frozenset({Source.NUMPY_STATE})
+        if names <= NUMPY_GLOBAL_DRAWS:
+            return frozenset({Source.NUMPY_DRAW})
+        if names <= catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS:
+            return frozenset({Source.WORKER_STREAM})
+        if names <= catalog.CLOCK_SOURCES:
+            return frozenset({Source.CLOCK})
+        if names <= catalog.TIME_SOURCES:
+            return frozenset({Source.ENTROPY})
+        if names <= catalog.DISTRIBUTED_RANKS:
+            return frozenset({Source.RANK})
+        if names <= catalog.ENVIRONMENT_READS:
+            return self._environment_key(call.args[0] if call.args else None)
+        if names <= _PASS_THROUGH:
+            values = [*call.args, *(value for _, value in call.keywords)]
+            return self._union(values, scope, depth) if values else frozenset({Source.CONSTANT})
+        return frozenset({Source.UNKNOWN})
+
+    def _method_call(
+        self, call: Value, callee: Value, scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        assert callee.base is not None
+        holder = callee.base
+        if callee.name in _PASS_THROUGH_METHODS:
+            return self._union([holder, *call.args], scope, depth)
+        if self._is_environment(holder, scope) and callee.name == "get":
+            return self._environment_key(call.args[0] if call.args else None)
+        # A draw from an RNG object created in reach: it depends on what seeded the object.
+        created = self._rng_object(holder, scope)
+        if created is not None:
+            seed = _seed_argument(created)
+            if seed is None:
+                return frozenset({Source.ENTROPY})
+            return self.sources(seed, scope, depth)
+        return frozenset({Source.UNKNOWN})
+
+    def _returns(
+        self, function: FunctionRef, call: Value, scope: SeedScope, depth: int
+    ) -> frozenset[Source]:
+        returns = function.function.returns
+        if not returns:
+            return frozenset({Source.UNKNOWN})
+        inner = SeedScope(
+            function,
+            arguments=bind_arguments(function, call, scope),
+            self_class=self.project.class_of_function(function),
+        )
+        return self._union(list(returns), inner, depth)
+
+    def _rng_object(self, holder: Value, scope: SeedScope) -> Value | None:
+        options = holder.alternatives()
+        if len(options) != 1 or options[0].kind is not Kind.CALL or options[0].base is None:
+            return None
+        created = options[0]
+        assert created.base is not None
+        names = self.project.qualnames(created.base, scope.function.module)
+        if names and names <= catalog.SEEDED_CONSTRUCTORS:
+            return created
+        return None
+
+    def _is_worker_info(self, value: Value, scope: SeedScope) -> bool:
+        return (
+            value.kind is Kind.CALL
+            and value.base is not None
+            and self.project.is_one_of(value.base, scope.function.module, catalog.GET_WORKER_INFO)
+        )
+
+    def _is_environment(self, value: Value, scope: SeedScope) -> bool:
+        return self.project.is_one_of(value, scope.function.module, catalog.ENVIRONMENT)
+
+    def _environment_key(self, key: Value | None) -> frozenset[Source]:
+        if key is not None and key.kind is Kind.CONSTANT:
+            name = key.name.strip("'\"")
+            if name in catalog.RANK_ENVIRONMENT:
+                return frozenset({Source.RANK})
+        return frozenset({Source.RUN_VALUE})
+
+    def _changes_after_init(self, cls: ClassRef | None, attribute: str) -> bool:
+        """Return True if a method other than `__init__` assigns `self.<attribute>`."""
+        if cls is None:
+            return True
+        target = f"self.{attribute}"
+        for owner in self.project.mro(cls):
+            for name, qualname in owner.cls.methods:
+                function = owner.module.function(qualname)
+                if function is None or name == "__init__":
+                    continue
+                if any(assignment.target == target for assignment in function.assignments):
+                    return True
+        return False
+
+
+def bind_arguments(
+    function: FunctionRef, call: Value, scope: SeedScope, *, offset: int = 0
+) -> dict[str, tuple[Value, SeedScope]]:
+    """Map `function`'s parameters to the arguments `call` (written in `scope`) passes.
+
+    `offset` skips leading parameters the call does not pass (`self` of a bound method).
+    """
+    params = function.function.params
+    bound: dict[str, tuple[Value, SeedScope]] = {}
+    for index, arg in enumerate(call.args):
+        if arg.kind is Kind.STARRED:
+            break
+        position = index + offset
+        if position < function.function.positional_count:
+            bound[params[position]] = (arg, scope)
+    for name, arg in call.keywords:
+        if name is not None and name in params:
+            bound[name] = (arg, scope)
+    return bound
+
+
+def _seed_argument(call: Value) -> Value | None:
+    """Return the seed a seeding call passes: its first argument or a seed keyword."""
+    if call.args:
+        first = call.args[0]
+        return None if first.kind is Kind.STARRED else first
+    for name in _SEED_KEYWORDS:
+        value = call.keyword(name)
+        if value is not None:
+            return value
+    return None
+
+
+def assignment_origin(
+    function: FunctionRef, value: Value, seeds: Sequence[Value] | None = None
+) -> Value:
+    """Follow a local variable to the expression assigned to it in `function`.
+
+    Names are resolved in the analysis: a use of `seed` after `seed = 42 + worker_id` is
+    the summary of `42 + worker_id` with the span of the use. Return that assignment's value
+    (with its own span), following chains of variables; otherwise `value` itself.
+    With `seeds` (every seed expression in `function`), a variable is followed only if
+    all its reads are among them, so that rewriting its assignment changes nothing else.
+    """
+    current = value
+    for _ in range(_MAX_DEPTH):
+        for assignment in function.function.assignments:
+            origin = assignment.value
+            if (
+                "." in assignment.target
+                or origin.span == current.span
+                or origin.span is None
+                or replace(current, span=origin.span) != origin
+            ):
+                continue
+            if seeds is not None:
+                uses = sum(replace(seed, span=origin.span) == origin for seed in seeds)
+                if uses < function.function.reads_of(assignment.target):
+                    return current
+            current = origin
+            break
+        else:
+            return current
+    return current
