@@ -328,9 +328,11 @@ def test_json_lists_every_finding_with_its_fix(repo: Path) -> None:
         "path",
         "cell",
         "range",
+        "related",
         "torch_version",
         "fix",
     }
+    assert finding["related"] == []
     assert finding["code"] == "WS101"
     assert finding["name"] == "unseeded-numpy-in-workers"
     assert finding["severity"] == "error"
