@@ -158,6 +158,13 @@ def _classes_of_option(
             else:
                 results.append(DatasetsOf((), False))
         return _merge(results)
+    if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
+        # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
+        own = project.class_of_function(where)
+        held = _held(project, own, value.name, depth=deeper) if own is not None else None
+        if held is None or not held.classes:
+            return DatasetsOf((), False)  # nothing in the class stores it: set from outside
+        return held
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
         return _merge(results) if results else DatasetsOf((), False)
