@@ -73,6 +73,8 @@ class Found:
     severity: str
     message: str
     cell: int | None = None
+    #: Lines of the other places the finding names as one cause with it (JSON `related`).
+    related: tuple[int, ...] = ()
 
 
 @dataclass
@@ -115,6 +117,7 @@ def parse_findings(text: str) -> list[Found]:
             severity=item["severity"],
             message=item["message"],
             cell=item.get("cell"),
+            related=tuple(int(place["start"]["line"]) for place in item.get("related", ())),
         )
         for item in json.loads(text)
     ]
@@ -135,11 +138,14 @@ def _names(found: Found, bug: Bug) -> bool:
 def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) -> Outcome:
     """Pair the mode's labelled bugs with findings; the rest are misses and false alarms.
 
-    Each finding matches at most one bug, the nearest by line. A bug of a rule in
-    `NAMED_IN_MESSAGE` is matched by every finding of that rule whose message names its place.
+    Each finding matches at most one bug by its own line, the nearest; a finding that names
+    related places (one cause at several lines) also covers the bugs at those lines. A bug of a
+    rule in `NAMED_IN_MESSAGE` is matched by every finding of that rule whose message names
+    its place.
     """
     outcome = Outcome(repo)
-    unused = [found for found in findings if found.severity != "info"]
+    counted = [found for found in findings if found.severity != "info"]
+    unused = list(counted)
     for bug in sorted((bug for bug in bugs if mode in bug.modes), key=lambda b: (b.path, b.line)):
         if bug.code in NAMED_IN_MESSAGE:
             naming = [found for found in unused if found.code == bug.code and _names(found, bug)]
@@ -155,8 +161,21 @@ def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) 
             and found.cell == bug.cell
             and abs(found.line - bug.line) <= LINE_TOLERANCE
         ]
+        covering = [
+            found
+            for found in counted
+            if found.code == bug.code
+            and found.path == bug.path
+            and found.cell == bug.cell
+            and any(abs(line - bug.line) <= LINE_TOLERANCE for line in found.related)
+        ]
         if near:
             unused.remove(min(near, key=lambda found: abs(found.line - bug.line)))
+            outcome.matched.append(bug)
+        elif covering:
+            for found in covering:
+                if found in unused:
+                    unused.remove(found)
             outcome.matched.append(bug)
         else:
             outcome.missed.append(bug)

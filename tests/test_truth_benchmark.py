@@ -120,3 +120,13 @@ def test_a_ws104_bug_is_matched_by_every_loader_finding_naming_its_seeding_call(
     assert len(outcome.matched) == 1
     assert outcome.missed == []
     assert [(f.path, f.line) for f in outcome.false_alarms] == [("eval.py", 9)]
+
+
+def test_one_finding_with_related_lines_covers_the_bugs_labelled_at_them() -> None:
+    bugs = [Bug("WS102", "seed.py", line, ("declared",)) for line in (7, 8, 9)]
+    found = [
+        Found("WS102", "seed.py", 7, "error", "reseeds NumPy, `random` and torch", None, (8, 9))
+    ]
+    outcome = match("someone/seed", bugs, found, "declared")
+    assert len(outcome.matched) == 3
+    assert outcome.false_alarms == []
