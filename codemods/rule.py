@@ -107,6 +107,13 @@ class Rule(ABC):
             )
         )
 
+    def reported_at(self, path: Path, span: Span) -> bool:
+        """Return True if a finding of this rule already names `span` of `path`."""
+        return any(
+            finding.path == path and (finding.span == span or span in finding.related)
+            for finding in self.findings
+        )
+
     def location(self, path: Path, line: int) -> str:
         """Return `path:line` as messages show it: relative to the project root."""
         return self.project.location(path, line)

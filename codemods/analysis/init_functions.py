@@ -21,7 +21,7 @@ from .loaders import PARTIAL, LoaderCall, Presence
 from .project import Project, spelled
 from .refs import ClassRef, FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, seed_sources
-from .seeds import is_static, mentions
+from .seeds import Seeding, is_static, mentions, seedings
 
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)
@@ -288,3 +288,15 @@ def _looks_like_worker_init(project: Project, function: FunctionRef, param: str)
         and project.is_one_of(call.base, function.module, hints)
         for call in function.function.calls
     )
+
+
+def unused_seeding_lookalikes(
+    project: Project, exclude: Collection[FunctionRef]
+) -> Iterator[tuple[FunctionRef, SeedScope, list[Seeding]]]:
+    """Yield lookalike worker_init_fns that seed an RNG but that nothing calls, refers to or
+    passes to a DataLoader, with the scope their seeds are read in and their seeding calls."""
+    for function in worker_init_lookalikes(project, exclude=exclude):
+        found = seedings(project, function)
+        if not found or project.callers(function) or project.is_referenced(function):
+            continue
+        yield function, SeedScope(function, worker_param=function.function.params[0]), found

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Collection
 from typing import TypeVar, cast
 
 import libcst as cst
 
 from ..errors import FixError
 from ..types import AddHelper
+from .arguments import append_argument, append_item, packed, quote_style
+from .dead_code import DropStatements, is_pass, names_in, plain_test, reads, sets_only
 from .hoist import (
     HoistPlan,
     in_place,
@@ -25,8 +26,6 @@ from .hoist import (
 from .parameters import add_parameter
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
-#: An item of a comma-separated sequence: a call's argument or a dict's entry.
-ItemT = TypeVar("ItemT", cst.Arg, cst.BaseDictElement)
 
 
 def _reindented(code: str, indent: str) -> str:
@@ -77,10 +76,6 @@ def _is_import_block(statement: cst.BaseStatement) -> bool:
     return False
 
 
-def _has_newline(whitespace: cst.BaseParenthesizableWhitespace) -> bool:
-    return isinstance(whitespace, cst.ParenthesizedWhitespace)
-
-
 class EditTransformer(cst.CSTTransformer):
     def __init__(self) -> None:
         super().__init__()
@@ -129,7 +124,7 @@ class EditTransformer(cst.CSTTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if original_node in self.packs:
-            updated_node = _packed(updated_node)
+            updated_node = packed(updated_node)
         for keyword, value in self.keywords.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(keyword),
@@ -139,7 +134,7 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = _append_argument(updated_node, argument)
+            updated_node = append_argument(updated_node, argument)
         for key, value in self.entries.get(original_node, []):
             argument = cst.Arg(
                 keyword=cst.Name(key),
@@ -149,17 +144,17 @@ class EditTransformer(cst.CSTTransformer):
                     whitespace_after=cst.SimpleWhitespace(""),
                 ),
             )
-            updated_node = _append_argument(updated_node, argument)
+            updated_node = append_argument(updated_node, argument)
         return self._replace(original_node, updated_node)
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
         for key, value in self.entries.get(original_node, []):
-            quote = _quote_style(updated_node)
+            quote = quote_style(updated_node)
             element = cst.DictElement(
                 key=cst.SimpleString(f"{quote}{key}{quote}"),
                 value=cst.parse_expression(value),
             )
-            elements, closing = _append(
+            elements, closing = append_item(
                 list(updated_node.elements),
                 element,
                 updated_node.lbrace.whitespace_after,
@@ -310,14 +305,14 @@ class EditTransformer(cst.CSTTransformer):
             or updated_node.orelse is not None
             or not isinstance(before, cst.IndentedBlock)
             or not isinstance(after, cst.IndentedBlock)
-            or not _plain_test(updated_node.test)
+            or not plain_test(updated_node.test)
         ):
             return updated_node
         emptied = len(after.body) < len(before.body) or (
-            len(after.body) == 1 and _is_pass(after.body[0]) and not _is_pass(before.body[0])
+            len(after.body) == 1 and is_pass(after.body[0]) and not is_pass(before.body[0])
         )
-        flags = {node.value for node in _names_in(updated_node.test)}
-        if emptied and all(_is_pass(line) or _sets_only(line, flags) for line in after.body):
+        flags = {node.value for node in names_in(updated_node.test)}
+        if emptied and all(is_pass(line) or sets_only(line, flags) for line in after.body):
             return cst.RemoveFromParent()
         return updated_node
 
@@ -348,20 +343,20 @@ class EditTransformer(cst.CSTTransformer):
         candidates = [
             (self._lines[line], name)
             for line, name in self.unread.get(original_node, [])
-            if line in self._lines and _reads(original_node, name)
+            if line in self._lines and reads(original_node, name)
         ]
         dead: set[cst.SimpleStatementLine] = set()
         while True:  # `seed = entropy + 1` going may leave `entropy` unread in turn
             more = {
                 line
                 for line, name in candidates
-                if line not in dead and not _reads(updated_node, name, dead)
+                if line not in dead and not reads(updated_node, name, dead)
             }
             if not more:
                 break
             dead |= more
         if dead:
-            updated_node = cast(cst.FunctionDef, updated_node.visit(_DropStatements(dead)))
+            updated_node = cast(cst.FunctionDef, updated_node.visit(DropStatements(dead)))
         return updated_node
 
     def leave_IndentedBlock(
@@ -436,96 +431,6 @@ class EditTransformer(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
 
-def _is_pass(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, cst.Pass) for small in statement.body
-    )
-
-
-def _sets_only(statement: cst.BaseStatement, flags: set[str]) -> bool:
-    """Return True for `flag = <literal>` lines whose target is one of `flags`."""
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, cst.Assign)
-        and all(isinstance(t.target, cst.Name) and t.target.value in flags for t in small.targets)
-        and isinstance(small.value, cst.Name | cst.Integer | cst.SimpleString)
-        for small in statement.body
-    )
-
-
-def _plain_test(test: cst.BaseExpression) -> bool:
-    """Return True for a test that only reads names (`seeded`, `not self.seeded`, `a == 0`)."""
-    if isinstance(test, cst.Name | cst.Integer | cst.SimpleString):
-        return True
-    if isinstance(test, cst.Attribute):
-        return _plain_test(test.value)
-    if isinstance(test, cst.UnaryOperation):
-        return isinstance(test.operator, cst.Not) and _plain_test(test.expression)
-    if isinstance(test, cst.BooleanOperation):
-        return _plain_test(test.left) and _plain_test(test.right)
-    if isinstance(test, cst.Comparison):
-        return _plain_test(test.left) and all(
-            _plain_test(target.comparator) for target in test.comparisons
-        )
-    return False
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    class Names(cst.CSTVisitor):
-        def __init__(self) -> None:
-            super().__init__()
-            self.found: list[cst.Name] = []
-
-        def visit_Name(self, name: cst.Name) -> None:
-            self.found.append(name)
-
-    names = Names()
-    node.visit(names)
-    return names.found
-
-
-def _reads(function: cst.FunctionDef, name: str, skip: Collection[cst.CSTNode] = ()) -> bool:
-    """Return True if `function` mentions `name` anywhere but as the target of `name = ...`
-    (or in the statements of `skip`)."""
-
-    class Mentions(cst.CSTVisitor):
-        found = False
-
-        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-            return node not in skip
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
-            return not (isinstance(node.target, cst.Name) and node.target.value == name)
-
-        def visit_Name(self, node: cst.Name) -> None:
-            self.found = self.found or node.value == name
-
-    mentions = Mentions()
-    function.body.visit(mentions)
-    return mentions.found
-
-
-class _DropStatements(cst.CSTTransformer):
-    """Remove the given statements; a block left empty gets `pass`."""
-
-    def __init__(self, statements: set[cst.SimpleStatementLine]) -> None:
-        super().__init__()
-        self.statements = statements
-
-    def leave_SimpleStatementLine(
-        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
-        if original_node in self.statements:
-            return cst.RemoveFromParent()
-        return updated_node
-
-    def leave_IndentedBlock(
-        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if updated_node.body:
-            return updated_node
-        return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
-
-
 class _Keep(cst.CSTTransformer):
     """Put original sub-expressions in place of the `__keep_<n>__` names of new code."""
 
@@ -543,115 +448,3 @@ class _Keep(cst.CSTTransformer):
 
 
 _KEEP = re.compile(r"__keep_(\d+)__")
-
-
-def _packed(call: cst.Call) -> cst.Call:
-    """Return `call` with its arguments as one tuple, keeping what lies between them."""
-    elements: list[cst.BaseElement] = []
-    for arg in call.args:
-        if arg.star == "*":
-            starred = cst.StarredElement(
-                value=arg.value, comma=arg.comma, whitespace_before_value=arg.whitespace_after_star
-            )
-            elements.append(starred)
-        else:
-            elements.append(cst.Element(value=arg.value, comma=arg.comma))
-    closing = call.args[-1].whitespace_after_arg if call.args else cst.SimpleWhitespace("")
-    shape = cst.Tuple(
-        elements=elements,
-        lpar=[cst.LeftParen(whitespace_after=call.whitespace_before_args)],
-        rpar=[cst.RightParen(whitespace_before=closing)],
-    )
-    return call.with_changes(
-        args=[cst.Arg(value=shape)], whitespace_before_args=cst.SimpleWhitespace("")
-    )
-
-
-def _append_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
-    """Return `call` with `argument` last."""
-    args = list(call.args)
-    closing: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
-    if args:
-        closing = args[-1].whitespace_after_arg
-        args[-1] = args[-1].with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
-    args, closing = _append(args, argument, call.whitespace_before_args, closing)
-    args[-1] = args[-1].with_changes(whitespace_after_arg=closing)
-    return call.with_changes(args=args)
-
-
-def _quote_style(node: cst.Dict) -> str:
-    for element in node.elements:
-        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-            return element.key.quote if element.key.quote in ("'", '"') else '"'
-    return '"'
-
-
-def _append(
-    items: list[ItemT],
-    new: ItemT,
-    opening_whitespace: cst.BaseParenthesizableWhitespace,
-    closing: cst.BaseParenthesizableWhitespace,
-) -> tuple[list[ItemT], cst.BaseParenthesizableWhitespace]:
-    """Append `new` to a comma-separated sequence, following its layout (one per line or not).
-
-    `closing` is the space before the closing bracket when there is no trailing comma. Return
-    the new items and the new `closing`. Every comment stays where it was: one after the last
-    item stays on that item's line, comment lines before the bracket stay before the bracket,
-    and the separator copied for the new item carries none.
-    """
-    if not items:
-        return [new], closing
-    last = items[-1]
-    trailing = last.comma if isinstance(last.comma, cst.Comma) else None
-    end = trailing.whitespace_after if trailing is not None else closing
-    if len(items) > 1 and isinstance(items[-2].comma, cst.Comma):
-        separator = _without_comments(items[-2].comma.whitespace_after)
-    elif _has_newline(opening_whitespace):
-        separator = _without_comments(opening_whitespace)
-    else:
-        separator = cst.SimpleWhitespace(" ")
-    if isinstance(end, cst.ParenthesizedWhitespace) and end.first_line.comment is not None:
-        # `b,  # why` then `)`: the comment stays after `b`, the new item goes on a line of its own.
-        if isinstance(separator, cst.ParenthesizedWhitespace):
-            indent = separator.last_line
-        else:
-            indent = cst.SimpleWhitespace(end.last_line.value + "    ")
-        separator = cst.ParenthesizedWhitespace(
-            first_line=end.first_line, indent=True, last_line=indent
-        )
-    end = _without_trailing_comment(end)
-    whitespace_before = (
-        trailing.whitespace_before if trailing is not None else cst.SimpleWhitespace("")
-    )
-    last = last.with_changes(
-        comma=cst.Comma(whitespace_before=whitespace_before, whitespace_after=separator)
-    )
-    appended: list[ItemT] = items[:-1]
-    appended.append(last)
-    if trailing is not None:
-        appended.append(new.with_changes(comma=trailing.with_changes(whitespace_after=end)))
-        return appended, closing
-    appended.append(new)
-    return appended, end
-
-
-def _without_comments(
-    whitespace: cst.BaseParenthesizableWhitespace,
-) -> cst.BaseParenthesizableWhitespace:
-    """Return the same line break and indentation without comments or blank lines."""
-    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
-        return whitespace
-    return whitespace.with_changes(
-        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline), empty_lines=[]
-    )
-
-
-def _without_trailing_comment(
-    whitespace: cst.BaseParenthesizableWhitespace,
-) -> cst.BaseParenthesizableWhitespace:
-    """Return `whitespace` without the comment that ends its first line (kept elsewhere)."""
-    if not isinstance(whitespace, cst.ParenthesizedWhitespace):
-        return whitespace
-    return whitespace.with_changes(
-        first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline)
-    )

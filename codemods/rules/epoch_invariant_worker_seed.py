@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
     partial_bound_sources,
-    worker_init_lookalikes,
+    unused_seeding_lookalikes,
     worker_init_uses,
 )
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.per_item import per_item_code
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import (
-    NUMPY_SEEDED_SINCE,
     SeedScope,
     Source,
     Verdict,
@@ -24,18 +22,11 @@ from ..analysis.seed_classification import (
     seed_sources,
     verdict,
 )
+from ..analysis.seed_descriptions import describe_seeding, describe_sources, joined
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
-from ..types import Fix, Span
-
-_LIBRARIES = {
-    "numpy": "NumPy",
-    "random": "`random`",
-    "torch": "torch",
-    "torch.cuda": "torch's CUDA RNGs",
-    "imgaug": "imgaug",
-}
+from ..types import Fix
 
 
 @dataclass(frozen=True)
@@ -185,7 +176,6 @@ class EpochInvariantWorkerSeed(Rule):
     FIX_SAFETY = FixSafety.SOMETIMES_UNSAFE
 
     def check(self) -> None:
-        self._reported: set[tuple[Path, Span]] = set()
         self._causes: dict[_Cause, list[_Call]] = {}
         used: set[FunctionRef] = set()
         groups: dict[tuple[FunctionRef, str | None], list[InitUse]] = {}
@@ -272,19 +262,14 @@ class EpochInvariantWorkerSeed(Rule):
 
     def _check_unused(self, used: set[FunctionRef]) -> None:
         project = self.project
-        for function in worker_init_lookalikes(project, exclude=used):
+        for function, scope, found in unused_seeding_lookalikes(project, exclude=used):
             facts = function.function
-            found = seedings(project, function)
-            if not found or project.callers(function) or project.is_referenced(function):
-                continue
-            param = facts.params[0]
-            scope = SeedScope(function, worker_param=param)
             for seeding in found:
                 sources = self._sources(seeding, scope)
                 result = verdict(sources, project.target)
                 unused = f"`{facts.name}` looks like a worker_init_fn but no DataLoader in the "
                 unused += "project is seen to use it: it"
-                what = self._what(seeding)
+                what = describe_seeding(seeding)
                 if result is Verdict.PER_EPOCH:
                     self._check_range(seeding, _Context(unused, scope), what, "info")
                     continue
@@ -292,8 +277,9 @@ class EpochInvariantWorkerSeed(Rule):
                     continue
                 if result is not Verdict.EPOCH_INVARIANT:
                     continue
+                described = describe_sources(sources, project.target)
                 message = (
-                    f"{unused} {what} from {self._describe(sources)}, which would repeat "
+                    f"{unused} {what} from {described}, which would repeat "
                     f"every epoch on {project.target.describe()}; derive the seed from "
                     f"`torch.initial_seed()`"
                 )
@@ -317,13 +303,13 @@ class EpochInvariantWorkerSeed(Rule):
             return  # seeding per item from the index or a constant is a choice, not a worker bug
         result = verdict(sources, self.project.target, parameters_fixed=not in_dataset)
         version = self.project.target.describe()
-        what = self._what(seeding)
+        what = describe_seeding(seeding)
         if result is Verdict.PER_EPOCH:
             self._check_range(seeding, context, what)
             return
         if not context.repeats or result is Verdict.UNKNOWN:
             return
-        description = self._describe(sources)
+        description = describe_sources(sources, self.project.target)
         if in_dataset and Source.WORKER_ID not in sources:
             return
         if result is Verdict.NOT_REPRODUCIBLE:
@@ -370,13 +356,12 @@ class EpochInvariantWorkerSeed(Rule):
             calls = [
                 call
                 for call in calls
-                if (call.seeding.function.path, call.seeding.span) not in self._reported
+                if not self.reported_at(call.seeding.function.path, call.seeding.span)
             ]
             if not calls:
                 continue
             calls.sort(key=lambda call: (call.seeding.span.line, call.seeding.span.column))
-            self._reported.update((call.seeding.function.path, call.seeding.span) for call in calls)
-            message = f"{cause.subject} {_joined([call.what for call in calls])} {cause.reason}"
+            message = f"{cause.subject} {joined([call.what for call in calls])} {cause.reason}"
             self.report(
                 cause.function,
                 calls[0].seeding.span,
@@ -405,68 +390,11 @@ class EpochInvariantWorkerSeed(Rule):
     def _report_once(
         self, seeding: Seeding, message: str, fix: Fix | None, severity: str = "error"
     ) -> None:
-        key = (seeding.function.path, seeding.span)
-        if key in self._reported:
-            return
-        self._reported.add(key)
-        self.report(seeding.function, seeding.span, message, fix=fix, severity=severity)
+        if not self.reported_at(seeding.function.path, seeding.span):
+            self.report(seeding.function, seeding.span, message, fix=fix, severity=severity)
 
     def _fix(self, seeding: Seeding, context: _Context) -> Fix | None:
         planner = WorkerSeedFix(
             self.project, context.scope, context.entry, called_directly=context.called_directly
         )
         return planner.fix(seeding)
-
-    # --- wording ---
-
-    def _what(self, seeding: Seeding) -> str:
-        if seeding.kind is SinkKind.GLOBAL:
-            return f"reseeds {_LIBRARIES.get(seeding.library, seeding.library)}"
-        if seeding.kind is SinkKind.CONSTRUCTOR:
-            return f"creates `{_short(seeding.library)}(...)`"
-        if seeding.kind is SinkKind.METHOD:
-            return f"reseeds an RNG object with `{seeding.library}`"
-        names = [_LIBRARIES.get(name, f"`{name}`") for name in seeding.seeds]
-        libraries = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-        return f"seeds {libraries} through `{seeding.library}`"
-
-    def _describe(self, sources: frozenset[Source]) -> str:
-        before = self.project.target.is_before(NUMPY_SEEDED_SINCE)
-        rank = " and the rank" if Source.RANK in sources else ""
-        if Source.NUMPY_STATE in sources:
-            why = (
-                "which workers inherit unchanged from the main process"
-                if before
-                else "which is 2147483648 in every worker once torch has seeded NumPy"
-            )
-            return f"`np.random.get_state()`{rank} ({why})"
-        if Source.NUMPY_DRAW in sources:
-            return (
-                f"a draw from NumPy's global RNG{rank}, which workers inherit unchanged from "
-                f"the main process"
-            )
-        if Source.ENTROPY in sources:
-            return "a process id, a uuid or OS entropy"
-        if Source.CLOCK in sources:
-            return f"the clock{' and the worker id' if Source.WORKER_ID in sources else ''}"
-        fixed = sources & {Source.CONSTANT, Source.RUN_VALUE, Source.PARAMETER}
-        if Source.WORKER_ID in sources:
-            if fixed:
-                return f"a fixed value plus the worker id{rank}"
-            return f"the worker id{rank} alone"
-        if Source.RANK in sources:
-            return "a fixed value and the rank"
-        return "a fixed value"
-
-
-def _joined(whats: list[str]) -> str:
-    """Return "reseeds NumPy, `random` and torch" for three calls that reseed one each."""
-    whats = list(dict.fromkeys(whats))
-    verb = "reseeds "
-    if len(whats) > 1 and all(what.startswith(verb) and " with " not in what for what in whats):
-        return verb + _joined([what.removeprefix(verb) for what in whats])
-    return " and ".join([", ".join(whats[:-1]), whats[-1]] if len(whats) > 1 else whats)
-
-
-def _short(qualname: str) -> str:
-    return qualname.replace("numpy.", "np.", 1).replace(".mtrand", "")

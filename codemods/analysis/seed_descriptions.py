@@ -1,0 +1,71 @@
+"""How seeding calls and the sources of their seeds are named in messages."""
+
+from __future__ import annotations
+
+from ..types import TorchTarget
+from .seed_classification import NUMPY_SEEDED_SINCE, Source
+from .seeds import Seeding, SinkKind
+
+_LIBRARIES = {
+    "numpy": "NumPy",
+    "random": "`random`",
+    "torch": "torch",
+    "torch.cuda": "torch's CUDA RNGs",
+    "imgaug": "imgaug",
+}
+
+
+def describe_seeding(seeding: Seeding) -> str:
+    """Return what a seeding call does, as messages say it: "reseeds NumPy"."""
+    if seeding.kind is SinkKind.GLOBAL:
+        return f"reseeds {_LIBRARIES.get(seeding.library, seeding.library)}"
+    if seeding.kind is SinkKind.CONSTRUCTOR:
+        return f"creates `{_short(seeding.library)}(...)`"
+    if seeding.kind is SinkKind.METHOD:
+        return f"reseeds an RNG object with `{seeding.library}`"
+    names = [_LIBRARIES.get(name, f"`{name}`") for name in seeding.seeds]
+    libraries = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return f"seeds {libraries} through `{seeding.library}`"
+
+
+def describe_sources(sources: frozenset[Source], target: TorchTarget) -> str:
+    """Return where a seed comes from, as messages say it: "the worker id alone"."""
+    before = target.is_before(NUMPY_SEEDED_SINCE)
+    rank = " and the rank" if Source.RANK in sources else ""
+    if Source.NUMPY_STATE in sources:
+        why = (
+            "which workers inherit unchanged from the main process"
+            if before
+            else "which is 2147483648 in every worker once torch has seeded NumPy"
+        )
+        return f"`np.random.get_state()`{rank} ({why})"
+    if Source.NUMPY_DRAW in sources:
+        return (
+            f"a draw from NumPy's global RNG{rank}, which workers inherit unchanged from "
+            f"the main process"
+        )
+    if Source.ENTROPY in sources:
+        return "a process id, a uuid or OS entropy"
+    if Source.CLOCK in sources:
+        return f"the clock{' and the worker id' if Source.WORKER_ID in sources else ''}"
+    fixed = sources & {Source.CONSTANT, Source.RUN_VALUE, Source.PARAMETER}
+    if Source.WORKER_ID in sources:
+        if fixed:
+            return f"a fixed value plus the worker id{rank}"
+        return f"the worker id{rank} alone"
+    if Source.RANK in sources:
+        return "a fixed value and the rank"
+    return "a fixed value"
+
+
+def joined(whats: list[str]) -> str:
+    """Return "reseeds NumPy, `random` and torch" for three calls that reseed one each."""
+    whats = list(dict.fromkeys(whats))
+    verb = "reseeds "
+    if len(whats) > 1 and all(what.startswith(verb) and " with " not in what for what in whats):
+        return verb + joined([what.removeprefix(verb) for what in whats])
+    return " and ".join([", ".join(whats[:-1]), whats[-1]] if len(whats) > 1 else whats)
+
+
+def _short(qualname: str) -> str:
+    return qualname.replace("numpy.", "np.", 1).replace(".mtrand", "")
