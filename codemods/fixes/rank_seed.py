@@ -14,9 +14,7 @@ from ..analysis.project import Project
 from ..analysis.ranks import reads_rank
 from ..analysis.refs import FunctionRef
 from ..types import (
-    AddDictEntry,
     AddHelper,
-    AddKeyword,
     Edit,
     FileEdits,
     Fix,
@@ -26,6 +24,7 @@ from ..types import (
 )
 from .helpers import SeedingNames, seeding_names
 from .imports import module_reference
+from .worker_init import add_worker_init_keyword
 
 HELPER_NAMES = ("seed_worker_per_rank", "_workerseed_seed_worker_per_rank")
 
@@ -93,7 +92,7 @@ def pass_rank_worker_init(project: Project, loader: LoaderCall, safety: Safety) 
             path = container.path
         files.append(FileEdits(path, (ReplaceExpression(lookup.value.span, helper),)))
     else:
-        files.append(_keyword_edit(loader, helper))
+        files.append(add_worker_init_keyword(loader, helper))
     title = f"Pass `worker_init_fn={helper}`, which mixes the rank into each worker's seed"
     return Fix(title, safety, tuple(files))
 
@@ -117,19 +116,6 @@ def call_in_worker_init(project: Project, init: WorkerInit, safety: Safety) -> F
     insert = InsertStatements(function.function.span, f"{helper}({worker_id})\n", at_top=True)
     title = f"Mix the rank into the worker seed first thing in `{function.function.name}`"
     return Fix(title, safety, (FileEdits(function.path, (*edits, insert)),))
-
-
-def _keyword_edit(loader: LoaderCall, helper: str) -> FileEdits:
-    """Add the keyword to the `**dict` literal the call's keywords come from, or the call."""
-    for splat in loader.splats:
-        if splat is not None and splat.value.span is not None:
-            if splat.path != loader.module.path:
-                break  # the helper lives next to the loader; a dict elsewhere cannot see it
-            return FileEdits(
-                splat.path, (AddDictEntry(splat.value.span, "worker_init_fn", helper),)
-            )
-    assert loader.call.span is not None
-    return FileEdits(loader.module.path, (AddKeyword(loader.call.span, "worker_init_fn", helper),))
 
 
 def _dict_of(loader: LoaderCall, lookup: ArgumentLookup) -> KnownDict | None:

@@ -1,4 +1,4 @@
-"""Pass a helper as `worker_init_fn=` to a DataLoader call that passes none (WS101, WS201)."""
+"""Pass a helper as `worker_init_fn=` to a DataLoader call (fixes of WS101, WS104, WS201)."""
 
 from __future__ import annotations
 
