@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -54,9 +55,7 @@ class AddKeyword:
     def span(self) -> Span | None:
         return self.call
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,7 @@ class AddDictEntry:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -91,9 +88,7 @@ class InsertStatements:
     def span(self) -> Span | None:
         return self.function
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -113,9 +108,7 @@ class ReplaceExpression:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -131,9 +124,7 @@ class PackArguments:
     def span(self) -> Span | None:
         return self.call
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -148,9 +139,7 @@ class WrapExpression:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -163,9 +152,7 @@ class RemoveStatement:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -185,9 +172,7 @@ class RemoveUnreadAssignment:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -204,9 +189,7 @@ class AddHelper:
     def span(self) -> Span | None:
         return None
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -233,9 +216,7 @@ class HoistFunction:
     def span(self) -> Span | None:
         return self.target
 
-    @property
-    def is_insertion(self) -> bool:
-        return False
+    is_insertion: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -255,9 +236,7 @@ class AddParameter:
     def span(self) -> Span | None:
         return self.definition
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -272,9 +251,7 @@ class AddImport:
     def span(self) -> Span | None:
         return None
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -289,9 +266,7 @@ class RemoveUnusedImport:
     def span(self) -> Span | None:
         return None
 
-    @property
-    def is_insertion(self) -> bool:
-        return True
+    is_insertion: ClassVar[bool] = True
 
 
 Edit = (
