@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 DATA = """\
 import numpy as np
 from torch.utils.data import Dataset
@@ -26,3 +28,13 @@ loader = DataLoader(NoisyDataset(), num_workers=4)
 
 #: The same loader without workers: nothing to report.
 CLEAN = LOADER.replace(", num_workers=4", "")
+
+
+def make_repository(root: Path) -> Path:
+    """Write the sample project (torch 1.8, one buggy loader in train.py) into `root`."""
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "requirements.txt").write_text("torch==1.8.1\n", encoding="utf-8")
+    (root / "data.py").write_text(DATA, encoding="utf-8")
+    (root / "train.py").write_text(LOADER, encoding="utf-8")
+    return root

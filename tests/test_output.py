@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from sample_project import DATA, LOADER
+from sample_project import DATA, LOADER, make_repository
 
 import cli.main
 import codemods
@@ -29,12 +29,7 @@ from codemods.rule import Rule
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project on torch 1.8 with one buggy loader in train.py; the working directory."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / ".git").mkdir()
-    (root / "requirements.txt").write_text("torch==1.8.1\n", encoding="utf-8")
-    (root / "data.py").write_text(DATA, encoding="utf-8")
-    (root / "train.py").write_text(LOADER, encoding="utf-8")
+    root = make_repository(tmp_path / "repo")
     monkeypatch.chdir(root)
     for name in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM"):
         monkeypatch.delenv(name, raising=False)
