@@ -172,6 +172,12 @@ class LiveProject:
         self._workspace.cache.save()
         return {path: tuple(findings) for path, findings in by_path.items()}
 
+    def _first_party(self) -> frozenset[str]:
+        """Return the project's own top-level modules, so quick fixes sort imports as `fix`."""
+        from .fixes.import_placement import first_party_modules
+
+        return first_party_modules(self.root)
+
     def preview(self, finding: Finding) -> tuple[FilePreview, ...] | None:
         """Return what `finding`'s fix alone changes in the current texts (None: it cannot)."""
         # libcst is imported only when something is fixed: it costs more than checking.
@@ -188,7 +194,7 @@ class LiveProject:
             if old is None:
                 return None
             try:
-                new = apply_edits(old, path_edits)
+                new = apply_edits(old, path_edits, first_party=self._first_party())
             except FixError:
                 return None
             changes.append(FilePreview(path, old, new, text_edits(old, new)))
@@ -223,7 +229,7 @@ class LiveProject:
                     for edit in file_edits.edits
                 ]
                 try:
-                    new = apply_edits(current, edits)
+                    new = apply_edits(current, edits, first_party=self._first_party())
                 except FixError:
                     break
                 if new == current or not self.update(path, new):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods import Finding, Settings, Unchanged, run_paths
+from codemods import Changed, Finding, Settings, Unchanged, run_paths
 from codemods.analysis.facts import ModuleFacts
 from codemods.analysis.sources import SourceSet
 from codemods.live import LiveProject, live_root
@@ -167,3 +167,25 @@ def test_replaced_summaries_can_be_freed(tmp_path: Path) -> None:
     assert gc.get_freeze_count() > before
     LiveProject.release_replaced()
     assert gc.get_freeze_count() <= before + 200
+
+
+def test_fix_all_offers_exactly_what_fix_writes(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch==1.8.1\n", encoding="utf-8")
+    (tmp_path / "augment.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"
+        "class Noisy(Dataset):\n    def __getitem__(self, index):\n"
+        "        return np.random.rand()\n",
+        encoding="utf-8",
+    )
+    path = tmp_path / "train.py"
+    path.write_text(
+        "from torch.utils.data import DataLoader\n\nfrom augment import Noisy\n\n"
+        "loader = DataLoader(Noisy(), num_workers=2)\n",
+        encoding="utf-8",
+    )
+    settings = Settings(cache=False)
+    preview = LiveProject(tmp_path, settings).fix_all(path)
+    (written,) = [r for r in run_paths([path], settings, fix=True) if isinstance(r, Changed)]
+    assert preview is not None
+    assert preview.new == written.new
