@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
@@ -26,7 +26,7 @@ from ..analysis.seed_descriptions import describe_seeding, describe_sources, joi
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
-from ..types import Fix
+from ..types import Fix, Safety
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ class _Context:
     repeats: bool = True
     #: The function is also called directly by project code (fixing it changes those calls).
     called_directly: bool = False
+    #: Every loader that uses it passes `shuffle=False` and no sampler: repeating epochs may
+    #: be the point (a fixed evaluation set), so the finding is a warning and its fix unsafe.
+    fixed_order: bool = False
 
 
 class EpochInvariantWorkerSeed(Rule):
@@ -154,9 +157,10 @@ class EpochInvariantWorkerSeed(Rule):
     - Seeds that come from calls the analysis cannot see into are not reported.
     - Only loaders whose `worker_init_fn` can be resolved to project code are checked; a
       function chosen at run time (a registry, a config string) is not.
-    - A `worker_init_fn` used only by loaders that pass `shuffle=False` (and no sampler) is
-      left alone: every epoch then loads the same items in the same workers, and a fixed
-      seed makes evaluation augmentations identical every epoch, which is often the intent.
+    - A `worker_init_fn` used only by loaders that pass `shuffle=False` (and no sampler) gets
+      a warning and an unsafe fix: every epoch then loads the same items in the same workers,
+      and a fixed seed makes evaluation augmentations identical every epoch, which may be the
+      intent (mark it `# noqa: WS102` then).
     - "Looks like a worker_init_fn" for unused functions means: it calls
       `get_worker_info()`, uses `np.random.get_state()`, or its name or first parameter
       mentions a worker.
@@ -195,9 +199,7 @@ class EpochInvariantWorkerSeed(Rule):
         self, function: FunctionRef, param: str | None, uses: list[InitUse]
     ) -> None:
         starting = [use for use in uses if use.loader.may_start_workers()]
-        if not starting or all(use.loader.in_fixed_order() for use in starting):
-            # With `shuffle=False` every epoch sends the same items to the same workers: a
-            # fixed seed then makes every epoch identical on purpose (evaluation).
+        if not starting:
             return
         repeats = any(not use.loader.persistent_workers() for use in starting)
         self_class = None
@@ -214,6 +216,7 @@ class EpochInvariantWorkerSeed(Rule):
             scope,
             repeats=repeats,
             called_directly=bool(self.project.callers(function)),
+            fixed_order=all(use.loader.in_fixed_order() for use in starting),
         )
         for seeding in seedings(self.project, function, self_class=self_class):
             self._check_seeding(seeding, context)
@@ -335,6 +338,16 @@ class EpochInvariantWorkerSeed(Rule):
                 "every worker gets the same seed in every epoch, so workers draw identical "
                 "numbers and every epoch repeats them"
             )
+        if context.fixed_order:
+            # With `shuffle=False` every epoch sends the same items to the same workers, so
+            # identical epochs may be the intent (comparable evaluation scores).
+            reason = (
+                f"from {description}: {consequence} on {version}. Its loaders pass "
+                f"`shuffle=False`: if identical epochs are intended (a fixed evaluation set), "
+                f"add `# noqa: WS102` here; otherwise derive the seed from `torch.initial_seed()`"
+            )
+            self._add_cause(seeding, context, what, reason, "warning")
+            return
         reason = (
             f"from {description}: {consequence} on {version}; derive the seed from "
             f"`torch.initial_seed()`"
@@ -347,7 +360,10 @@ class EpochInvariantWorkerSeed(Rule):
         cause = _Cause(seeding.function, context.subject, reason, severity)
         calls = self._causes.setdefault(cause, [])
         if all(call.seeding.span != seeding.span for call in calls):
-            calls.append(_Call(seeding, what, self._fix(seeding, context)))
+            fix = self._fix(seeding, context)
+            if fix is not None and context.fixed_order:
+                fix = replace(fix, safety=Safety.UNSAFE)  # it changes evaluation augmentations
+            calls.append(_Call(seeding, what, fix))
 
     def _report_causes(self) -> None:
         """Report each cause once, at its first call, with the others as related places and
