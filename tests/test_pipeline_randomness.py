@@ -41,7 +41,7 @@ def _draws(expression: str) -> bool:
     "expression",
     [
         "iaa.Sequential([iaa.PadToAspectRatio(1.0).to_deterministic()])",
-        "iaa.Sequential([iaa.Fliplr(0.5).to_deterministic(), iaa.Affine(rotate=(-5, 5)).to_deterministic()])",
+        "iaa.Sequential([iaa.Fliplr(0.5).to_deterministic(), iaa.Add((-5, 5)).to_deterministic()])",
         "iaa.Sequential([iaa.CenterPadToSquare(), iaa.Resize(128), iaa.Identity()])",
         "iaa.Sequential([iaa.Resize({'height': 64, 'width': 'keep-aspect-ratio'})])",
         "iaa.Sequential([iaa.PadToAspectRatio(1.0, position='center-center')])",
