@@ -83,21 +83,27 @@ def seeded(creation: Creation, project: Project) -> bool:
     )
 
 
-def _created_at(call: Value, where: FunctionRef) -> Span:
-    """Return where `call` is written in `where`.
+def _created_at(call: Value, where: FunctionRef) -> tuple[FunctionRef, Span]:
+    """Return the function and span where `call` is written: `where` or a function enclosing it.
 
     A call reached through a local variable (`augment = Compose(...)`, later
     `Dataset(transform=augment)`) carries the span of the name; the call itself is the one
-    of the function's calls that differs from it only in its span.
+    that differs from it only in its span.
     """
     assert call.span is not None
-    calls = where.function.calls
-    if any(made.span == call.span for made in calls):
-        return call.span
-    for made in calls:
-        if made.span is not None and replace(made, span=call.span) == call:
-            return made.span
-    return call.span
+    if any(made.span == call.span for made in where.function.calls):
+        return where, call.span
+    qualname = where.qualname
+    while True:
+        for made in where.function.calls:
+            if made.span is not None and replace(made, span=call.span) == call:
+                return where, made.span
+        # A closure reads the variables of the functions it is defined in.
+        qualname = qualname.rpartition(".<locals>.")[0]
+        enclosing = where.module.function(qualname) if qualname else None
+        if enclosing is None:
+            return where, call.span
+        where = FunctionRef.of(where.module, enclosing)
 
 
 def _arguments_for(
@@ -136,21 +142,21 @@ class PipelineIndex(RngIndex):
     ) -> Iterator[Creation]:
         if value.kind is not Kind.CALL or value.base is None or value.span is None:
             return
-        span = _created_at(value, where)
+        written_in, span = _created_at(value, where)
         names = self.project.qualnames(value.base, where.module)
         libraries = sorted(
             {library.name for name in names if (library := pipeline_library(name)) is not None}
         )
         if libraries:
             if builds_random_pipeline(self.project, value, where):
-                yield Creation(min(names), libraries[0], where, span)
+                yield Creation(min(names), libraries[0], written_in, span)
             return
         for target in self.project.targets(value.base, where.module):
             if isinstance(target, ClassRef):
                 # A project transform deriving from a library's (MONAI's RandomizableTransform).
                 library = self._library_base(target)
                 if library is not None:
-                    yield Creation(target.name, library.name, where, span)
+                    yield Creation(target.name, library.name, written_in, span)
                     return
         if value.base.kind is Kind.FUNCTION and depth < MAX_CALL_DEPTH:
             # A factory defined inside the function that calls it (`def train_augment(): ...`).
