@@ -17,73 +17,35 @@ NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .datasets import classes_of
-from .facts import Kind, Value
+from ..types import Span
+from .datasets import MAX_CALL_DEPTH, classes_of
+from .facts import FunctionFacts, Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
+from .pipeline_libraries import (
+    ALBUMENTATIONS,
+    AUDIOMENTATIONS,
+    IMGAUG,
+    LIBRARIES,
+    MONAI,
+    Library,
+    library_named,
+    pipeline_library,
+)
+from .pipeline_randomness import builds_random_pipeline
 from .project import Project
 from .randomness import GlobalCall
-from .refs import ClassRef, ExternalRef, FunctionRef
+from .refs import CallSite, ClassRef, ExternalRef, FunctionRef
 from .rng_draws import _Scan, _string
-from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
+from .rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
 RESEED_PIPELINE = "_reseed_pipeline_in_worker"
-
-
-@dataclass(frozen=True)
-class Library:
-    """An augmentation library: its import name and the distributions that provide it."""
-
-    name: str
-    #: Distributions providing the import name, the one assumed by default first.
-    distributions: tuple[str, ...]
-    #: Calls on a pipeline that reseed it in place.
-    reseed_methods: frozenset[str]
-
-
-ALBUMENTATIONS = Library(
-    "albumentations",
-    ("albumentations", "albumentationsx"),
-    frozenset({"set_random_seed", "set_random_state"}),
-)
-IMGAUG = Library("imgaug", ("imgaug",), frozenset({"seed_", "reseed"}))
-MONAI = Library("monai", ("monai",), frozenset({"set_random_state"}))
-AUDIOMENTATIONS = Library("audiomentations", ("audiomentations",), frozenset())
-LIBRARIES = (ALBUMENTATIONS, IMGAUG, MONAI, AUDIOMENTATIONS)
-
-#: Where each library's pipeline classes live.
-_PIPELINE_MODULES = {
-    "albumentations": ALBUMENTATIONS,
-    "imgaug.augmenters": IMGAUG,
-    "monai.transforms": MONAI,
-    "audiomentations": AUDIOMENTATIONS,
-}
-#: albumentations transforms that draw nothing unless given `p` below 1.
-_DETERMINISTIC = frozenset(
-    {
-        "Normalize",
-        "Resize",
-        "PadIfNeeded",
-        "CenterCrop",
-        "Crop",
-        "LongestMaxSize",
-        "SmallestMaxSize",
-        "ToFloat",
-        "FromFloat",
-        "ToTensorV2",
-        "ToRGB",
-        "Compose",
-        "Sequential",
-    }
-)
-#: MONAI classes that hold an RNG (`self.R`) besides the `Rand*` transforms.
-_MONAI_RANDOMIZABLE = frozenset({"Compose", "OneOf", "SomeOf", "RandomOrder"})
 #: torch DataLoaders of other libraries that reseed their workers' transforms themselves.
 RESEEDING_LOADERS = frozenset({"monai.data.DataLoader", "monai.data.dataloader.DataLoader"})
 #: `worker_init_fn`s of other libraries that reseed the worker's transforms (MONAI's set_rnd).
@@ -92,28 +54,11 @@ RESEEDING_WORKER_INITS = frozenset({"monai.data.worker_init_fn", "monai.data.uti
 LIBRARY_SEEDERS = frozenset({"imgaug.random.seed", "imgaug.seed"})
 
 
-def pipeline_library(qualname: str) -> Library | None:
-    """Return the library whose pipeline (or random transform) class `qualname` names."""
-    for prefix, library in _PIPELINE_MODULES.items():
-        if qualname.startswith(prefix + "."):
-            last = qualname.rpartition(".")[2]
-            if not last[:1].isupper() or ".pytorch." in qualname:
-                return None
-            if library is MONAI and not (last.startswith("Rand") or last in _MONAI_RANDOMIZABLE):
-                return None
-            return library
-    return None
-
-
 def uses_any(project: Project, libraries: tuple[Library, ...] = LIBRARIES) -> bool:
     """Return True if some module of the project mentions one of `libraries` (a cheap filter)."""
     return (
         next(project.modules_mentioning(*(library.name for library in libraries)), None) is not None
     )
-
-
-def library_named(name: str) -> Library:
-    return next(library for library in LIBRARIES if library.name == name)
 
 
 def assumed_versions(root: Path, overrides: tuple[tuple[str, str, str], ...]) -> tuple[str, ...]:
@@ -138,6 +83,50 @@ def seeded(creation: Creation, project: Project) -> bool:
     )
 
 
+def _created_at(call: Value, where: FunctionRef) -> tuple[FunctionRef, Span]:
+    """Return the function and span where `call` is written: `where` or a function enclosing it.
+
+    A call reached through a local variable (`augment = Compose(...)`, later
+    `Dataset(transform=augment)`) carries the span of the name; the call itself is the one
+    that differs from it only in its span.
+    """
+    assert call.span is not None
+    if any(made.span == call.span for made in where.function.calls):
+        return where, call.span
+    qualname = where.qualname
+    while True:
+        for made in where.function.calls:
+            if made.span is not None and replace(made, span=call.span) == call:
+                return where, made.span
+        # A closure reads the variables of the functions it is defined in.
+        qualname = qualname.rpartition(".<locals>.")[0]
+        enclosing = where.module.function(qualname) if qualname else None
+        if enclosing is None:
+            return where, call.span
+        where = FunctionRef.of(where.module, enclosing)
+
+
+def _arguments_for(
+    project: Project, callee: FunctionRef | ClassRef, function: FunctionFacts, param: str
+) -> Iterator[tuple[CallSite, Value]]:
+    """Yield each call of `callee` (whose code is `function`) with what it passes as `param`."""
+    if param not in function.params:
+        return
+    offset = 1 if function.class_qualname is not None else 0
+    index = function.params.index(param) - offset
+    for site in project.callers(callee):
+        args = site.call.args
+        passed = site.call.keyword(param)
+        if (
+            passed is None
+            and 0 <= index < min(len(args), function.positional_count - offset)
+            and all(arg.kind is not Kind.STARRED for arg in args[: index + 1])
+        ):
+            passed = args[index]
+        if passed is not None and passed.kind is not Kind.STARRED:
+            yield site, passed
+
+
 def _call_at(project: Project, creation: Creation) -> Value | None:
     for call in creation.function.function.calls:
         if call.span == creation.span:
@@ -153,25 +142,59 @@ class PipelineIndex(RngIndex):
     ) -> Iterator[Creation]:
         if value.kind is not Kind.CALL or value.base is None or value.span is None:
             return
+        written_in, span = _created_at(value, where)
         names = self.project.qualnames(value.base, where.module)
         libraries = sorted(
             {library.name for name in names if (library := pipeline_library(name)) is not None}
         )
         if libraries:
-            if _draws(self.project, value, where):
-                yield Creation(min(names), libraries[0], where, value.span)
+            if builds_random_pipeline(self.project, value, where):
+                yield Creation(min(names), libraries[0], written_in, span)
             return
         for target in self.project.targets(value.base, where.module):
             if isinstance(target, ClassRef):
                 # A project transform deriving from a library's (MONAI's RandomizableTransform).
                 library = self._library_base(target)
                 if library is not None:
-                    yield Creation(target.name, library.name, where, value.span)
+                    yield Creation(target.name, library.name, written_in, span)
                     return
+        if value.base.kind is Kind.FUNCTION and depth < MAX_CALL_DEPTH:
+            # A factory defined inside the function that calls it (`def train_augment(): ...`).
+            factory = self.project.function_of(value.base, where.module)
+            if factory is not None:
+                yield from self._from_factory(factory, None, depth)
+                return
         # Factories, as for RNG objects; RNG constructors are WS201's.
         for creation in super()._constructor(value, where, self_class, depth):
             if creation.rng_type in {library.name for library in LIBRARIES}:
                 yield creation
+
+    def _passed_in(
+        self, param: str, where: FunctionRef, ref: ClassRef, name: str, span: Span, depth: int
+    ) -> Iterator[RngObject]:
+        """Also follow a pipeline the caller itself was given (`make_loader(augment=...)`)."""
+        yield from super()._passed_in(param, where, ref, name, span, depth)
+        if where.function.name != "__init__":
+            return
+        for site, passed in _arguments_for(self.project, ref, where.function, param):
+            for caller, value in self._forwarded(passed, site.function, depth):
+                caller_class = self.project.class_of_function(caller)
+                for creation in self.constructors(value, caller, caller_class):
+                    yield RngObject(Place.ATTRIBUTE, ref, name, where, span, creation, caller)
+                yield from self.name_objects(value, caller.module)
+
+    def _forwarded(
+        self, value: Value, where: FunctionRef, depth: int
+    ) -> Iterator[tuple[FunctionRef, Value]]:
+        """Yield what the callers of `where` pass for each of its parameters `value` may be."""
+        if depth > MAX_CALL_DEPTH:
+            return
+        for option in value.alternatives():
+            if option.kind is not Kind.PARAM:
+                continue
+            for site, passed in _arguments_for(self.project, where, where.function, option.name):
+                yield site.function, passed
+                yield from self._forwarded(passed, site.function, depth + 1)
 
     def _library_base(self, ref: ClassRef) -> Library | None:
         for target in self.project.ancestors(ref):
@@ -235,88 +258,6 @@ class _PipelineScan(_Scan):
             and target.function.class_qualname is None
             for target in self.project.targets(base, self.function.module)
         )
-
-
-def _draws(project: Project, call: Value, where: FunctionRef) -> bool:
-    """Return False for a call that builds only deterministic transforms (albumentations, MONAI)."""
-    if call.base is None:
-        return True
-    project_classes = [
-        target
-        for target in project.targets(call.base, where.module)
-        if isinstance(target, ClassRef)
-    ]
-    if project_classes:
-        # A subclass of a library's Compose draws through the transforms it is given.
-        return any(
-            _class_draws(project, ref) or _derives_from_container(project, ref)
-            for ref in project_classes
-        )
-    names = project.qualnames(call.base, where.module)
-    if not names:
-        return True
-    qualname = min(names)
-    library, last = pipeline_library(qualname), qualname.rpartition(".")[2]
-    if library is None and qualname.startswith("monai."):
-        return False  # a MONAI transform that holds no RNG (LoadImaged, Spacingd, ...)
-    if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
-        if last not in _DETERMINISTIC:
-            return True
-        probability = call.keyword("p")
-        return probability is not None and probability.name not in ("1", "1.0")
-    if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
-        return True
-    # A Compose draws only through the transforms it is given.
-    transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
-    if transforms is None or transforms.kind is not Kind.SEQUENCE:
-        return True
-    return any(
-        item.kind is not Kind.CALL or _draws(project, item, where) for item in transforms.args
-    )
-
-
-#: Where a transform class's own randomness comes from: the RNG modules, and the generators
-#: albumentations gives each transform.
-_RANDOM_MODULES = ("random.", "numpy.random.", "torch.rand")
-_TRANSFORM_RNGS = frozenset({"py_random", "random_generator", "R", "random_state"})
-
-
-#: Library classes that apply the transforms they are given.
-_CONTAINERS = frozenset({"Compose", "Sequential", "OneOf", "SomeOf", "OneOrOther", "RandomOrder"})
-
-
-def _derives_from_container(project: Project, ref: ClassRef) -> bool:
-    return any(
-        isinstance(target, ExternalRef)
-        and pipeline_library(target.qualname) is not None
-        and target.qualname.rpartition(".")[2] in _CONTAINERS
-        for target in project.ancestors(ref)
-    )
-
-
-def _class_draws(project: Project, ref: ClassRef) -> bool:
-    """Return True if a project transform class draws random numbers in any of its methods."""
-    for owner in project.mro(ref):
-        for _, qualname in owner.cls.methods:
-            function = owner.module.function(qualname)
-            if function is None:
-                continue
-            for call in function.calls:
-                base = call.base
-                if base is None:
-                    continue
-                if any(name.startswith(_RANDOM_MODULES) for name in base.qualnames):
-                    return True
-                subject = base.base if base.kind is Kind.ATTRIBUTE else None
-                if (
-                    subject is not None
-                    and subject.kind is Kind.ATTRIBUTE
-                    and subject.name in _TRANSFORM_RNGS
-                    and subject.base is not None
-                    and subject.base.kind is Kind.SELF
-                ):
-                    return True
-    return False
 
 
 #: Third-party datasets that apply `transform` (keyword, or the second argument) per item.
@@ -447,6 +388,7 @@ def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[Glob
 
 __all__ = [
     "ALBUMENTATIONS",
+    "AUDIOMENTATIONS",
     "IMGAUG",
     "LIBRARIES",
     "MONAI",
@@ -454,6 +396,7 @@ __all__ = [
     "Library",
     "PipelineIndex",
     "global_numpy_library_calls",
+    "library_named",
     "library_version",
     "pipeline_library",
     "reseeding_loader_only",

@@ -53,8 +53,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
     ## What it does
     Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
     an augmentation pipeline holding its own random state, built before the workers start:
-    in `__init__` (or passed in by the training script), as a class attribute, or at module
-    level, held directly or by a transform wrapper. It fires when the assumed library
+    in `__init__` (or passed in by the training script, built by a factory function), as a
+    class attribute, or at module level, held directly or by a transform wrapper. A pipeline
+    built elsewhere is reported where it is built. It fires when the assumed library
     version keeps that state per pipeline and nothing reseeds it in each worker:
 
     | library | versions | affected |
@@ -135,7 +136,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
       passes a `worker_init_fn` which does not reseed gets the finding without a fix.
     - A pipeline whose randomness cannot be told (built from a variable list) counts as
       random; a `Compose` of deterministic albumentations transforms (`Resize`, `Normalize`,
-      ...) or of project transforms whose methods draw nothing does not.
+      ...) or of project transforms whose methods draw nothing does not, nor does an imgaug
+      `Sequential` of `.to_deterministic()` augmenters or of fixed ones with constant
+      arguments (`Resize(128)`, `CenterPadToSquare()`).
+    - A pipeline held inside a list or a torchvision `Compose` has no path the fix can name:
+      it is reported without a fix.
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
     - imgaug 0.4.0 needs NumPy < 1.24, so its fix is checked on its shape, not at run time.
 

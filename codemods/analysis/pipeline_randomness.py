@@ -1,0 +1,226 @@
+"""Whether building a pipeline makes something random: a pipeline of transforms that draw
+nothing is the same in every worker by design, and copying it is no bug."""
+
+from __future__ import annotations
+
+from .facts import Kind, Value
+from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, pipeline_library
+from .project import Project
+from .refs import ClassRef, ExternalRef, FunctionRef
+
+#: albumentations transforms that draw nothing unless given `p` below 1.
+_DETERMINISTIC = frozenset(
+    {
+        "Normalize",
+        "Resize",
+        "PadIfNeeded",
+        "CenterCrop",
+        "Crop",
+        "LongestMaxSize",
+        "SmallestMaxSize",
+        "ToFloat",
+        "FromFloat",
+        "ToTensorV2",
+        "ToRGB",
+        "Compose",
+        "Sequential",
+    }
+)
+
+#: imgaug augmenters whose only randomness is in their arguments and whose defaults are
+#: fixed. imgaug reads a tuple as a range to draw from, a list as choices and a
+#: `StochasticParameter` as a distribution, so with constant arguments they draw nothing.
+_IMGAUG_FIXED = frozenset(
+    {
+        "Identity",
+        "Noop",
+        "Resize",
+        "CenterPadToFixedSize",
+        "CenterCropToFixedSize",
+        "CenterPadToMultiplesOf",
+        "CenterCropToMultiplesOf",
+        "CenterPadToPowersOf",
+        "CenterCropToPowersOf",
+        "CenterPadToAspectRatio",
+        "CenterCropToAspectRatio",
+        "CenterPadToSquare",
+        "CenterCropToSquare",
+    }
+)
+#: imgaug augmenters as fixed as those above except for `position`, which defaults to
+#: "uniform" (a random position); a named position ("center", "left-top") draws nothing.
+_IMGAUG_POSITIONED = frozenset(
+    {
+        "PadToFixedSize",
+        "CropToFixedSize",
+        "PadToMultiplesOf",
+        "CropToMultiplesOf",
+        "PadToPowersOf",
+        "CropToPowersOf",
+        "PadToAspectRatio",
+        "CropToAspectRatio",
+        "PadToSquare",
+        "CropToSquare",
+    }
+)
+_RANDOM_POSITIONS = frozenset({"'uniform'", "'normal'"})
+#: Augmenter arguments that do not decide what is drawn.
+_IMGAUG_BOOKKEEPING = frozenset({"seed", "name", "random_state", "deterministic"})
+
+
+def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) -> bool:
+    """Return False for a call that builds only deterministic transforms.
+
+    albumentations, MONAI and imgaug calls are told apart by their classes and arguments;
+    anything that cannot be told counts as random.
+    """
+    if call.base is None:
+        return True
+    project_classes = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, ClassRef)
+    ]
+    if project_classes:
+        # A subclass of a library's Compose draws through the transforms it is given.
+        return any(
+            _class_draws(project, ref) or _derives_from_container(project, ref)
+            for ref in project_classes
+        )
+    names = project.qualnames(call.base, where.module)
+    if not names:
+        return True
+    qualname = min(names)
+    library, last = pipeline_library(qualname), qualname.rpartition(".")[2]
+    if library is None and qualname.startswith("monai."):
+        return False  # a MONAI transform that holds no RNG (LoadImaged, Spacingd, ...)
+    if library is IMGAUG:
+        return _imgaug_draws(project, call, where, last)
+    if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
+        if last not in _DETERMINISTIC:
+            return True
+        probability = call.keyword("p")
+        return probability is not None and not _certain(probability)
+    if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
+        return True
+    # A Compose draws only through the transforms it is given.
+    transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
+    if transforms is None or transforms.kind is not Kind.SEQUENCE:
+        return True
+    return any(
+        item.kind is not Kind.CALL or builds_random_pipeline(project, item, where)
+        for item in transforms.args
+    )
+
+
+def _imgaug_draws(project: Project, call: Value, where: FunctionRef, last: str) -> bool:
+    """Return False for an imgaug augmenter that gives every image the same treatment."""
+    if last == "Sequential":
+        # Without `random_order` a Sequential draws nothing itself: its children do.
+        order = call.keyword("random_order") or (call.args[1] if len(call.args) > 1 else None)
+        if order is not None and not (order.kind is Kind.CONSTANT and order.name == "False"):
+            return True
+        children = call.keyword("children") or (call.args[0] if call.args else None)
+        if children is None:
+            return False
+        items = children.args if children.kind is Kind.SEQUENCE else (children,)
+        return any(_imgaug_child_draws(project, item, where) for item in items)
+    arguments = [
+        *call.args,
+        *(value for key, value in call.keywords if key not in _IMGAUG_BOOKKEEPING),
+    ]
+    if last in _IMGAUG_FIXED:
+        return not all(_constant(argument) for argument in arguments)
+    if last in _IMGAUG_POSITIONED:
+        position = call.keyword("position")
+        return (
+            position is None
+            or position.kind is not Kind.CONSTANT
+            or position.name in _RANDOM_POSITIONS
+            or not all(_constant(argument) for argument in arguments)
+        )
+    return True
+
+
+def _imgaug_child_draws(project: Project, child: Value, where: FunctionRef) -> bool:
+    if child.kind is not Kind.CALL or child.base is None:
+        return True
+    base = child.base
+    if (
+        base.kind is Kind.ATTRIBUTE
+        and base.name == "to_deterministic"
+        and base.base is not None
+        and _is_imgaug_augmenter(project, base.base, where)
+    ):
+        # A deterministic copy starts every call from the same RNG state: each image gets
+        # the same treatment, in every worker alike.
+        return False
+    if not _is_imgaug_augmenter(project, child, where):
+        return True
+    return builds_random_pipeline(project, child, where)
+
+
+def _is_imgaug_augmenter(project: Project, value: Value, where: FunctionRef) -> bool:
+    """Return True if `value` is the construction of an imgaug augmenter."""
+    if value.kind is not Kind.CALL or value.base is None:
+        return False
+    names = project.qualnames(value.base, where.module)
+    return bool(names) and all(pipeline_library(name) is IMGAUG for name in names)
+
+
+def _certain(probability: Value) -> bool:
+    """Return True for a literal probability of 1 (`p=1` or `p=1.0`)."""
+    if probability.kind is Kind.INT:
+        return probability.number == 1
+    return probability.kind is Kind.CONSTANT and probability.name == "1.0"
+
+
+def _constant(value: Value) -> bool:
+    """Return True for an argument imgaug reads as one fixed value (not a range or a choice)."""
+    if value.kind in (Kind.INT, Kind.CONSTANT):
+        return True
+    return value.kind is Kind.DICT and all(_constant(item) for _, item in value.keywords)
+
+
+#: Where a transform class's own randomness comes from: the RNG modules, and the generators
+#: albumentations gives each transform.
+_RANDOM_MODULES = ("random.", "numpy.random.", "torch.rand")
+_TRANSFORM_RNGS = frozenset({"py_random", "random_generator", "R", "random_state"})
+
+
+#: Library classes that apply the transforms they are given.
+_CONTAINERS = frozenset({"Compose", "Sequential", "OneOf", "SomeOf", "OneOrOther", "RandomOrder"})
+
+
+def _derives_from_container(project: Project, ref: ClassRef) -> bool:
+    return any(
+        isinstance(target, ExternalRef)
+        and pipeline_library(target.qualname) is not None
+        and target.qualname.rpartition(".")[2] in _CONTAINERS
+        for target in project.ancestors(ref)
+    )
+
+
+def _class_draws(project: Project, ref: ClassRef) -> bool:
+    """Return True if a project transform class draws random numbers in any of its methods."""
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            for call in function.calls:
+                base = call.base
+                if base is None:
+                    continue
+                if any(name.startswith(_RANDOM_MODULES) for name in base.qualnames):
+                    return True
+                subject = base.base if base.kind is Kind.ATTRIBUTE else None
+                if (
+                    subject is not None
+                    and subject.kind is Kind.ATTRIBUTE
+                    and subject.name in _TRANSFORM_RNGS
+                    and subject.base is not None
+                    and subject.base.kind is Kind.SELF
+                ):
+                    return True
+    return False
