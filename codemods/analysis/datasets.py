@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import catalog
+from .base_inits import base_init_callers, base_init_calls
 from .dataset_registries import registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
@@ -46,7 +47,8 @@ class DatasetsOf:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
         if not self.complete:
             return None
-        return tuple(site for made, site in self.made if made == ref)
+        # No call seen (a class picked from a registry by a builder): any caller may have.
+        return tuple(site for made, site in self.made if made == ref) or None
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -280,18 +282,21 @@ def _from_callers(
         if function.name != "__init__":
             return DatasetsOf((), False)
         target, index = owner, index - 1
-    calls = project.callers(target)
+    calls = [(site.call, site.function) for site in project.callers(target)]
+    if owner is not None:
+        # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
+        calls.extend(base_init_callers(project, where))
     if not calls:
         return DatasetsOf((), False)
     results = []
-    for site in calls:
-        passed = site.call.keyword(param)
-        if passed is None and index < len(site.call.args):
-            passed = site.call.args[index]
+    for call, caller in calls:
+        passed = call.keyword(param)
+        if passed is None and index < len(call.args):
+            passed = call.args[index]
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:
-            results.append(resolve(project, passed, site.function, depth))
+            results.append(resolve(project, passed, caller, depth))
     return _merge(results)
 
 
@@ -349,8 +354,11 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
         for target in project.targets(subject, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
-                if candidates:
-                    return DatasetsOf(candidates, True, (target.name,))
+                if not candidates:
+                    continue
+                # `REGISTRY[key](...)` is itself the constructor call of the one picked.
+                made = [(ref, (call, where)) for ref in candidates if subject is call.base.base]
+                return DatasetsOf(candidates, True, (target.name,), made=tuple(made))
     return None
 
 
@@ -394,8 +402,10 @@ def _held(
                 continue
             where = FunctionRef.of(owner.module, function)
             for assignment in function.assignments:
-                if assignment.target == target and sites is not None and where == init_code:
-                    found.append(_stored_by(project, assignment.value, where, sites, resolve))
+                if assignment.target == target and sites is not None and init_code is not None:
+                    found.append(
+                        _stored_through(project, assignment.value, where, init_code, sites, resolve)
+                    )
                 elif assignment.target == target:
                     found.append(resolve(project, assignment.value, where, depth))
         for assignment in owner.cls.attributes:
@@ -405,6 +415,45 @@ def _held(
                     where = FunctionRef.of(owner.module, module_code)
                     found.append(resolve(project, assignment.value, where, depth))
     return _merge(found)
+
+
+def _stored_through(
+    project: Project,
+    value: Value,
+    where: FunctionRef,
+    init: FunctionRef,
+    sites: tuple[Construction, ...],
+    resolve: _Resolver,
+    depth: int = 0,
+) -> DatasetsOf:
+    """Resolve what `where` stores when `init` runs for the constructor calls in `sites`.
+
+    `where` is `init` itself, or a base class's `__init__` that `init` runs on the same
+    instance (`super().__init__(phase, transform)`): then the arguments that call hands on
+    are taken from `sites` in turn.
+    """
+    if where == init:
+        return _stored_by(project, value, init, sites, resolve)
+
+    def through_init(project: Project, passed: Value, at: FunctionRef, depth: int) -> DatasetsOf:
+        if at == init:
+            return _stored_by(project, passed, init, sites, resolve)
+        return resolve(project, passed, at, depth)
+
+    storing = project.class_of_function(where)
+    forwarded = [
+        (call, base)
+        for call, base in base_init_calls(project, init)
+        if (owner := project.class_of_function(base)) and storing in project.mro(owner)
+    ]
+    if not forwarded or depth > MAX_CALL_DEPTH:
+        return resolve(project, value, where, 0)
+    return _merge(
+        [
+            _stored_through(project, value, where, base, ((call, init),), through_init, depth + 1)
+            for call, base in forwarded
+        ]
+    )
 
 
 def _stored_by(

@@ -171,6 +171,10 @@ class _BindingCollector:
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.AugAssign) and _extends_sequence(node):
+            # `steps += [Flip()]`: the name also holds the elements added (flow-insensitively,
+            # one more value beside the ones assigned).
+            self._bind_target(node.target, node.value, scope)
         elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
             self._bind_target(node.target, None, scope)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -260,3 +264,12 @@ class _BindingCollector:
     def _def_span(self, node: _Function | ast.ClassDef) -> Span:
         # ast's position already starts at `def`/`class`, after any decorators, as libcst's does.
         return self._positions.span(node)
+
+
+def _extends_sequence(node: ast.AugAssign) -> bool:
+    """Return True for `name += [a, b]` (or a tuple): a list growing by known elements."""
+    return (
+        isinstance(node.op, ast.Add)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.value, ast.List | ast.Tuple)
+    )

@@ -123,8 +123,6 @@ class UnseededNumpyInWorkers(Rule):
             draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
             if draws:
                 drawing[ref] = draws[0]
-        if not drawing:
-            return
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
         loaded: set[ClassRef] = set()
         unresolved: list[LoaderCall] = []
@@ -136,7 +134,9 @@ class UnseededNumpyInWorkers(Rule):
             draws = [
                 draw
                 for ref in datasets.classes
-                if ref in drawing
+                # What the loader's own constructor calls pass may reach further than what
+                # callers found by name pass (a class picked from a registry and called).
+                if ref in drawing or datasets.made_by(ref) is not None
                 for draw in (
                     numpy_global_draws(project, ref, datasets.made_by(ref))
                     or global_numpy_library_calls(project, ref)
