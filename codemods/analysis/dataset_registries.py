@@ -34,7 +34,7 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
     for other in project.modules_mentioning(*names):
         for cls in other.classes:
             if any(
-                _registers(project, other, decorator, registry, storing)
+                registers(project, other, decorator, registry, storing)
                 for decorator in cls.decorators
             ):
                 found.append(ClassRef.of(other, cls))
@@ -57,7 +57,7 @@ def _listed(project: Project, value: Value, module: ModuleFacts) -> list[ClassRe
     return found
 
 
-def _registers(
+def registers(
     project: Project,
     module: ModuleFacts,
     decorator: Value,

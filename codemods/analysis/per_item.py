@@ -15,8 +15,9 @@ from ..types import Span
 from . import catalog
 from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
 from .facts import Kind, Value
+from .function_registries import registered_functions
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef, VariableRef
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,15 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if found is not None:
                     yield found[1], target, None, None
         return
+    registry = _function_registry(callee)
+    if registry is not None:
+        # `OPS[name](x)` / `OPS[name].f(x)`: any function the registry holds may run.
+        for target in project.targets(registry, module):
+            if isinstance(target, VariableRef):
+                field = callee.name if callee.kind is Kind.ATTRIBUTE else None
+                for registered in registered_functions(project, target, field):
+                    yield registered, None, None, None
+        return
     if self_class is None:
         return
     if callee.kind is Kind.UNKNOWN and callee.name:
@@ -166,6 +176,15 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if function is not None:
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by
                     return
+
+
+def _function_registry(callee: Value) -> Value | None:
+    """Return `OPS` of a callee `OPS[key]` or `OPS[key].field`, if it is spelled so."""
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        callee = callee.base
+    if callee.kind is Kind.SUBSCRIPT and callee.base is not None and callee.base.kind is Kind.NAME:
+        return callee.base
+    return None
 
 
 def _base_method_on_self(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
