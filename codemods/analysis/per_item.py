@@ -36,6 +36,9 @@ class Reached:
     #: The constructor calls that made `self` (and the code they are in), when all are
     #: known: what its `__init__` stored depends on them. None: any caller may have.
     made_by: tuple[Construction, ...] | None = None
+    #: The registries of functions (`OPS` of `OPS[name](x)`) the way here picks from at run
+    #: time: `function` is one candidate of each, not certainly run.
+    registries: tuple[str, ...] = ()
 
 
 def per_item_code(
@@ -76,7 +79,14 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
         base_method = _base_method_on_self(project, call, caller)
         if base_method is not None:
             chain = (*caller.chain, base_method.qualname)
-            yield Reached(base_method, caller.self_class, chain, caller.holder, caller.made_by)
+            yield Reached(
+                base_method,
+                caller.self_class,
+                chain,
+                caller.holder,
+                caller.made_by,
+                caller.registries,
+            )
             continue
         yield from call_targets(project, caller, call)
 
@@ -86,9 +96,13 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
     callee = call.base
     if callee is None:
         return
+    registries = caller.registries
+    registry = _function_registry(callee)
+    if registry is not None and registry.qualnames:
+        registries = (*registries, registry.qualnames[0].rpartition(".")[2])
     for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
         chain = (*caller.chain, function.qualname)
-        yield Reached(function, self_class, chain, holder, made_by)
+        yield Reached(function, self_class, chain, holder, made_by, registries)
 
 
 _Callee = tuple[

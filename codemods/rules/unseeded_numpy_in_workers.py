@@ -226,7 +226,11 @@ class UnseededNumpyInWorkers(Rule):
         name = draw.qualname.replace("numpy.", "np.", 1)
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
-        return f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        where = f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        if draw.reached.registries:
+            names = ", ".join(f"`{name}`" for name in dict.fromkeys(draw.reached.registries))
+            where += f", when the run picks it from the functions {names} holds"
+        return where
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
         module = loader.module
