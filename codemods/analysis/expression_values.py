@@ -226,7 +226,7 @@ class _ValueSummariser(_BindingCollector):
         if binding.kind == "assign" and binding.node is not None:
             key = (id(binding.node), name)
             if key in self._resolving:
-                return Value(Kind.UNKNOWN, name=name)
+                return Value(Kind.RECURSIVE, name=name)
             self._resolving.add(key)
             try:
                 return self.value(binding.node, scope, depth)

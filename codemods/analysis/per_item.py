@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
+from .candidates import MAX_CALL_DEPTH, Construction
+from .datasets import _held, held_elements
 from .facts import Kind, Value
 from .function_registries import registered_functions
 from .project import Project

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, held_classes
+from .candidates import MAX_CALL_DEPTH
+from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, callees, per_item_code, reachable
 from .project import Project

@@ -180,7 +180,7 @@ class _Classifier:
             return self._union([value.base, *value.args], scope, deeper)
         if kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE):
             return self._union(list(value.args), scope, deeper)
-        if kind is Kind.UNKNOWN and value.name and is_rank_name(value.name):
+        if kind in (Kind.UNKNOWN, Kind.RECURSIVE) and value.name and is_rank_name(value.name):
             return frozenset({Source.RANK})
         return frozenset({Source.UNKNOWN})
 
