@@ -35,6 +35,7 @@ from .rng_object_records import (
     RngObject,
     RngUse,
 )
+from .stored import splat_entries
 
 #: RNG constructors whose objects have state to duplicate.
 CONSTRUCTORS = frozenset(set(catalog.RNG_CONSTRUCTORS) - catalog.STATELESS_RNGS)
@@ -189,6 +190,10 @@ class RngIndex:
             passed = site.call.keyword(param)
             if passed is None and 0 <= index < len(site.call.args):
                 passed = site.call.args[index]
+            if passed is None:
+                # `config["random_state"] = RandomState(seed)`, then `Flip(**config)`.
+                entries = splat_entries(site.call, site.function, param)
+                passed = Value(Kind.ALTERNATIVES, args=tuple(entries)) if entries else None
             if passed is None or passed.kind is Kind.STARRED:
                 continue
             caller_class = self.project.class_of_function(site.function)

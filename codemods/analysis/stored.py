@@ -77,13 +77,13 @@ def _stored_by(
             elif passed is not None or unknown:
                 results.append(DatasetsOf((), False))
                 # `args["transform"] = transform` before `factory(**args)`.
-                entries = _splat_entries(call, where, option.name)
+                entries = splat_entries(call, where, option.name)
                 results.extend(resolve(project, entry, where, 1) for entry in entries)
             # Not passed: the parameter's default, which holds no project object.
     return merge(results)
 
 
-def _splat_entries(call: Value, where: FunctionRef, key: str) -> list[Value]:
+def splat_entries(call: Value, where: FunctionRef, key: str) -> list[Value]:
     """Return the values `call`'s `**dict` arguments are seen to hold under `key`: entries of
     a dict literal, and `name[key] = value` stores into a local dict of `where`."""
     found: list[Value] = []
