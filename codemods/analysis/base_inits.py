@@ -8,6 +8,7 @@ often is what stores them (`self.transform = transform`).
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Iterator
 
 from .facts import Kind, Value
@@ -50,17 +51,24 @@ def base_init_calls(project: Project, init: FunctionRef) -> Iterator[tuple[Value
                 yield dataclasses.replace(call, args=call.args[1:]), target
 
 
-def base_init_callers(project: Project, init: FunctionRef) -> Iterator[tuple[Value, FunctionRef]]:
-    """Yield the calls in subclasses' `__init__`s that run `init` on their instance.
+#: Per project: each base `__init__` and the calls in subclass `__init__`s that run it.
+_INDEX: weakref.WeakKeyDictionary[Project, dict[FunctionRef, list[tuple[Value, FunctionRef]]]]
+_INDEX = weakref.WeakKeyDictionary()
+
+
+def base_init_callers(project: Project, init: FunctionRef) -> list[tuple[Value, FunctionRef]]:
+    """Return the calls in subclasses' `__init__`s that run `init` on their instance.
 
     Each call comes as `base_init_calls` gives it, with the subclass `__init__` it is in.
     """
-    for caller in project.functions_mentioning("__init__"):
-        if caller.function.name != "__init__" or caller == init:
-            continue
-        for call, target in base_init_calls(project, caller):
-            if target == init:
-                yield call, caller
+    index = _INDEX.get(project)
+    if index is None:
+        index = _INDEX[project] = {}
+        for caller in project.functions_mentioning("__init__"):
+            if caller.function.name == "__init__":
+                for call, target in base_init_calls(project, caller):
+                    index.setdefault(target, []).append((call, caller))
+    return index.get(init, [])
 
 
 def _is_super(value: Value | None) -> bool:
