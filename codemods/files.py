@@ -33,6 +33,7 @@ __all__ = [
     "find_project_root",
     "is_generated",
     "is_project_root",
+    "python_text",
     "read_bytes",
     "read_source",
     "read_stamped",
@@ -257,7 +258,6 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
     """
     if path.suffix.lower() == ".ipynb":
         return notebooks.read_module(path, raw, mode)
-    note = ""
     try:
         encoding, _ = tokenize.detect_encoding(_first_lines(raw))
     except SyntaxError as error:
@@ -268,7 +268,6 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
         # itself cannot know it before run time, but such files hold plain UTF-8 text. Decoding
         # fails below if they do not; the cookie is text like any other and is never rewritten.
         encoding = "utf-8"
-        note = encoding_note(raw)
     bom = raw.startswith(codecs.BOM_UTF8)
     body = raw[len(codecs.BOM_UTF8) :] if bom else raw
     if encoding == "utf-8-sig":
@@ -293,14 +292,36 @@ def decode_source(path: Path, raw: bytes, mode: int) -> SourceFile:
         encoding=encoding,
         bom=bom,
         mode=mode,
-        note=note,
+        note=encoding_note(raw),
     )
 
 
 def encoding_note(raw: bytes) -> str:
     """Return the note `decode_source` attaches to a file with these bytes ("" if none)."""
+    notes = []
     cookie = _unknown_cookie(raw)
-    return f"unknown coding `{cookie}`: read as UTF-8" if cookie else ""
+    if cookie:
+        notes.append(f"unknown coding `{cookie}`: read as UTF-8")
+    magic = _CELL_MAGIC.match(raw[:1024].decode("utf-8", "replace"))
+    if magic:
+        line = magic.group()
+        notes.append(f"first line `{line}` is a notebook cell magic: the rest analysed as Python")
+    return "; ".join(notes)
+
+
+#: A notebook cell that writes the rest of the file (`%%writefile data.py`): files copied out
+#: of notebooks often keep this first line, which the notebook strips when it writes the file.
+_CELL_MAGIC = re.compile(r"%%(?:writefile|file)\b[^\r\n]*")
+
+
+def python_text(text: str) -> str:
+    """Return `text` as Python parses it: a leading `%%writefile` cell magic commented out.
+
+    The line keeps its length, so every position in the file stays where it was.
+    """
+    if text.startswith("%%") and _CELL_MAGIC.match(text):
+        return "#" + text[1:]
+    return text
 
 
 #: PEP 263: the coding cookie, in a comment on one of the first two lines.

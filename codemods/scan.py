@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import files
-from .analysis.datasets import DatasetsOf, dataset_classes, datasets_of_loader
+from .analysis.candidates import DatasetsOf
+from .analysis.datasets import dataset_classes, datasets_of_loader
 from .analysis.loaders import LoaderCall, loader_calls
 from .analysis.project import Project
 from .analysis.randomness import numpy_global_draws

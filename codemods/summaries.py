@@ -60,7 +60,7 @@ def _parse(text: str, path: Path) -> ast.Module:
     with warnings.catch_warnings(), collector_paused():
         # Invalid escape sequences and the like in analysed code are not our findings.
         warnings.simplefilter("ignore")
-        return ast.parse(text, filename=str(path))
+        return ast.parse(files.python_text(text), filename=str(path))
 
 
 @contextlib.contextmanager

@@ -17,6 +17,7 @@ from codemods.files import (
     encode_text,
     find_project_root,
     is_generated,
+    python_text,
     read_source,
     write_atomic,
 )
@@ -323,6 +324,20 @@ def test_unknown_coding_cookie_is_read_as_utf8(tmp_path: Path) -> None:
     assert source.note == "unknown coding `future_fstrings`: read as UTF-8"
     # Written back, the cookie stays as it was.
     assert encode_text(source, source.text) == raw
+
+
+def test_notebook_cell_writing_the_file_is_read_without_its_magic(tmp_path: Path) -> None:
+    # Copied out of a notebook: the cell's `%%writefile` line is not part of the module.
+    path = tmp_path / "a.py"
+    raw = b"%%writefile a.py\nimport numpy as np\n"
+    path.write_bytes(raw)
+    source = read_source(path)
+    assert source.text == raw.decode()  # written back as it was
+    assert "`%%writefile a.py` is a notebook cell magic" in source.note
+    assert python_text(source.text) == "#%writefile a.py\nimport numpy as np\n"
+    # Any other first line, and a magic further down, are Python's to judge.
+    for text in ("%%time\nx = 1\n", "x = 1\n%%writefile a.py\n"):
+        assert python_text(text) == text
 
 
 def test_known_coding_cookie_has_no_note(tmp_path: Path) -> None:

@@ -146,8 +146,12 @@ def test_seed_sources(body: str, expected: set[Source]) -> None:
         ),
         pytest.param({Source.ENTROPY}, None, Verdict.NOT_REPRODUCIBLE, id="entropy"),
         pytest.param({Source.CLOCK}, None, Verdict.CLOCK, id="clock alone"),
+        pytest.param({Source.CLOCK, Source.WORKER_ID}, None, Verdict.CLOCK, id="clock and id"),
         pytest.param(
-            {Source.CLOCK, Source.WORKER_ID}, None, Verdict.NOT_REPRODUCIBLE, id="clock and id"
+            {Source.CLOCK, Source.WORKER_ID, Source.RANK},
+            None,
+            Verdict.NOT_REPRODUCIBLE,
+            id="clock, id and rank",
         ),
         pytest.param(
             {Source.WORKER_SEED, Source.RANK}, None, Verdict.PER_EPOCH, id="worker seed and rank"

@@ -16,6 +16,10 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
         if value.kind is Kind.SEQUENCE:
             elements = list(value.args)
         for element in elements:
+            if element.kind is Kind.STARRED and element.base is not None:
+                # `{c.__name__: c for c in ALL}`: the classes of the list it is built from.
+                found.extend(_listed(project, element.base, registry.module))
+                continue
             found.extend(
                 t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
             )
@@ -30,14 +34,30 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
     for other in project.modules_mentioning(*names):
         for cls in other.classes:
             if any(
-                _registers(project, other, decorator, registry, storing)
+                registers(project, other, decorator, registry, storing)
                 for decorator in cls.decorators
             ):
                 found.append(ClassRef.of(other, cls))
     return tuple(dict.fromkeys(found))
 
 
-def _registers(
+def _listed(project: Project, value: Value, module: ModuleFacts) -> list[ClassRef]:
+    """Return the project classes a module-level list or tuple of classes holds."""
+    found: list[ClassRef] = []
+    for target in project.targets(value, module):
+        if isinstance(target, VariableRef):
+            for listed in target.values:
+                if listed.kind is Kind.SEQUENCE:
+                    found.extend(
+                        t
+                        for element in listed.args
+                        for t in project.targets(element, target.module)
+                        if isinstance(t, ClassRef)
+                    )
+    return found
+
+
+def registers(
     project: Project,
     module: ModuleFacts,
     decorator: Value,

@@ -5,48 +5,17 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from . import catalog
+from .base_inits import base_init_callers
+from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
 from .dataset_registries import registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-
-#: How many calls deep per-item code is followed.
-MAX_CALL_DEPTH = 4
-
-
-#: A constructor call of a project class and the code it is written in.
-Construction = tuple[Value, "FunctionRef"]
-
-_Resolver = Callable[[Project, Value, FunctionRef, int], "DatasetsOf"]
-
-
-@dataclass(frozen=True)
-class DatasetsOf:
-    """The dataset classes a value may hold."""
-
-    classes: tuple[ClassRef, ...]
-    #: False if some possibility could not be resolved (a parameter, an unknown factory).
-    complete: bool
-    #: The registries (module-level names) whose candidate classes `classes` includes: the
-    #: dataset, or one of its bases, is picked from one of them at run time
-    #: (`DATASETS[cfg.type](...)`, `class D(BASES[name])`).
-    registries: tuple[str, ...] = ()
-    #: Project classes whose instances a third-party container the value may be (a
-    #: torchvision `Compose`, `RandomApply`, ...) holds and calls when it is called.
-    contained: tuple[ClassRef, ...] = ()
-    #: For each class in `classes`, the constructor calls seen making its instances.
-    made: tuple[tuple[ClassRef, Construction], ...] = ()
-
-    def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
-        """Return the calls that made the instances of `ref`, or None if some are unknown."""
-        if not self.complete:
-            return None
-        return tuple(site for made, site in self.made if made == ref)
+from .stored import stored_through
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -95,7 +64,7 @@ def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_CALL_DEPTH:
         return DatasetsOf((), False)
-    return _merge(
+    return merge(
         [_classes_of_option(project, option, where, depth) for option in value.alternatives()]
     )
 
@@ -157,7 +126,7 @@ def _classes_of_option(
                     results.append(DatasetsOf((), False))
             else:
                 results.append(DatasetsOf((), False))
-        return _merge(results)
+        return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = project.class_of_function(where)
@@ -165,9 +134,21 @@ def _classes_of_option(
         if held is None or not held.classes:
             return DatasetsOf((), False)  # nothing in the class stores it: set from outside
         return held
+    if value.kind is Kind.RECURSIVE:
+        return DatasetsOf((), True)  # what it holds comes with the name's other values
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
+        elements = elements_of(project, value.base, where, deeper)
+        if elements.classes:
+            return elements
+    if value.kind is Kind.UNKNOWN and value.name:
+        # `for dataset in datasets:`: any element of what the loop runs over.
+        loops = [iterable for name, iterable in where.function.loops if name == value.name]
+        if loops:
+            return merge([elements_of(project, iterable, where, deeper) for iterable in loops])
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
-        return _merge(results) if results else DatasetsOf((), False)
+        return merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
         return _classes_from_callers(project, value.name, where, deeper)
     return DatasetsOf((), False)
@@ -179,8 +160,16 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
     if inner is None:
         return DatasetsOf((), False)
     if inner.kind is Kind.SEQUENCE:
-        return _merge([classes_of(project, element, where, depth) for element in inner.args])
+        return merge([classes_of(project, element, where, depth) for element in inner.args])
+    if call.keyword("dataset") is None and not project.is_one_of(
+        call.base or inner, where.module, _SUBSET
+    ):
+        # ConcatDataset(datasets) / ChainDataset(datasets): a list of datasets, however made.
+        return elements_of(project, inner, where, depth)
     return classes_of(project, inner, where, depth)
+
+
+_SUBSET = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
 
 
 def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -211,7 +200,7 @@ def _method_returns(project: Project, method: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
             continue
         results.extend(classes_of(project, value, found[1], depth) for value in returns)
-    return _merge(results)
+    return merge(results)
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -242,13 +231,29 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
                 _from_variables(project, option, where, deeper, elements_of)
                 or [DatasetsOf((), False)]
             )
+        elif option.kind is Kind.RECURSIVE:
+            results.append(DatasetsOf((), True))
+        elif option.kind is Kind.CALL and option.base is not None:
+            # A project function that returns a list: the elements of what it returns.
+            functions = [
+                target
+                for target in project.targets(option.base, where.module)
+                if isinstance(target, FunctionRef) and target.function.returns
+            ]
+            results.extend(
+                elements_of(project, returned, function, deeper)
+                for function in functions
+                for returned in function.function.returns
+            )
+            if not functions:
+                results.append(DatasetsOf((), False))
         else:
             results.append(DatasetsOf((), False))
-    return _merge(results)
+    return merge(results)
 
 
 def _from_variables(
-    project: Project, value: Value, where: FunctionRef, depth: int, resolve: _Resolver
+    project: Project, value: Value, where: FunctionRef, depth: int, resolve: Resolver
 ) -> list[DatasetsOf]:
     results: list[DatasetsOf] = []
     for target in project.targets(value, where.module):
@@ -268,7 +273,7 @@ def _classes_from_callers(
 
 
 def _from_callers(
-    project: Project, param: str, where: FunctionRef, depth: int, resolve: _Resolver
+    project: Project, param: str, where: FunctionRef, depth: int, resolve: Resolver
 ) -> DatasetsOf:
     function = where.function
     if param not in function.params or function.qualname == "<module>":
@@ -280,33 +285,22 @@ def _from_callers(
         if function.name != "__init__":
             return DatasetsOf((), False)
         target, index = owner, index - 1
-    calls = project.callers(target)
+    calls = [(site.call, site.function) for site in project.callers(target)]
+    if owner is not None:
+        # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
+        calls.extend(base_init_callers(project, where))
     if not calls:
         return DatasetsOf((), False)
     results = []
-    for site in calls:
-        passed = site.call.keyword(param)
-        if passed is None and index < len(site.call.args):
-            passed = site.call.args[index]
+    for call, caller in calls:
+        passed = call.keyword(param)
+        if passed is None and index < len(call.args):
+            passed = call.args[index]
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:
-            results.append(resolve(project, passed, site.function, depth))
-    return _merge(results)
-
-
-def _merge(results: list[DatasetsOf]) -> DatasetsOf:
-    classes = [ref for result in results for ref in result.classes]
-    registries = [name for result in results for name in result.registries]
-    contained = [ref for result in results for ref in result.contained]
-    made = [site for result in results for site in result.made]
-    return DatasetsOf(
-        tuple(dict.fromkeys(classes)),
-        all(result.complete for result in results),
-        registries=tuple(dict.fromkeys(registries)),
-        contained=tuple(dict.fromkeys(contained)),
-        made=tuple(dict.fromkeys(made)),
-    )
+            results.append(resolve(project, passed, caller, depth))
+    return merge(results)
 
 
 def _made_by_type(
@@ -349,8 +343,11 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
         for target in project.targets(subject, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
-                if candidates:
-                    return DatasetsOf(candidates, True, (target.name,))
+                if not candidates:
+                    continue
+                # `REGISTRY[key](...)` is itself the constructor call of the one picked.
+                made = [(ref, (call, where)) for ref in candidates if subject is call.base.base]
+                return DatasetsOf(candidates, True, (target.name,), made=tuple(made))
     return None
 
 
@@ -376,7 +373,7 @@ def _held(
     project: Project,
     ref: ClassRef,
     attribute: str,
-    resolve: _Resolver | None = None,
+    resolve: Resolver | None = None,
     sites: tuple[Construction, ...] | None = None,
     depth: int = 0,
 ) -> DatasetsOf:
@@ -394,8 +391,10 @@ def _held(
                 continue
             where = FunctionRef.of(owner.module, function)
             for assignment in function.assignments:
-                if assignment.target == target and sites is not None and where == init_code:
-                    found.append(_stored_by(project, assignment.value, where, sites, resolve))
+                if assignment.target == target and sites is not None and init_code is not None:
+                    found.append(
+                        stored_through(project, assignment.value, where, init_code, sites, resolve)
+                    )
                 elif assignment.target == target:
                     found.append(resolve(project, assignment.value, where, depth))
         for assignment in owner.cls.attributes:
@@ -404,34 +403,4 @@ def _held(
                 if module_code is not None:
                     where = FunctionRef.of(owner.module, module_code)
                     found.append(resolve(project, assignment.value, where, depth))
-    return _merge(found)
-
-
-def _stored_by(
-    project: Project,
-    value: Value,
-    init: FunctionRef,
-    sites: tuple[Construction, ...],
-    resolve: _Resolver,
-) -> DatasetsOf:
-    """Resolve what `__init__` stores, taking its parameters from the calls in `sites` only."""
-    params = init.function.params
-    results: list[DatasetsOf] = []
-    for option in value.alternatives():
-        if option.kind is not Kind.PARAM or option.name not in params:
-            results.append(resolve(project, option, init, 0))
-            continue
-        index = params.index(option.name) - 1
-        for call, where in sites:
-            passed = call.keyword(option.name)
-            if passed is None and index < len(call.args):
-                passed = call.args[index]
-            unknown = any(key is None for key, _ in call.keywords) or any(
-                arg.kind is Kind.STARRED for arg in call.args
-            )
-            if passed is not None and passed.kind is not Kind.STARRED:
-                results.append(resolve(project, passed, where, 1))
-            elif passed is not None or unknown:
-                results.append(DatasetsOf((), False))
-            # Not passed: the parameter's default, which holds no project object.
-    return _merge(results)
+    return merge(found)

@@ -116,11 +116,33 @@ class _ValueSummariser(_BindingCollector):
             )
         if isinstance(node, ast.Starred):
             return Value(Kind.STARRED, span, base=self.value(node.value, scope, deeper))
+        if isinstance(node, ast.DictComp | ast.ListComp | ast.SetComp):
+            return self._collected(node, scope, span, deeper)
         if isinstance(node, ast.Lambda):
             return Value(Kind.FUNCTION, span, name=self._lambda_qualname(node, scope))
         if isinstance(node, ast.JoinedStr):
             return Value(Kind.CONSTANT, span)
         return Value(Kind.UNKNOWN, span)
+
+    def _collected(
+        self, node: ast.DictComp | ast.ListComp | ast.SetComp, scope: _Scope, span: Span, depth: int
+    ) -> Value:
+        """Summarise `{c.name: c for c in CLASSES}` or `[c for c in CLASSES]` as holding the
+        elements of `CLASSES` (like `[*CLASSES]`); other comprehensions are UNKNOWN."""
+        element = node.value if isinstance(node, ast.DictComp) else node.elt
+        loop = node.generators[0]
+        if (
+            len(node.generators) != 1
+            or loop.ifs
+            or not isinstance(loop.target, ast.Name)
+            or not isinstance(element, ast.Name)
+            or element.id != loop.target.id
+        ):
+            return Value(Kind.UNKNOWN, span)
+        elements = Value(Kind.STARRED, span, base=self.value(loop.iter, scope, depth))
+        if isinstance(node, ast.DictComp):
+            return Value(Kind.DICT, span, keywords=((None, elements),))
+        return Value(Kind.SEQUENCE, span, args=(elements,))
 
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
@@ -204,7 +226,7 @@ class _ValueSummariser(_BindingCollector):
         if binding.kind == "assign" and binding.node is not None:
             key = (id(binding.node), name)
             if key in self._resolving:
-                return Value(Kind.UNKNOWN, name=name)
+                return Value(Kind.RECURSIVE, name=name)
             self._resolving.add(key)
             try:
                 return self.value(binding.node, scope, depth)

@@ -52,6 +52,9 @@ class Kind(enum.Enum):
     STARRED = "starred"
     #: Anything else, or a name that cannot be resolved (`name` holds it if it was a name).
     UNKNOWN = "unknown"
+    #: A name met again while its own value is summarised (`items = items + [x]`, a list
+    #: appended to in a loop): it adds nothing beyond the other values it is bound to.
+    RECURSIVE = "recursive"
 
 
 @dataclass(frozen=True, slots=True)

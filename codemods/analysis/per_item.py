@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
+from .candidates import MAX_CALL_DEPTH, Construction
+from .datasets import _held, held_elements
 from .facts import Kind, Value
+from .function_registries import registered_functions
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef, VariableRef
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,9 @@ class Reached:
     #: The constructor calls that made `self` (and the code they are in), when all are
     #: known: what its `__init__` stored depends on them. None: any caller may have.
     made_by: tuple[Construction, ...] | None = None
+    #: The registries of functions (`OPS` of `OPS[name](x)`) the way here picks from at run
+    #: time: `function` is one candidate of each, not certainly run.
+    registries: tuple[str, ...] = ()
 
 
 def per_item_code(
@@ -75,7 +80,14 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
         base_method = _base_method_on_self(project, call, caller)
         if base_method is not None:
             chain = (*caller.chain, base_method.qualname)
-            yield Reached(base_method, caller.self_class, chain, caller.holder, caller.made_by)
+            yield Reached(
+                base_method,
+                caller.self_class,
+                chain,
+                caller.holder,
+                caller.made_by,
+                caller.registries,
+            )
             continue
         yield from call_targets(project, caller, call)
 
@@ -85,9 +97,13 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
     callee = call.base
     if callee is None:
         return
+    registries = caller.registries
+    registry = _function_registry(callee)
+    if registry is not None and registry.qualnames:
+        registries = (*registries, registry.qualnames[0].rpartition(".")[2])
     for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
         chain = (*caller.chain, function.qualname)
-        yield Reached(function, self_class, chain, holder, made_by)
+        yield Reached(function, self_class, chain, holder, made_by, registries)
 
 
 _Callee = tuple[
@@ -113,6 +129,15 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 found = project.find_method(target, "__init__")
                 if found is not None:
                     yield found[1], target, None, None
+        return
+    registry = _function_registry(callee)
+    if registry is not None:
+        # `OPS[name](x)` / `OPS[name].f(x)`: any function the registry holds may run.
+        for target in project.targets(registry, module):
+            if isinstance(target, VariableRef):
+                field = callee.name if callee.kind is Kind.ATTRIBUTE else None
+                for registered in registered_functions(project, target, field):
+                    yield registered, None, None, None
         return
     if self_class is None:
         return
@@ -166,6 +191,15 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if function is not None:
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by
                     return
+
+
+def _function_registry(callee: Value) -> Value | None:
+    """Return `OPS` of a callee `OPS[key]` or `OPS[key].field`, if it is spelled so."""
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        callee = callee.base
+    if callee.kind is Kind.SUBSCRIPT and callee.base is not None and callee.base.kind is Kind.NAME:
+        return callee.base
+    return None
 
 
 def _base_method_on_self(project: Project, call: Value, caller: Reached) -> FunctionRef | None:

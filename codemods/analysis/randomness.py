@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, Construction
+from .candidates import MAX_CALL_DEPTH, Construction
 from .facts import Value
 from .per_item import Reached, branch_not_taken, call_targets, per_item_code, reachable
 from .project import Project

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, held_classes
+from .candidates import MAX_CALL_DEPTH
+from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, branch_not_taken
 from .project import Project

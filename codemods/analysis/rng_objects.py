@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 from ..types import Span
 from . import catalog
-from .datasets import MAX_CALL_DEPTH, held_classes
+from .candidates import MAX_CALL_DEPTH
+from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, callees, per_item_code, reachable
 from .project import Project
@@ -34,6 +35,7 @@ from .rng_object_records import (
     RngObject,
     RngUse,
 )
+from .stored import splat_entries
 
 #: RNG constructors whose objects have state to duplicate.
 CONSTRUCTORS = frozenset(set(catalog.RNG_CONSTRUCTORS) - catalog.STATELESS_RNGS)
@@ -188,6 +190,10 @@ class RngIndex:
             passed = site.call.keyword(param)
             if passed is None and 0 <= index < len(site.call.args):
                 passed = site.call.args[index]
+            if passed is None:
+                # `config["random_state"] = RandomState(seed)`, then `Flip(**config)`.
+                entries = splat_entries(site.call, site.function, param)
+                passed = Value(Kind.ALTERNATIVES, args=tuple(entries)) if entries else None
             if passed is None or passed.kind is Kind.STARRED:
                 continue
             caller_class = self.project.class_of_function(site.function)

@@ -171,6 +171,13 @@ class _BindingCollector:
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.Expr) and (added := _appended(node, scope)) is not None:
+            # `datasets.append(d)` on a list this scope made: the list also holds `d`.
+            self._bind_target(added[0], added[1], scope)
+        elif isinstance(node, ast.AugAssign) and _extends_sequence(node):
+            # `steps += [Flip()]`: the name also holds the elements added (flow-insensitively,
+            # one more value beside the ones assigned).
+            self._bind_target(node.target, node.value, scope)
         elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
             self._bind_target(node.target, None, scope)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -260,3 +267,39 @@ class _BindingCollector:
     def _def_span(self, node: _Function | ast.ClassDef) -> Span:
         # ast's position already starts at `def`/`class`, after any decorators, as libcst's does.
         return self._positions.span(node)
+
+
+def _extends_sequence(node: ast.AugAssign) -> bool:
+    """Return True for `name += [a, b]` (or a tuple): a list growing by known elements."""
+    return (
+        isinstance(node.op, ast.Add)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.value, ast.List | ast.Tuple)
+    )
+
+
+def _appended(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.expr] | None:
+    """Return the list name and what it grows by for `name.append(x)` / `name.extend(xs)`,
+    when `name` is bound in `scope` to a list display."""
+    call = node.value
+    if (
+        not isinstance(call, ast.Call)
+        or not isinstance(call.func, ast.Attribute)
+        or not isinstance(call.func.value, ast.Name)
+        or call.func.attr not in ("append", "extend")
+        or len(call.args) != 1
+        or call.keywords
+    ):
+        return None
+    name = call.func.value
+    bound = scope.bindings.get(name.id, [])
+    if not any(isinstance(binding.node, ast.List) for binding in bound):
+        return None
+    added = call.args[0]
+    if call.func.attr == "append":
+        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
+        added.end_lineno, added.end_col_offset = (
+            call.args[0].end_lineno,
+            call.args[0].end_col_offset,
+        )
+    return name, added

@@ -64,7 +64,8 @@ class Verdict(enum.Enum):
     EPOCH_INVARIANT = "epoch_invariant"
     #: Different every time, but not reproducible under `torch.manual_seed`.
     NOT_REPRODUCIBLE = "not_reproducible"
-    #: The clock alone: not reproducible, and alike in workers started within one tick.
+    #: The clock (with or without the worker id): not reproducible, and alike in the workers
+    #: of processes started within one tick.
     CLOCK = "clock"
     UNKNOWN = "unknown"
 
@@ -86,9 +87,10 @@ def verdict(
     if Source.ENTROPY in sources:
         return Verdict.NOT_REPRODUCIBLE
     if Source.CLOCK in sources:
-        # The worker id (or rank) added to the clock keeps workers apart; the clock alone
-        # gives every worker started within one tick the same seed.
-        if sources & {Source.WORKER_ID, Source.RANK}:
+        # The rank added to the clock keeps the processes of a run apart. Without it, every
+        # process that starts workers within one tick (each rank of a distributed run) gives
+        # them the same seeds, whether or not the worker id is added.
+        if Source.RANK in sources:
             return Verdict.NOT_REPRODUCIBLE
         return Verdict.CLOCK
     return Verdict.EPOCH_INVARIANT
@@ -178,7 +180,7 @@ class _Classifier:
             return self._union([value.base, *value.args], scope, deeper)
         if kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE):
             return self._union(list(value.args), scope, deeper)
-        if kind is Kind.UNKNOWN and value.name and is_rank_name(value.name):
+        if kind in (Kind.UNKNOWN, Kind.RECURSIVE) and value.name and is_rank_name(value.name):
             return frozenset({Source.RANK})
         return frozenset({Source.UNKNOWN})
 

@@ -47,7 +47,9 @@ def describe_sources(sources: frozenset[Source], target: TorchTarget) -> str:
     if Source.ENTROPY in sources:
         return "a process id, a uuid or OS entropy"
     if Source.CLOCK in sources:
-        return f"the clock{' and the worker id' if Source.WORKER_ID in sources else ''}"
+        parts = ["the clock", *(["the worker id"] if Source.WORKER_ID in sources else [])]
+        parts += ["the rank"] if rank else []
+        return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
     fixed = sources & {Source.CONSTANT, Source.RUN_VALUE, Source.PARAMETER}
     if Source.WORKER_ID in sources:
         if fixed:
@@ -56,6 +58,21 @@ def describe_sources(sources: frozenset[Source], target: TorchTarget) -> str:
     if Source.RANK in sources:
         return "a fixed value and the rank"
     return "a fixed value"
+
+
+def clock_reason(sources: frozenset[Source], description: str, version: str) -> str:
+    """Return why a seed from the clock (`description`) is a problem, in WS102's words."""
+    if Source.WORKER_ID in sources:
+        alike = (
+            "the workers of processes started within one tick of it (the ranks of a "
+            "distributed run) get the same seeds"
+        )
+    else:
+        alike = "workers started within one tick of it get the same seed"
+    return (
+        f"from {description}: {alike}, and no `torch.manual_seed` can reproduce the run on "
+        f"{version}; derive the seed from `torch.initial_seed()`"
+    )
 
 
 def joined(whats: list[str]) -> str:

@@ -271,7 +271,7 @@ def _unreduced(value: Value) -> bool:
 def mentions(value: Value, word: str) -> bool:
     """Return True if a name, parameter or attribute in `value` contains `word`."""
     names = [value.name, *(qualname.rpartition(".")[2] for qualname in value.qualnames)]
-    if value.kind in (Kind.PARAM, Kind.UNKNOWN, Kind.ATTRIBUTE, Kind.NAME) and any(
+    if value.kind in (Kind.PARAM, Kind.UNKNOWN, Kind.RECURSIVE, Kind.ATTRIBUTE, Kind.NAME) and any(
         word in name.lower() for name in names
     ):
         return True

@@ -22,7 +22,7 @@ from ..analysis.seed_classification import (
     seed_sources,
     verdict,
 )
-from ..analysis.seed_descriptions import describe_seeding, describe_sources, joined
+from ..analysis.seed_descriptions import clock_reason, describe_seeding, describe_sources, joined
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
@@ -76,8 +76,9 @@ class EpochInvariantWorkerSeed(Rule):
     `np.random.seed`, `random.seed`, `torch.manual_seed` (or creates or reseeds an RNG
     object) with `worker_id`, `get_worker_info().id`, a constant, a constant plus
     `worker_id` (with or without a rank term), or the `np.random.get_state()[1][0] +
-    worker_id` snippet. A seed from the clock alone is a warning (workers started within one
-    tick get the same seed); one from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
+    worker_id` snippet. A seed from the clock, alone or plus `worker_id`, is a warning (the
+    workers of processes started within one tick, such as the ranks of a distributed run, get
+    the same seeds); one from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
     distinct but irreproducible streams and is only an `info` note, as is seeding code that
     looks like a worker_init_fn but that no DataLoader uses.
 
@@ -324,11 +325,7 @@ class EpochInvariantWorkerSeed(Rule):
             self._add_cause(seeding, context, what, reason, "info")
             return
         if result is Verdict.CLOCK:
-            reason = (
-                f"from {description}: workers started within one tick of it get the same "
-                f"seed, and no `torch.manual_seed` can reproduce the run on {version}; derive "
-                f"the seed from `torch.initial_seed()`"
-            )
+            reason = clock_reason(sources, description, version)
             self._add_cause(seeding, context, what, reason, "warning")
             return
         if Source.WORKER_ID in sources or Source.RANK in sources:

@@ -123,8 +123,6 @@ class UnseededNumpyInWorkers(Rule):
             draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
             if draws:
                 drawing[ref] = draws[0]
-        if not drawing:
-            return
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
         loaded: set[ClassRef] = set()
         unresolved: list[LoaderCall] = []
@@ -136,7 +134,9 @@ class UnseededNumpyInWorkers(Rule):
             draws = [
                 draw
                 for ref in datasets.classes
-                if ref in drawing
+                # What the loader's own constructor calls pass may reach further than what
+                # callers found by name pass (a class picked from a registry and called).
+                if ref in drawing or datasets.made_by(ref) is not None
                 for draw in (
                     numpy_global_draws(project, ref, datasets.made_by(ref))
                     or global_numpy_library_calls(project, ref)
@@ -226,7 +226,11 @@ class UnseededNumpyInWorkers(Rule):
         name = draw.qualname.replace("numpy.", "np.", 1)
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
-        return f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        where = f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        if draw.reached.registries:
+            names = ", ".join(f"`{name}`" for name in dict.fromkeys(draw.reached.registries))
+            where += f", when the run picks it from the functions {names} holds"
+        return where
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
         module = loader.module

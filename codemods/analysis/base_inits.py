@@ -1,0 +1,80 @@
+"""Calls that run a base class's `__init__` on the instance a subclass's `__init__` builds.
+
+`super().__init__(phase, transform)`, `super(Sub, self).__init__(...)` and
+`Base.__init__(self, phase, transform)` hand the subclass's arguments on to the base, which
+often is what stores them (`self.transform = transform`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from collections.abc import Iterator
+
+from .facts import Kind, Value
+from .project import Project
+from .refs import FunctionRef
+
+
+def base_init_calls(project: Project, init: FunctionRef) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield the calls in `init` that run a project base class's `__init__` on `self`.
+
+    Each call is given as if it were a constructor call of that base: without the explicit
+    `self` of `Base.__init__(self, ...)`, so its arguments line up with the parameters after
+    `self`. The second item is the base's `__init__`.
+    """
+    own = project.class_of_function(init)
+    if own is None:
+        return
+    order = project.mro(own)
+    for call in init.function.calls:
+        callee = call.base
+        if callee is None:
+            continue
+        if callee.kind is Kind.ATTRIBUTE and callee.name == "__init__" and _is_super(callee.base):
+            # The next class after the one defining `init` that defines `__init__`.
+            for owner in order[1:]:
+                qualname = owner.cls.method("__init__")
+                function = owner.module.function(qualname) if qualname else None
+                if function is not None:
+                    yield call, FunctionRef.of(owner.module, function)
+                    break
+            continue
+        if callee.kind is not Kind.NAME or not call.args or call.args[0].kind is not Kind.SELF:
+            continue
+        for target in project.targets(callee, init.module):
+            if (
+                isinstance(target, FunctionRef)
+                and target.function.name == "__init__"
+                and project.class_of_function(target) in order[1:]
+            ):
+                yield dataclasses.replace(call, args=call.args[1:]), target
+
+
+#: Per project: each base `__init__` and the calls in subclass `__init__`s that run it.
+_INDEX: weakref.WeakKeyDictionary[Project, dict[FunctionRef, list[tuple[Value, FunctionRef]]]]
+_INDEX = weakref.WeakKeyDictionary()
+
+
+def base_init_callers(project: Project, init: FunctionRef) -> list[tuple[Value, FunctionRef]]:
+    """Return the calls in subclasses' `__init__`s that run `init` on their instance.
+
+    Each call comes as `base_init_calls` gives it, with the subclass `__init__` it is in.
+    """
+    index = _INDEX.get(project)
+    if index is None:
+        index = _INDEX[project] = {}
+        for caller in project.functions_mentioning("__init__"):
+            if caller.function.name == "__init__":
+                for call, target in base_init_calls(project, caller):
+                    index.setdefault(target, []).append((call, caller))
+    return index.get(init, [])
+
+
+def _is_super(value: Value | None) -> bool:
+    return (
+        value is not None
+        and value.kind is Kind.CALL
+        and value.base is not None
+        and "builtins.super" in value.base.qualnames
+    )

@@ -1,0 +1,60 @@
+"""What a value may be: the project classes a Dataset, transform or other value may be an
+instance of, and the constructor calls seen making them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .facts import Value
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+#: How many calls deep per-item code is followed.
+MAX_CALL_DEPTH = 4
+
+#: A constructor call of a project class and the code it is written in.
+Construction = tuple[Value, FunctionRef]
+
+
+@dataclass(frozen=True)
+class DatasetsOf:
+    """The dataset classes a value may hold."""
+
+    classes: tuple[ClassRef, ...]
+    #: False if some possibility could not be resolved (a parameter, an unknown factory).
+    complete: bool
+    #: The registries (module-level names) whose candidate classes `classes` includes: the
+    #: dataset, or one of its bases, is picked from one of them at run time
+    #: (`DATASETS[cfg.type](...)`, `class D(BASES[name])`).
+    registries: tuple[str, ...] = ()
+    #: Project classes whose instances a third-party container the value may be (a
+    #: torchvision `Compose`, `RandomApply`, ...) holds and calls when it is called.
+    contained: tuple[ClassRef, ...] = ()
+    #: For each class in `classes`, the constructor calls seen making its instances.
+    made: tuple[tuple[ClassRef, Construction], ...] = ()
+
+    def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
+        """Return the calls that made the instances of `ref`, or None if some are unknown."""
+        if not self.complete:
+            return None
+        # No call seen (a class picked from a registry by a builder): any caller may have.
+        return tuple(site for made, site in self.made if made == ref) or None
+
+
+#: Resolves a value seen in a function (at some depth) to what it may be.
+Resolver = Callable[[Project, Value, FunctionRef, int], DatasetsOf]
+
+
+def merge(results: list[DatasetsOf]) -> DatasetsOf:
+    classes = [ref for result in results for ref in result.classes]
+    registries = [name for result in results for name in result.registries]
+    contained = [ref for result in results for ref in result.contained]
+    made = [site for result in results for site in result.made]
+    return DatasetsOf(
+        tuple(dict.fromkeys(classes)),
+        all(result.complete for result in results),
+        registries=tuple(dict.fromkeys(registries)),
+        contained=tuple(dict.fromkeys(contained)),
+        made=tuple(dict.fromkeys(made)),
+    )

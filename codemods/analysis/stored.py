@@ -1,0 +1,112 @@
+"""What a class's `__init__` stores, for the instances some constructor calls make."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .base_inits import base_init_calls
+from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
+from .facts import Kind, Value
+from .project import Project
+from .refs import FunctionRef
+
+
+def stored_through(
+    project: Project,
+    value: Value,
+    where: FunctionRef,
+    init: FunctionRef,
+    sites: tuple[Construction, ...],
+    resolve: Resolver,
+    depth: int = 0,
+) -> DatasetsOf:
+    """Resolve what `where` stores when `init` runs for the constructor calls in `sites`.
+
+    `where` is `init` itself, or a base class's `__init__` that `init` runs on the same
+    instance (`super().__init__(phase, transform)`): then the arguments that call hands on
+    are taken from `sites` in turn.
+    """
+    if where == init:
+        return _stored_by(project, value, init, sites, resolve)
+
+    def through_init(project: Project, passed: Value, at: FunctionRef, depth: int) -> DatasetsOf:
+        if at == init:
+            return _stored_by(project, passed, init, sites, resolve)
+        return resolve(project, passed, at, depth)
+
+    storing = project.class_of_function(where)
+    forwarded = [
+        (call, base)
+        for call, base in base_init_calls(project, init)
+        if (owner := project.class_of_function(base)) and storing in project.mro(owner)
+    ]
+    if not forwarded or depth > MAX_CALL_DEPTH:
+        return resolve(project, value, where, 0)
+    return merge(
+        [
+            stored_through(project, value, where, base, ((call, init),), through_init, depth + 1)
+            for call, base in forwarded
+        ]
+    )
+
+
+def _stored_by(
+    project: Project,
+    value: Value,
+    init: FunctionRef,
+    sites: tuple[Construction, ...],
+    resolve: Resolver,
+) -> DatasetsOf:
+    """Resolve what `__init__` stores, taking its parameters from the calls in `sites` only."""
+    params = init.function.params
+    results: list[DatasetsOf] = []
+    for option in value.alternatives():
+        if option.kind is not Kind.PARAM or option.name not in params:
+            results.append(resolve(project, option, init, 0))
+            continue
+        index = params.index(option.name) - 1
+        for call, where in sites:
+            passed = call.keyword(option.name)
+            if passed is None and index < len(call.args):
+                passed = call.args[index]
+            unknown = any(key is None for key, _ in call.keywords) or any(
+                arg.kind is Kind.STARRED for arg in call.args
+            )
+            if passed is not None and passed.kind is not Kind.STARRED:
+                results.append(resolve(project, passed, where, 1))
+            elif passed is not None or unknown:
+                results.append(DatasetsOf((), False))
+                # `args["transform"] = transform` before `factory(**args)`.
+                entries = splat_entries(call, where, option.name)
+                results.extend(resolve(project, entry, where, 1) for entry in entries)
+            # Not passed: the parameter's default, which holds no project object.
+    return merge(results)
+
+
+def splat_entries(call: Value, where: FunctionRef, key: str) -> list[Value]:
+    """Return the values `call`'s `**dict` arguments are seen to hold under `key`: entries of
+    a dict literal, and `name[key] = value` stores into a local dict of `where`."""
+    found: list[Value] = []
+    function = where.function
+    for name, splat in call.keywords:
+        if name is not None:
+            continue
+        options = splat.alternatives()
+        found.extend(v for o in options if o.kind is Kind.DICT for k, v in o.keywords if k == key)
+        # A local dict reaches the call inlined: match it to its assignment by value.
+        locals_ = {
+            assignment.target
+            for assignment in function.assignments
+            if assignment.value.span is not None
+            and any(
+                option.span is not None
+                and dataclasses.replace(option, span=assignment.value.span) == assignment.value
+                for option in options
+            )
+        }
+        found.extend(
+            store.value
+            for store in function.item_stores
+            if store.target in locals_ and store.key == key
+        )
+    return found
