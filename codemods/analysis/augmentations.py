@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..types import Span
-from .datasets import MAX_CALL_DEPTH, classes_of
+from .candidates import MAX_CALL_DEPTH
+from .datasets import classes_of
 from .facts import FunctionFacts, Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
