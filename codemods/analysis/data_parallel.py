@@ -42,6 +42,10 @@ DISTRIBUTED_CALLS = {
     **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
 }
 
+DISTRIBUTED_SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+
 #: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
 LIGHTNING_LAUNCHERS = frozenset(
     {
@@ -155,10 +159,22 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     for name in sorted(names):
         if name in DISTRIBUTED_CALLS:
+            if name in DISTRIBUTED_SAMPLERS and _replicas_given(value):
+                return None
             return DISTRIBUTED_CALLS[name]
     if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
     return None
+
+
+def _replicas_given(sampler: Value) -> bool:
+    """Return True for a DistributedSampler told its number of replicas.
+
+    Without `num_replicas` it asks the process group, which only a distributed run has;
+    with it, it also serves single-process runs (`num_replicas=1, rank=0`), so it shows
+    nothing by itself.
+    """
+    return sampler.keyword("num_replicas") is not None or len(sampler.args) > 1
 
 
 def _rank_variable(key: Value) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
@@ -155,75 +156,122 @@ class RankInvariantWorkerSeed(Rule):
         evidence = distributed_evidence(project)
         if not evidence:
             return
-        runs: dict[FunctionRef, frozenset[Path]] = {}
-
-        def runs_of(function: FunctionRef) -> frozenset[Path]:
-            if function not in runs:
-                runs[function] = entry_modules(project, function)
-            return runs[function]
+        self._run_cache: dict[FunctionRef, frozenset[Path]] = {}
+        runs_of = self._runs
 
         for loader in loaders:
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
             entries = runs_of(loader.function)
-            # Only the evidence and seedings of the run that builds this loader count.
-            job = next(
-                (item for item in evidence if item.function.path == loader.module.path), None
-            ) or next((item for item in evidence if runs_of(item.function) & entries), None)
-            if job is None:
-                continue
             related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
             if any(
                 seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
                 for seeding in related
             ):
                 continue
-            alike = [seeding for seeding in related if seeding.rank is RankDependence.SAME]
-            seeded_by = self._seeding_of(loader, alike)
+            # A seeding counts where it takes part in a distributed run that builds this
+            # loader: the seeding, the loader and the evidence share one run.
+            jobs = [
+                (seeding, job)
+                for seeding in related
+                if seeding.rank is RankDependence.SAME
+                for job in [self._job(loader, entries, runs_of(seeding.function), evidence)]
+                if job is not None
+            ]
+            seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
             randomness = loader_randomness(project, loader)
             if not randomness.random:
                 continue
-            self._report(loader, seeded_by, job, randomness)
+            self._report(loader, seeded_by, randomness)
 
-    def _seeding_of(self, loader: LoaderCall, alike: list[TorchSeeding]) -> str | None:
+    def _job(
+        self,
+        loader: LoaderCall,
+        entries: frozenset[Path],
+        seeding_runs: frozenset[Path],
+        evidence: list[Evidence],
+    ) -> Evidence | None:
+        """Return the evidence that the run shared by a seeding and a loader is distributed."""
+        shared = [item for item in evidence if self._runs(item.function) & entries & seeding_runs]
+        same_file = [item for item in shared if item.function.path == loader.module.path]
+        return next(iter(same_file or shared), None)
+
+    def _runs(self, function: FunctionRef) -> frozenset[Path]:
+        if function not in self._run_cache:
+            self._run_cache[function] = entry_modules(self.project, function)
+        return self._run_cache[function]
+
+    def _seeding_of(
+        self,
+        loader: LoaderCall,
+        entries: frozenset[Path],
+        jobs: list[tuple[TorchSeeding, Evidence]],
+        evidence: list[Evidence],
+    ) -> SeededAlike | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
         if loader.argument("generator").value is not None:
             call = generator_seeding(self.project, loader)
             if call is None or call.span is None:
                 return None
+            job = self._job(loader, entries, entries, evidence)
+            if job is None:
+                return None
             where = self._at(loader.function, call.span.line)
-            return f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
-        if not alike:
+            text = f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
+            return SeededAlike(text, job, assumed=False)
+        if not jobs:
             return None
-        same_file = [seeding for seeding in alike if seeding.function.path == loader.module.path]
-        seeding = (same_file or alike)[0]
+        # The seedings in the loader's own file first, then in project order.
+        jobs.sort(key=lambda pair: pair[0].function.path != loader.module.path)
+        named = list({self._describe(seeding): job for seeding, job in jobs}.items())
+        shown = [text for text, _ in named[:_MAX_NAMED]]
+        if len(named) > _MAX_NAMED:
+            shown.append(f"and {len(named) - _MAX_NAMED} more")
+        text = f"every rank seeds torch alike ({'; '.join(shown)})"
+        assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
+        return SeededAlike(text, named[0][1], assumed=assumed, runs=len(named))
+
+    def _describe(self, seeding: TorchSeeding) -> str:
+        """Name the call that seeds torch, the helper call that runs it, and any assumption."""
+        inner = seeding.seeding_call
+        assert inner.call.span is not None
         assert seeding.call.span is not None
-        where = self._at(seeding.function, seeding.call.span.line)
-        return f"every rank seeds torch alike (`{seeding.label}(...)`, {where})"
+        text = f"`{inner.label}(...)`, {self._at(inner.function, inner.call.span.line)}"
+        if seeding.inner is not None:
+            where = self._at(seeding.function, seeding.call.span.line)
+            text += f", run by `{seeding.label}(...)`, {where}"
+        if seeding.assumed_setting is not None:
+            text += (
+                f", from the `{seeding.assumed_setting}` setting, assumed the same on every rank"
+            )
+        return text
 
     def _report(
-        self, loader: LoaderCall, seeded_by: str, evidence: Evidence, randomness: LoaderRandomness
+        self, loader: LoaderCall, seeded_by: SeededAlike, randomness: LoaderRandomness
     ) -> None:
         span = loader.call.span
         assert span is not None
+        evidence = seeded_by.job
         assert evidence.value.span is not None
         job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
+        jobs = "each distributed job that builds it" if seeded_by.runs > 1 else "a distributed job"
         draws = self._draws(randomness)
-        severity = "error" if randomness.draw is not None else "warning"
+        certain = randomness.draw is not None and not seeded_by.assumed
+        severity = "error" if certain else "warning"
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
             message = (
-                f"{seeded_by} in a distributed job ({job}), and this DataLoader draws in the "
+                f"{seeded_by.text} in {jobs} ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; seed "
                 "each rank differently, e.g. add the rank to the seed"
             )
             self.report(loader.function, span, message, severity=severity)
             return
         message = (
-            f"{seeded_by} in a distributed job ({job}), so worker k of this DataLoader "
+            f"{seeded_by.text} in {jobs} ({job}), so worker k of this DataLoader "
             f"draws the same random numbers on every rank ({draws}); mix the rank into the "
             "worker seed"
         )
@@ -260,6 +308,23 @@ class RankInvariantWorkerSeed(Rule):
             return path.relative_to(self.project.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+
+#: How many seeding calls a message names before it counts the rest.
+_MAX_NAMED = 4
+
+
+@dataclass(frozen=True)
+class SeededAlike:
+    """What seeds a loader's workers alike on every rank, as its message says it."""
+
+    text: str
+    #: The evidence that the (first named) run is distributed.
+    job: Evidence
+    #: Every named seeding rests on a setting assumed the same on every rank.
+    assumed: bool
+    #: How many seeding calls (of separate runs, or helpers) it names.
+    runs: int = 1
 
 
 def _safety(safe: bool) -> Safety:
