@@ -18,9 +18,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from . import catalog
+from .config_settings import assigned_from_rank, setting_assumed_alike
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
@@ -181,7 +181,7 @@ def _splat_seeding(
     sources = seed_sources(project, settings, SeedScope(function))
     if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK, Source.WORKER_ID}:
         return
-    if _assigned_from_rank(project, parameter):
+    if assigned_from_rank(project, parameter):
         return
     assumed = parameter if Source.UNKNOWN in sources else None
     label = helper.function.name
@@ -240,77 +240,12 @@ def _classified(
         return TorchSeeding(function, call, label, RankDependence.UNKNOWN, inner=inner)
     rank = rank_dependence(project, seed, function)
     if rank is RankDependence.UNKNOWN:
-        setting = _setting_assumed_alike(project, seed, function)
+        setting = setting_assumed_alike(project, seed, function)
         if setting is not None:
             return TorchSeeding(
                 function, call, label, RankDependence.SAME, inner=inner, assumed_setting=setting
             )
     return TorchSeeding(function, call, label, rank, inner=inner)
-
-
-def _setting_assumed_alike(project: Project, seed: Value, function: FunctionRef) -> str | None:
-    """Return the name of a configuration setting taken as the same on every rank.
-
-    `cfg.manual_seed`, `config["train"]["seed"]`, `hps.train.seed`: a setting read from an
-    object whose origin is not visible (a YAML or JSON file, a config class, a parser the
-    analysis does not know). Every rank reads the same files and command line, so such a
-    setting is the same on every rank, unless the project stores a rank-dependent value
-    under its name; then nothing is assumed.
-    """
-    if not _is_setting_lookup(seed):
-        return None
-    sources = seed_sources(project, seed, SeedScope(function))
-    if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK, Source.WORKER_ID}:
-        return None
-    key = _setting_name(seed)
-    if key is None or is_rank_name(key) or _assigned_from_rank(project, key):
-        return None
-    return key
-
-
-def _is_setting_lookup(value: Value) -> bool:
-    """Return True for a chain of attribute reads and constant keys (`cfg.train["seed"]`)."""
-    current: Value | None = value
-    steps = 0
-    while current is not None and current.kind in (Kind.ATTRIBUTE, Kind.SUBSCRIPT):
-        if current.kind is Kind.ATTRIBUTE and is_rank_name(current.name):
-            return False
-        if current.kind is Kind.SUBSCRIPT and (
-            len(current.args) != 1 or current.args[0].kind is not Kind.CONSTANT
-        ):
-            return False
-        current = current.base
-        steps += 1
-    return steps > 0 and current is not None and current.kind in _SETTING_ROOTS
-
-
-_SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
-
-
-def _setting_name(value: Value) -> str | None:
-    if value.kind is Kind.ATTRIBUTE:
-        return value.name
-    if value.kind is Kind.SUBSCRIPT and value.args:
-        return value.args[0].name.strip("'\"") or None
-    return None
-
-
-def _assigned_from_rank(project: Project, key: str) -> bool:
-    """Return True if the project stores a rank-dependent value as setting `key`.
-
-    `args.seed = args.seed + args.rank`, `cfg["seed"] = seed + get_rank()`.
-    """
-    for function in project.functions_mentioning(key):
-        facts = function.function
-        stored = [
-            *(store.value for store in facts.attribute_stores if store.attribute == key),
-            *(store.value for store in facts.item_stores if store.key == key),
-            *(item.value for item in facts.assignments if item.target == f"self.{key}"),
-        ]
-        for value in stored:
-            if Source.RANK in seed_sources(project, value, SeedScope(function)):
-                return True
-    return False
 
 
 def _in_worker(project: Project, seeding: TorchSeeding) -> bool:
@@ -501,30 +436,3 @@ def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
 def _seed_of(call: Value) -> Value | None:
     seed = call.args[0] if call.args else call.keyword("seed")
     return None if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None") else seed
-
-
-#: How many levels of callers `entry_modules` follows.
-_CALLER_DEPTH = 3
-
-
-def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
-    """Return the files of `function` and of the project code that calls it, a few levels up.
-
-    A seeding and a loader take part in one training run when they share one: the script
-    that seeds also builds the loader, or calls the function that does.
-    """
-    found = {function.path}
-    frontier = [function]
-    seen = {function}
-    for _ in range(_CALLER_DEPTH):
-        following: list[FunctionRef] = []
-        for current in frontier:
-            if current.function.qualname == "<module>":
-                continue
-            for site in project.callers(current):
-                found.add(site.function.path)
-                if site.function not in seen:
-                    seen.add(site.function)
-                    following.append(site.function)
-        frontier = following
-    return frozenset(found)

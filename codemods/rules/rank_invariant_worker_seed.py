@@ -11,12 +11,12 @@ from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
-    entry_modules,
     generator_seeding,
     torch_seedings,
     worker_rank_source,
 )
 from ..analysis.refs import FunctionRef
+from ..analysis.runs import entry_modules, overridden_in
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget
@@ -194,9 +194,21 @@ class RankInvariantWorkerSeed(Rule):
         evidence: list[Evidence],
     ) -> Evidence | None:
         """Return the evidence that the run shared by a seeding and a loader is distributed."""
-        shared = [item for item in evidence if self._runs(item.function) & entries & seeding_runs]
-        same_file = [item for item in shared if item.function.path == loader.module.path]
-        return next(iter(same_file or shared), None)
+        shared = [
+            item
+            for item in evidence
+            if self._runs(item.function) & entries & seeding_runs
+            and not self._replaced_in_run_of(loader, item)
+        ]
+        # Name the evidence nearest the loader, and a call that starts the job before a read
+        # of the rank.
+        shared.sort(key=lambda item: (item.function.path != loader.module.path, item.is_read))
+        return next(iter(shared), None)
+
+    def _replaced_in_run_of(self, loader: LoaderCall, evidence: Evidence) -> bool:
+        """Return True if the class holding the evidence replaces the loader's method."""
+        owner = self.project.class_of_function(evidence.function)
+        return owner is not None and overridden_in(self.project, loader.function, owner)
 
     def _runs(self, function: FunctionRef) -> frozenset[Path]:
         if function not in self._run_cache:
@@ -231,7 +243,7 @@ class RankInvariantWorkerSeed(Rule):
             shown.append(f"and {len(named) - _MAX_NAMED} more")
         text = f"every rank seeds torch alike ({'; '.join(shown)})"
         assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
-        return SeededAlike(text, named[0][1], assumed=assumed, runs=len(named))
+        return SeededAlike(text, named[0][1], assumed=assumed)
 
     def _describe(self, seeding: TorchSeeding) -> str:
         """Name the call that seeds torch, the helper call that runs it, and any assumption."""
@@ -256,7 +268,6 @@ class RankInvariantWorkerSeed(Rule):
         evidence = seeded_by.job
         assert evidence.value.span is not None
         job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
-        jobs = "each distributed job that builds it" if seeded_by.runs > 1 else "a distributed job"
         draws = self._draws(randomness)
         certain = randomness.draw is not None and not seeded_by.assumed
         severity = "error" if certain else "warning"
@@ -264,14 +275,14 @@ class RankInvariantWorkerSeed(Rule):
             if randomness.draw is None:
                 return
             message = (
-                f"{seeded_by.text} in {jobs} ({job}), and this DataLoader draws in the "
+                f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; seed "
                 "each rank differently, e.g. add the rank to the seed"
             )
             self.report(loader.function, span, message, severity=severity)
             return
         message = (
-            f"{seeded_by.text} in {jobs} ({job}), so worker k of this DataLoader "
+            f"{seeded_by.text} in a distributed job ({job}), so worker k of this DataLoader "
             f"draws the same random numbers on every rank ({draws}); mix the rank into the "
             "worker seed"
         )
@@ -323,8 +334,6 @@ class SeededAlike:
     job: Evidence
     #: Every named seeding rests on a setting assumed the same on every rank.
     assumed: bool
-    #: How many seeding calls (of separate runs, or helpers) it names.
-    runs: int = 1
 
 
 def _safety(safe: bool) -> Safety:
