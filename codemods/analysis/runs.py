@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 from .facts import Kind, Value
 from .project import Project
 from .refs import ClassRef, FunctionRef
+from .seed_classification import SeedScope, bind_arguments, is_rank_name
 
 #: How many levels of callers `entry_modules` follows.
 _CALLER_DEPTH = 3
@@ -70,6 +71,41 @@ def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef
             for call in caller.function.calls
         ):
             yield caller
+
+
+def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
+    """Return False if the function that seeds starts the loader's run only elsewhere.
+
+    `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
+    ranks start with their own RNG state; its direct call `train(0, ...)`, passing rank 0,
+    is a single-process run. Then `main`'s seeding does not reach a distributed `train`.
+    Checked for the loader's function and the functions that call it.
+    """
+    started = [loader, *(site.function for site in project.callers(loader))]
+    for function in started:
+        if function == seeding or not _hands_over(project, seeding, function):
+            continue
+        direct = [site for site in project.callers(function) if site.function == seeding]
+        if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
+            return False
+    return True
+
+
+def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
+    """Return True if `caller` passes `function` on as a value (to a launcher)."""
+    return any(
+        target == function
+        for name in caller.function.references
+        for target in project.resolve(name, caller.module)
+    )
+
+
+def _passes_rank_zero(function: FunctionRef, call: Value, caller: FunctionRef) -> bool:
+    bound = bind_arguments(function, call, SeedScope(caller))
+    return any(
+        is_rank_name(param) and value.kind is Kind.INT and value.number == 0
+        for param, (value, _) in bound.items()
+    )
 
 
 def share_instances(project: Project, first: ClassRef, second: ClassRef) -> bool:

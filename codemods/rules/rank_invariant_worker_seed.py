@@ -16,7 +16,7 @@ from ..analysis.ranks import (
     worker_rank_source,
 )
 from ..analysis.refs import FunctionRef
-from ..analysis.runs import entry_modules, overridden_in
+from ..analysis.runs import entry_modules, overridden_in, seeding_carries_to
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget
@@ -33,7 +33,9 @@ class RankInvariantWorkerSeed(Rule):
     helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders with
     random items (a draw in the Dataset's per-item code, or a shuffling loader) whose worker
     seed does not depend on the rank: no `worker_init_fn` that reads it, no `generator=`
-    seeded per rank.
+    seeded per rank. The message names the call that seeds torch (inside a helper, with the
+    call that runs it) and, when several training scripts build the loader, each of their
+    seedings.
 
     ## Why it matters
     Each DataLoader iterator draws its workers' `base_seed` from the rank's own torch RNG,
@@ -108,18 +110,35 @@ class RankInvariantWorkerSeed(Rule):
     ranks on purpose, and split them by rank afterwards; the fix would break that split.
 
     ## Known limitations
-    - The distributed evidence and the seeding count for a loader when they belong to the
-      same run: the same file, or files whose functions call the loader's function (a few
-      levels up, through plain function calls). Code reached only through methods or
-      registries is not linked, and then nothing is reported.
-    - A seed is known to be the same on every rank when it is a constant, a config or
-      command-line value (`args.seed` of an `argparse` parser) or a module constant; a seed
+    - The distributed evidence, the seeding and the loader count together when they belong
+      to one run: the same file, or files whose functions call theirs (a few levels up,
+      through plain function calls and `self.<method>()` calls of classes one object may be
+      an instance of, including mixins composed with `type(name, bases, {})`). Code reached
+      only through registries or callbacks a library calls is not linked, and then nothing
+      is reported. Module-level seeding counts for the runs of its own file. A seeding in a
+      function that hands the loader's function to a launcher (`mp.spawn(train, ...)`) and
+      otherwise calls it only with rank 0 does not count: spawned ranks start from their
+      own RNG state.
+    - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
+      (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
+      launcher's rank variable or a `DistributedSampler` that asks the process group does.
+    - A seed is known to be the same on every rank when it is a constant, a module constant
+      or a command-line value (`args.seed` of an `argparse` parser). A setting read from a
+      configuration the analysis cannot follow (`cfg.manual_seed` from a YAML file,
+      `config["seed"]`, `cfg.seed + 1031 * epoch`) is assumed the same on every rank, unless
+      the project stores a rank-dependent value under that name (`cfg.seed = cfg.seed +
+      rank`); such findings are warnings and name the setting they assume. Any other seed
       the analysis cannot see through is given the benefit of the doubt.
     - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
       per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
       in) is assumed to augment at random: such findings are warnings.
-    - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes` or `strategy`
-      literally ask for several processes.
+    - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes`, `strategy`
+      (or the older `distributed_backend` / `accelerator`) literally ask for several
+      processes, or a dict of options given to `Trainer.from_argparse_args` sets a DDP
+      strategy.
+    - A loader whose dataset's per-item code is fully visible and draws nothing is not
+      reported, even when its worker seeds are alike on every rank: nothing random happens
+      in its workers.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -163,7 +182,12 @@ class RankInvariantWorkerSeed(Rule):
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
             entries = runs_of(loader.function)
-            related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
+            related = [
+                seeding
+                for seeding in seedings
+                if runs_of(seeding.function) & entries
+                and seeding_carries_to(project, seeding.function, loader.function)
+            ]
             if any(
                 seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
                 for seeding in related
