@@ -33,9 +33,10 @@ class RankInvariantWorkerSeed(Rule):
     helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders with
     random items (a draw in the Dataset's per-item code, or a shuffling loader) whose worker
     seed does not depend on the rank: no `worker_init_fn` that reads it, no `generator=`
-    seeded per rank. The message names the call that seeds torch (inside a helper, with the
-    call that runs it) and, when several training scripts build the loader, each of their
-    seedings.
+    seeded per rank.
+
+    The message names the call that seeds torch (inside a helper, with the call that runs
+    it) and, when several training scripts build the loader, each of their seedings.
 
     ## Why it matters
     Each DataLoader iterator draws its workers' `base_seed` from the rank's own torch RNG,
