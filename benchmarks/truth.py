@@ -141,16 +141,18 @@ def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) 
     Each finding matches at most one bug by its own line, the nearest; a finding that names
     related places (one cause at several lines) also covers the bugs at those lines. A bug of a
     rule in `NAMED_IN_MESSAGE` is matched by every finding of that rule whose message names
-    its place.
+    its place, and a finding that names several such places matches each of them.
     """
     outcome = Outcome(repo)
     counted = [found for found in findings if found.severity != "info"]
     unused = list(counted)
     for bug in sorted((bug for bug in bugs if mode in bug.modes), key=lambda b: (b.path, b.line)):
         if bug.code in NAMED_IN_MESSAGE:
-            naming = [found for found in unused if found.code == bug.code and _names(found, bug)]
+            # One finding may name several seeding calls (one per run building its loader).
+            naming = [found for found in counted if found.code == bug.code and _names(found, bug)]
             for found in naming:
-                unused.remove(found)
+                if found in unused:
+                    unused.remove(found)
             (outcome.matched if naming else outcome.missed).append(bug)
             continue
         near = [

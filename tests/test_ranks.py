@@ -54,6 +54,16 @@ def _project(body: str) -> Project:
             "Trainer(...) on several devices",
             id="trainer-strategy",
         ),
+        pytest.param(
+            "def f():\n    return pl.Trainer(distributed_backend='ddp')\n",
+            "Trainer(...) on several devices",
+            id="trainer-distributed-backend",
+        ),
+        pytest.param(
+            "def f(data):\n    return torch.utils.data.DistributedSampler(data)\n",
+            "DistributedSampler",
+            id="sampler-asks-the-process-group",
+        ),
     ],
 )
 def test_distributed_evidence(body: str, label: str) -> None:
@@ -67,6 +77,11 @@ def test_distributed_evidence(body: str, label: str) -> None:
         pytest.param("def f():\n    return pl.Trainer(devices=cfg.devices)\n", id="config"),
         pytest.param("def f():\n    return os.environ['HOME']\n", id="other-variable"),
         pytest.param("def f(rank):\n    return rank\n", id="a-parameter-is-no-evidence"),
+        pytest.param(
+            "def f(data):\n"
+            "    return torch.utils.data.DistributedSampler(data, num_replicas=1, rank=0)\n",
+            id="sampler-told-its-replicas",
+        ),
     ],
 )
 def test_no_distributed_evidence(body: str) -> None:
@@ -141,3 +156,55 @@ def test_model_parallel_tracker_means_shared_seeds() -> None:
     """
     assert intends_shared_seeds(_project(body)) is not None
     assert intends_shared_seeds(_project("def f():\n    torch.manual_seed(1)\n")) is None
+
+
+def test_a_seeding_helper_names_its_own_torch_seeding_call() -> None:
+    body = """
+    def seed_all(seed):
+        torch.manual_seed(seed)
+
+    def main(cfg):
+        seed_all(cfg.seed)
+    """
+    (seeding,) = torch_seedings(_project(body))
+    inner = seeding.seeding_call
+    assert (inner.function.qualname, inner.label) == ("seed_all", "torch.manual_seed")
+
+
+@pytest.mark.parametrize(
+    ("body", "setting"),
+    [
+        pytest.param(
+            "def f(path):\n    cfg = load(path)\n    torch.manual_seed(cfg.manual_seed)\n",
+            "manual_seed",
+            id="attribute",
+        ),
+        pytest.param(
+            "def f(path):\n    cfg = load(path)\n    torch.manual_seed(cfg['train']['seed'])\n",
+            "seed",
+            id="keys",
+        ),
+        pytest.param(
+            "def f(path):\n    cfg = load(path)\n"
+            "    for epoch in range(cfg.epochs):\n"
+            "        torch.manual_seed(cfg.seed + 7 * epoch)\n",
+            "seed",
+            id="plus-epoch-counter",
+        ),
+    ],
+)
+def test_a_setting_of_an_unseen_configuration_is_assumed_alike(body: str, setting: str) -> None:
+    (seeding,) = torch_seedings(_project(body))
+    assert seeding.rank is RankDependence.SAME
+    assert seeding.assumed_setting == setting
+
+
+def test_a_setting_stored_per_rank_is_not_assumed_alike() -> None:
+    body = """
+    def f(path):
+        cfg = load(path)
+        cfg.seed = cfg.seed + dist.get_rank()
+        torch.manual_seed(cfg.seed)
+    """
+    (seeding,) = torch_seedings(_project(body))
+    assert seeding.rank is not RankDependence.SAME

@@ -122,6 +122,16 @@ def test_a_ws104_bug_is_matched_by_every_loader_finding_naming_its_seeding_call(
     assert [(f.path, f.line) for f in outcome.false_alarms] == [("eval.py", 9)]
 
 
+def test_a_ws104_finding_naming_several_seeding_calls_matches_each() -> None:
+    bugs = [Bug("WS104", path, 5, ("declared",)) for path in ("pretrain.py", "finetune.py")]
+    message = "seeds torch alike (`manual_seed`, finetune.py:5; `manual_seed`, pretrain.py:5)"
+    found = [Found("WS104", "data.py", 30, "warning", message)]
+    outcome = match("someone/shared-loader", bugs, found, "declared")
+    assert len(outcome.matched) == 2
+    assert outcome.missed == []
+    assert outcome.false_alarms == []
+
+
 def test_one_finding_with_related_lines_covers_the_bugs_labelled_at_them() -> None:
     bugs = [Bug("WS102", "seed.py", line, ("declared",)) for line in (7, 8, 9)]
     found = [

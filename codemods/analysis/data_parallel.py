@@ -42,6 +42,10 @@ DISTRIBUTED_CALLS = {
     **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
 }
 
+DISTRIBUTED_SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+
 #: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
 LIGHTNING_LAUNCHERS = frozenset(
     {
@@ -72,6 +76,15 @@ class Evidence:
     value: Value
     #: What it is, as the message names it: "init_process_group", "os.environ['RANK']".
     label: str
+
+    @property
+    def is_read(self) -> bool:
+        """Return True for a read of the rank (the environment, `get_rank()`), not a call
+        that starts or joins the job."""
+        return self.label.startswith("os.") or self.label in _RANK_READS
+
+
+_RANK_READS = frozenset(name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS)
 
 
 def distributed_evidence(project: Project) -> list[Evidence]:
@@ -155,10 +168,49 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     for name in sorted(names):
         if name in DISTRIBUTED_CALLS:
+            if name in DISTRIBUTED_SAMPLERS and _replicas_given(value):
+                return None
             return DISTRIBUTED_CALLS[name]
     if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
+    if names & _LIGHTNING_FROM_ARGUMENTS and _options_ask_data_parallel(function):
+        return "Trainer.from_argparse_args(...) with a DDP strategy"
     return None
+
+
+#: `Trainer.from_argparse_args(namespace)`: the options come from a namespace or dict.
+_LIGHTNING_FROM_ARGUMENTS = frozenset(f"{name}.from_argparse_args" for name in LIGHTNING_LAUNCHERS)
+#: Trainer options that name the distributed strategy, across Lightning versions.
+_STRATEGY_OPTIONS = ("strategy", "distributed_backend", "accelerator")
+
+
+def _options_ask_data_parallel(function: FunctionRef) -> bool:
+    """Return True if `function` sets a data-parallel strategy in a dict of Trainer options.
+
+    `trainer_config["distributed_backend"] = "ddp"` before
+    `Trainer.from_argparse_args(argparse.Namespace(**trainer_config))`.
+    """
+    return any(
+        store.key in _STRATEGY_OPTIONS and _names_data_parallel_strategy(store.value)
+        for store in function.function.item_stores
+    )
+
+
+def _names_data_parallel_strategy(value: Value) -> bool:
+    if value.kind is not Kind.CONSTANT:
+        return False
+    text = value.name.strip("'\"").lower()
+    return any(word in text for word in _DATA_PARALLEL_STRATEGIES)
+
+
+def _replicas_given(sampler: Value) -> bool:
+    """Return True for a DistributedSampler told its number of replicas.
+
+    Without `num_replicas` it asks the process group, which only a distributed run has;
+    with it, it also serves single-process runs (`num_replicas=1, rank=0`), so it shows
+    nothing by itself.
+    """
+    return sampler.keyword("num_replicas") is not None or len(sampler.args) > 1
 
 
 def _rank_variable(key: Value) -> str | None:
@@ -171,10 +223,9 @@ def _rank_variable(key: Value) -> str | None:
 
 def _lightning_data_parallel(call: Value) -> bool:
     """Return True if a Trainer or Fabric call certainly asks for several processes."""
-    strategy = call.keyword("strategy")
-    if strategy is not None and strategy.kind is Kind.CONSTANT:
-        text = strategy.name.strip("'\"").lower()
-        if any(word in text for word in _DATA_PARALLEL_STRATEGIES):
+    for option in _STRATEGY_OPTIONS:
+        strategy = call.keyword(option)
+        if strategy is not None and _names_data_parallel_strategy(strategy):
             return True
     for keyword in ("devices", "gpus", "num_nodes"):
         value = call.keyword(keyword)

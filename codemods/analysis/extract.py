@@ -219,6 +219,15 @@ class _Extractor(_ExpressionVisitor):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets, value = [node.target], node.value
+        elif (
+            isinstance(node, ast.AugAssign)
+            and isinstance(node.target, ast.Attribute | ast.Subscript)
+            and self._target_name(node.target, scope) is None
+        ):
+            # `cfg.seed += rank` stores `cfg.seed + rank`: recorded as a store of that sum.
+            # Names and `self.<attr>` stay out: their assignments are values read back.
+            targets = [node.target]
+            value = ast.copy_location(ast.BinOp(node.target, node.op, node.value), node)
         else:
             return
         for target in targets:

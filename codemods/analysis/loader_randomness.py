@@ -12,6 +12,7 @@ from .per_item import Reached, per_item_code
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
 from .ranks import _is_false
+from .refs import ClassRef
 
 #: Global-RNG draws in per-item code that come out the same on every rank.
 PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
@@ -52,7 +53,11 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     opaque = not datasets.complete or not datasets.classes
     for ref in datasets.classes:
         code = per_item_code(project, ref)
-        opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)
+        opaque = (
+            opaque
+            or _inherits_per_item_code(project, ref)
+            or any(_calls_unseen_code(project, reached) for reached in code)
+        )
         found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
         if found is not None:
             draw = found
@@ -65,6 +70,18 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     return LoaderRandomness(
         draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
     )
+
+
+_PER_ITEM_METHODS = ("__getitem__", "__getitems__", "__iter__")
+
+
+def _inherits_per_item_code(project: Project, ref: ClassRef) -> bool:
+    """Return True if the dataset's per-item methods all come from outside the project.
+
+    `class Images(torchvision.datasets.ImageFolder)` that only overrides `__init__`: its
+    `__getitem__` (and the transform it applies) is torchvision's, not visible here.
+    """
+    return all(project.find_method(ref, name) is None for name in _PER_ITEM_METHODS)
 
 
 def _calls_unseen_code(project: Project, reached: Reached) -> bool:
@@ -92,9 +109,12 @@ def _calls_unseen_code(project: Project, reached: Reached) -> bool:
             holder.kind is Kind.ATTRIBUTE
             and holder.base is not None
             and holder.base.kind is Kind.SELF
-            and not held_classes(project, owner, holder.name)
         ):
-            return True
+            held = held_classes(project, owner, holder.name)
+            # `self.dataset.transform(image)`: a project object holding a callable that is
+            # not one of its methods (a torchvision dataset's `transform`).
+            if not any(project.find_method(ref, callee.name) is not None for ref in held):
+                return True
     return False
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from . import catalog
+from .config_settings import assigned_from_rank, setting_assumed_alike
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
@@ -70,9 +70,21 @@ class RankDependence(enum.Enum):
 
 
 @dataclass(frozen=True)
+class SeedingCall:
+    """A call that seeds torch, where it is written."""
+
+    function: FunctionRef
+    call: Value
+    #: How the message names the call: "torch.manual_seed", "set_seed", "seed_everything".
+    label: str
+
+
+@dataclass(frozen=True)
 class TorchSeeding:
     """A call that seeds torch's global RNG in the main process of each rank."""
 
+    #: The function of the rank's own code that seeds, and the call it makes (for a project
+    #: helper, the helper's call, where the seed value is chosen).
     function: FunctionRef
     call: Value
     #: How the message names the call: "torch.manual_seed", "set_seed", "seed_everything".
@@ -80,19 +92,31 @@ class TorchSeeding:
     rank: RankDependence
     #: `seed_everything(..., workers=True)`: Lightning mixes the rank into worker seeds.
     seeds_workers_per_rank: bool = False
+    #: For a project helper's call: the call inside the helper that seeds torch.
+    inner: SeedingCall | None = None
+    #: A configuration setting whose origin is not visible (a config file, a command-line
+    #: parser the analysis does not know), assumed the same on every rank: its name.
+    assumed_setting: str | None = None
+
+    @property
+    def seeding_call(self) -> SeedingCall:
+        """Return the call that seeds torch itself (inside a helper, if one is called)."""
+        return self.inner or SeedingCall(self.function, self.call, self.label)
 
 
 def torch_seedings(project: Project) -> list[TorchSeeding]:
     """Return the calls that seed torch's global RNG, with whether they depend on the rank."""
     found: list[TorchSeeding] = []
-    helpers: list[FunctionRef] = []
+    helpers: dict[FunctionRef, SeedingCall] = {}
     for function in project.functions_mentioning(*_SEEDING_WORDS):
         found.extend(_library_seedings(project, function))
         for seeding in seedings(project, function):
             if not (seeding.is_torch and seeding.library == "torch"):
                 continue
             if _seeds_from_own_parameter(project, function) and project.callers(function):
-                helpers.append(function)
+                helpers.setdefault(
+                    function, SeedingCall(function, seeding.call, "torch.manual_seed")
+                )
                 continue
             found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
     found.extend(_helper_seedings(project, helpers))
@@ -106,29 +130,64 @@ def _seeds_from_own_parameter(project: Project, function: FunctionRef) -> bool:
     return any("torch" in libraries for libraries in parameters.values())
 
 
-def _helper_seedings(project: Project, helpers: list[FunctionRef]) -> Iterator[TorchSeeding]:
-    """Yield the calls of project seeding helpers, following helpers of helpers once."""
+def _helper_seedings(
+    project: Project, helpers: dict[FunctionRef, SeedingCall]
+) -> Iterator[TorchSeeding]:
+    """Yield the calls of project seeding helpers, following helpers of helpers once.
+
+    Each names the helper's own torch seeding call as the one that runs.
+    """
     seen = set(helpers)
-    pending = list(dict.fromkeys(helpers))
+    pending = dict(helpers)
     for _ in range(2):
-        callers_helpers: list[FunctionRef] = []
-        for helper in pending:
+        callers_helpers: dict[FunctionRef, SeedingCall] = {}
+        for helper, inner in pending.items():
             for site in project.callers(helper):
+                passed = False
                 for seeding in seedings(project, site.function):
                     if (
                         seeding.kind is not SinkKind.PROJECT_FUNCTION
                         or "torch" not in seeding.seeds
+                        or seeding.call != site.call
                     ):
                         continue
-                    if seeding.call != site.call:
-                        continue
+                    passed = True
                     if _seeds_from_own_parameter(project, site.function):
                         if site.function not in seen:
                             seen.add(site.function)
-                            callers_helpers.append(site.function)
+                            callers_helpers[site.function] = inner
                         continue
-                    yield _classified(project, site.function, site.call, seeding.library)
+                    label = seeding.library
+                    yield _classified(project, site.function, site.call, label, seeding.seed, inner)
+                if not passed:
+                    yield from _splat_seeding(project, helper, site.function, site.call, inner)
         pending = callers_helpers
+
+
+def _splat_seeding(
+    project: Project, helper: FunctionRef, function: FunctionRef, call: Value, inner: SeedingCall
+) -> Iterator[TorchSeeding]:
+    """Yield the seeding of a helper called with its seed in a `**settings` dict."""
+    parameters = [
+        param
+        for param, libraries in seeding_parameters(project, helper).items()
+        if "torch" in libraries
+    ]
+    splats = [value for name, value in call.keywords if name is None]
+    if len(parameters) != 1 or len(splats) != 1:
+        return
+    (settings,) = splats
+    (parameter,) = parameters
+    sources = seed_sources(project, settings, SeedScope(function))
+    if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK, Source.WORKER_ID}:
+        return
+    if assigned_from_rank(project, parameter):
+        return
+    assumed = parameter if Source.UNKNOWN in sources else None
+    label = helper.function.name
+    yield TorchSeeding(
+        function, call, label, RankDependence.SAME, inner=inner, assumed_setting=assumed
+    )
 
 
 def _library_seedings(project: Project, function: FunctionRef) -> Iterator[TorchSeeding]:
@@ -166,12 +225,27 @@ def _is_false(value: Value) -> bool:
     )
 
 
-def _classified(project: Project, function: FunctionRef, call: Value, label: str) -> TorchSeeding:
-    seed = call.args[0] if call.args else call.keyword("seed")
+def _classified(
+    project: Project,
+    function: FunctionRef,
+    call: Value,
+    label: str,
+    seed: Value | None = None,
+    inner: SeedingCall | None = None,
+) -> TorchSeeding:
+    if seed is None:
+        seed = call.args[0] if call.args else call.keyword("seed")
     if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None"):
         # No seed: each rank seeds from entropy (Lightning: from the environment or 0).
-        return TorchSeeding(function, call, label, RankDependence.UNKNOWN)
-    return TorchSeeding(function, call, label, rank_dependence(project, seed, function))
+        return TorchSeeding(function, call, label, RankDependence.UNKNOWN, inner=inner)
+    rank = rank_dependence(project, seed, function)
+    if rank is RankDependence.UNKNOWN:
+        setting = setting_assumed_alike(project, seed, function)
+        if setting is not None:
+            return TorchSeeding(
+                function, call, label, RankDependence.SAME, inner=inner, assumed_setting=setting
+            )
+    return TorchSeeding(function, call, label, rank, inner=inner)
 
 
 def _in_worker(project: Project, seeding: TorchSeeding) -> bool:
@@ -362,30 +436,3 @@ def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
 def _seed_of(call: Value) -> Value | None:
     seed = call.args[0] if call.args else call.keyword("seed")
     return None if seed is None or (seed.kind is Kind.CONSTANT and seed.name == "None") else seed
-
-
-#: How many levels of callers `entry_modules` follows.
-_CALLER_DEPTH = 3
-
-
-def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
-    """Return the files of `function` and of the project code that calls it, a few levels up.
-
-    A seeding and a loader take part in one training run when they share one: the script
-    that seeds also builds the loader, or calls the function that does.
-    """
-    found = {function.path}
-    frontier = [function]
-    seen = {function}
-    for _ in range(_CALLER_DEPTH):
-        following: list[FunctionRef] = []
-        for current in frontier:
-            if current.function.qualname == "<module>":
-                continue
-            for site in project.callers(current):
-                found.add(site.function.path)
-                if site.function not in seen:
-                    seen.add(site.function)
-                    following.append(site.function)
-        frontier = following
-    return frozenset(found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
@@ -10,12 +11,12 @@ from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
-    entry_modules,
     generator_seeding,
     torch_seedings,
     worker_rank_source,
 )
 from ..analysis.refs import FunctionRef
+from ..analysis.runs import entry_modules, overridden_in, seeding_carries_to
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget
@@ -33,6 +34,9 @@ class RankInvariantWorkerSeed(Rule):
     random items (a draw in the Dataset's per-item code, or a shuffling loader) whose worker
     seed does not depend on the rank: no `worker_init_fn` that reads it, no `generator=`
     seeded per rank.
+
+    The message names the call that seeds torch (inside a helper, with the call that runs
+    it) and, when several training scripts build the loader, each of their seedings.
 
     ## Why it matters
     Each DataLoader iterator draws its workers' `base_seed` from the rank's own torch RNG,
@@ -107,18 +111,35 @@ class RankInvariantWorkerSeed(Rule):
     ranks on purpose, and split them by rank afterwards; the fix would break that split.
 
     ## Known limitations
-    - The distributed evidence and the seeding count for a loader when they belong to the
-      same run: the same file, or files whose functions call the loader's function (a few
-      levels up, through plain function calls). Code reached only through methods or
-      registries is not linked, and then nothing is reported.
-    - A seed is known to be the same on every rank when it is a constant, a config or
-      command-line value (`args.seed` of an `argparse` parser) or a module constant; a seed
+    - The distributed evidence, the seeding and the loader count together when they belong
+      to one run: the same file, or files whose functions call theirs (a few levels up,
+      through plain function calls and `self.<method>()` calls of classes one object may be
+      an instance of, including mixins composed with `type(name, bases, {})`). Code reached
+      only through registries or callbacks a library calls is not linked, and then nothing
+      is reported. Module-level seeding counts for the runs of its own file. A seeding in a
+      function that hands the loader's function to a launcher (`mp.spawn(train, ...)`) and
+      otherwise calls it only with rank 0 does not count: spawned ranks start from their
+      own RNG state.
+    - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
+      (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
+      launcher's rank variable or a `DistributedSampler` that asks the process group does.
+    - A seed is known to be the same on every rank when it is a constant, a module constant
+      or a command-line value (`args.seed` of an `argparse` parser). A setting read from a
+      configuration the analysis cannot follow (`cfg.manual_seed` from a YAML file,
+      `config["seed"]`, `cfg.seed + 1031 * epoch`) is assumed the same on every rank, unless
+      the project stores a rank-dependent value under that name (`cfg.seed = cfg.seed +
+      rank`); such findings are warnings and name the setting they assume. Any other seed
       the analysis cannot see through is given the benefit of the doubt.
     - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
       per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
       in) is assumed to augment at random: such findings are warnings.
-    - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes` or `strategy`
-      literally ask for several processes.
+    - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes`, `strategy`
+      (or the older `distributed_backend` / `accelerator`) literally ask for several
+      processes, or a dict of options given to `Trainer.from_argparse_args` sets a DDP
+      strategy.
+    - A loader whose dataset's per-item code is fully visible and draws nothing is not
+      reported, even when its worker seeds are alike on every rank: nothing random happens
+      in its workers.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -155,75 +176,138 @@ class RankInvariantWorkerSeed(Rule):
         evidence = distributed_evidence(project)
         if not evidence:
             return
-        runs: dict[FunctionRef, frozenset[Path]] = {}
-
-        def runs_of(function: FunctionRef) -> frozenset[Path]:
-            if function not in runs:
-                runs[function] = entry_modules(project, function)
-            return runs[function]
+        self._run_cache: dict[FunctionRef, frozenset[Path]] = {}
+        runs_of = self._runs
 
         for loader in loaders:
             if worker_rank_source(project, loader) is not RankDependence.SAME:
                 continue
             entries = runs_of(loader.function)
-            # Only the evidence and seedings of the run that builds this loader count.
-            job = next(
-                (item for item in evidence if item.function.path == loader.module.path), None
-            ) or next((item for item in evidence if runs_of(item.function) & entries), None)
-            if job is None:
-                continue
-            related = [seeding for seeding in seedings if runs_of(seeding.function) & entries]
+            related = [
+                seeding
+                for seeding in seedings
+                if runs_of(seeding.function) & entries
+                and seeding_carries_to(project, seeding.function, loader.function)
+            ]
             if any(
                 seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
                 for seeding in related
             ):
                 continue
-            alike = [seeding for seeding in related if seeding.rank is RankDependence.SAME]
-            seeded_by = self._seeding_of(loader, alike)
+            # A seeding counts where it takes part in a distributed run that builds this
+            # loader: the seeding, the loader and the evidence share one run.
+            jobs = [
+                (seeding, job)
+                for seeding in related
+                if seeding.rank is RankDependence.SAME
+                for job in [self._job(loader, entries, runs_of(seeding.function), evidence)]
+                if job is not None
+            ]
+            seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
             randomness = loader_randomness(project, loader)
             if not randomness.random:
                 continue
-            self._report(loader, seeded_by, job, randomness)
+            self._report(loader, seeded_by, randomness)
 
-    def _seeding_of(self, loader: LoaderCall, alike: list[TorchSeeding]) -> str | None:
+    def _job(
+        self,
+        loader: LoaderCall,
+        entries: frozenset[Path],
+        seeding_runs: frozenset[Path],
+        evidence: list[Evidence],
+    ) -> Evidence | None:
+        """Return the evidence that the run shared by a seeding and a loader is distributed."""
+        shared = [
+            item
+            for item in evidence
+            if self._runs(item.function) & entries & seeding_runs
+            and not self._replaced_in_run_of(loader, item)
+        ]
+        # Name the evidence nearest the loader, and a call that starts the job before a read
+        # of the rank.
+        shared.sort(key=lambda item: (item.function.path != loader.module.path, item.is_read))
+        return next(iter(shared), None)
+
+    def _replaced_in_run_of(self, loader: LoaderCall, evidence: Evidence) -> bool:
+        """Return True if the class holding the evidence replaces the loader's method."""
+        owner = self.project.class_of_function(evidence.function)
+        return owner is not None and overridden_in(self.project, loader.function, owner)
+
+    def _runs(self, function: FunctionRef) -> frozenset[Path]:
+        if function not in self._run_cache:
+            self._run_cache[function] = entry_modules(self.project, function)
+        return self._run_cache[function]
+
+    def _seeding_of(
+        self,
+        loader: LoaderCall,
+        entries: frozenset[Path],
+        jobs: list[tuple[TorchSeeding, Evidence]],
+        evidence: list[Evidence],
+    ) -> SeededAlike | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
         if loader.argument("generator").value is not None:
             call = generator_seeding(self.project, loader)
             if call is None or call.span is None:
                 return None
+            job = self._job(loader, entries, entries, evidence)
+            if job is None:
+                return None
             where = self._at(loader.function, call.span.line)
-            return f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
-        if not alike:
+            text = f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
+            return SeededAlike(text, job, assumed=False)
+        if not jobs:
             return None
-        same_file = [seeding for seeding in alike if seeding.function.path == loader.module.path]
-        seeding = (same_file or alike)[0]
+        # The seedings in the loader's own file first, then in project order.
+        jobs.sort(key=lambda pair: pair[0].function.path != loader.module.path)
+        named = list({self._describe(seeding): job for seeding, job in jobs}.items())
+        shown = [text for text, _ in named[:_MAX_NAMED]]
+        if len(named) > _MAX_NAMED:
+            shown.append(f"and {len(named) - _MAX_NAMED} more")
+        text = f"every rank seeds torch alike ({'; '.join(shown)})"
+        assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
+        return SeededAlike(text, named[0][1], assumed=assumed)
+
+    def _describe(self, seeding: TorchSeeding) -> str:
+        """Name the call that seeds torch, the helper call that runs it, and any assumption."""
+        inner = seeding.seeding_call
+        assert inner.call.span is not None
         assert seeding.call.span is not None
-        where = self._at(seeding.function, seeding.call.span.line)
-        return f"every rank seeds torch alike (`{seeding.label}(...)`, {where})"
+        text = f"`{inner.label}(...)`, {self._at(inner.function, inner.call.span.line)}"
+        if seeding.inner is not None:
+            where = self._at(seeding.function, seeding.call.span.line)
+            text += f", run by `{seeding.label}(...)`, {where}"
+        if seeding.assumed_setting is not None:
+            text += (
+                f", from the `{seeding.assumed_setting}` setting, assumed the same on every rank"
+            )
+        return text
 
     def _report(
-        self, loader: LoaderCall, seeded_by: str, evidence: Evidence, randomness: LoaderRandomness
+        self, loader: LoaderCall, seeded_by: SeededAlike, randomness: LoaderRandomness
     ) -> None:
         span = loader.call.span
         assert span is not None
+        evidence = seeded_by.job
         assert evidence.value.span is not None
         job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
         draws = self._draws(randomness)
-        severity = "error" if randomness.draw is not None else "warning"
+        certain = randomness.draw is not None and not seeded_by.assumed
+        severity = "error" if certain else "warning"
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
             message = (
-                f"{seeded_by} in a distributed job ({job}), and this DataLoader draws in the "
+                f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; seed "
                 "each rank differently, e.g. add the rank to the seed"
             )
             self.report(loader.function, span, message, severity=severity)
             return
         message = (
-            f"{seeded_by} in a distributed job ({job}), so worker k of this DataLoader "
+            f"{seeded_by.text} in a distributed job ({job}), so worker k of this DataLoader "
             f"draws the same random numbers on every rank ({draws}); mix the rank into the "
             "worker seed"
         )
@@ -260,6 +344,21 @@ class RankInvariantWorkerSeed(Rule):
             return path.relative_to(self.project.root).as_posix()
         except ValueError:
             return path.as_posix()
+
+
+#: How many seeding calls a message names before it counts the rest.
+_MAX_NAMED = 4
+
+
+@dataclass(frozen=True)
+class SeededAlike:
+    """What seeds a loader's workers alike on every rank, as its message says it."""
+
+    text: str
+    #: The evidence that the (first named) run is distributed.
+    job: Evidence
+    #: Every named seeding rests on a setting assumed the same on every rank.
+    assumed: bool
 
 
 def _safety(safe: bool) -> Safety:

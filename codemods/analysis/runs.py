@@ -1,0 +1,184 @@
+"""Runs: which code takes part in one training run (one script, one entry point).
+
+A seeding, a DataLoader and the evidence of a distributed job matter together only when they
+belong to the same run: the script that seeds also builds the loader, or calls the function
+that does. Methods take part through `self.<method>()` calls of the classes an instance may
+be made of: the class, its ancestors and subclasses, and the classes composed with it at
+run time (`type(name, (cls, *mixins), {})`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from .facts import Kind, Value
+from .project import Project
+from .refs import ClassRef, FunctionRef
+from .seed_classification import SeedScope, bind_arguments, is_rank_name
+
+#: How many levels of callers `entry_modules` follows.
+_CALLER_DEPTH = 3
+
+
+def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
+    """Return the files of `function` and of the project code that calls it, a few levels up.
+
+    A seeding and a loader take part in one training run when they share one: the script
+    that seeds also builds the loader, or calls the function that does.
+    """
+    found = {function.path}
+    frontier = [function]
+    seen = {function}
+    for _ in range(_CALLER_DEPTH):
+        following: list[FunctionRef] = []
+        for current in frontier:
+            if current.function.qualname == "<module>":
+                continue
+            for caller in _callers(project, current):
+                found.add(caller.path)
+                if caller not in seen:
+                    seen.add(caller)
+                    following.append(caller)
+        frontier = following
+    return frozenset(found)
+
+
+def _callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+    for site in project.callers(function):
+        yield site.function
+    if function.function.class_qualname is not None:
+        yield from _self_callers(project, function)
+
+
+def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the methods that call `self.<method>()` on an instance that may run `method`."""
+    owner = project.class_of_function(method)
+    if owner is None:
+        return
+    name = method.function.name
+    for caller in project.functions_mentioning(name):
+        cls = project.class_of_function(caller)
+        if cls is None or caller == method or not share_instances(project, cls, owner):
+            continue
+        if any(
+            call.base is not None
+            and call.base.kind is Kind.ATTRIBUTE
+            and call.base.name == name
+            and call.base.base is not None
+            and call.base.base.kind is Kind.SELF
+            for call in caller.function.calls
+        ):
+            yield caller
+
+
+def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
+    """Return False if the function that seeds starts the loader's run only elsewhere.
+
+    `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
+    ranks start with their own RNG state; its direct call `train(0, ...)`, passing rank 0,
+    is a single-process run. Then `main`'s seeding does not reach a distributed `train`.
+    Checked for the loader's function and the functions that call it.
+    """
+    started = [loader, *(site.function for site in project.callers(loader))]
+    for function in started:
+        if function == seeding or not _hands_over(project, seeding, function):
+            continue
+        direct = [site for site in project.callers(function) if site.function == seeding]
+        if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
+            return False
+    return True
+
+
+def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
+    """Return True if `caller` passes `function` on as a value (to a launcher)."""
+    return any(
+        target == function
+        for name in caller.function.references
+        for target in project.resolve(name, caller.module)
+    )
+
+
+def _passes_rank_zero(function: FunctionRef, call: Value, caller: FunctionRef) -> bool:
+    bound = bind_arguments(function, call, SeedScope(caller))
+    return any(
+        is_rank_name(param) and value.kind is Kind.INT and value.number == 0
+        for param, (value, _) in bound.items()
+    )
+
+
+def share_instances(project: Project, first: ClassRef, second: ClassRef) -> bool:
+    """Return True if one object may be an instance of both classes.
+
+    One derives from the other, or both take part in a class composed at run time.
+    """
+    first_line, second_line = project.mro(first), project.mro(second)
+    if second in first_line or first in second_line:
+        return True
+    return any(
+        any(cls in composed for cls in first_line) and any(cls in composed for cls in second_line)
+        for composed in composed_classes(project)
+    )
+
+
+def overridden_in(project: Project, function: FunctionRef, cls: ClassRef) -> bool:
+    """Return True if `cls`, composed with the class of method `function`, redefines it.
+
+    `DistributedMixin.loader_setup` replaces `BaseTrainer.loader_setup` in the trainers
+    composed with the mixin: the base's loader is not built in their runs.
+    """
+    owner = project.class_of_function(function)
+    if owner is None or owner in project.mro(cls) or cls in project.mro(owner):
+        return False
+    name = function.function.name
+    return any(
+        method_name == name
+        for ancestor in project.mro(cls)
+        for method_name, _ in ancestor.cls.methods
+    )
+
+
+_COMPOSED: WeakKeyDictionary[Project, tuple[frozenset[ClassRef], ...]] = WeakKeyDictionary()
+
+
+def composed_classes(project: Project) -> tuple[frozenset[ClassRef], ...]:
+    """Return the sets of project classes composed into one class at run time.
+
+    A function that calls `type(name, bases, namespace)` (or a metaclass, `cls.__class__`)
+    composes the classes it refers to: `bases.append(DistributedMixin)`,
+    `(cls, *bases)`.
+    """
+    cached = _COMPOSED.get(project)
+    if cached is not None:
+        return cached
+    found: list[frozenset[ClassRef]] = []
+    for function in project.functions_mentioning("type", "__class__"):
+        if not any(_creates_class(call) for call in function.function.calls):
+            continue
+        classes = frozenset(
+            target
+            for name in function.function.references
+            for target in project.resolve(name, function.module)
+            if isinstance(target, ClassRef)
+        )
+        if len(classes) > 1:
+            found.append(classes)
+    _COMPOSED[project] = result = tuple(found)
+    return result
+
+
+def _creates_class(call: Value) -> bool:
+    """Return True for `type(name, bases, namespace)` or `cls.__class__(name, bases, {...})`."""
+    callee = call.base
+    if (
+        callee is None
+        or len(call.args) != 3
+        or call.args[1].kind is not Kind.SEQUENCE
+        or call.args[2].kind is not Kind.DICT
+    ):
+        return False
+    return "builtins.type" in callee.qualnames or any(
+        option.kind is Kind.ATTRIBUTE and option.name == "__class__"
+        for option in callee.alternatives()
+    )
