@@ -1,5 +1,6 @@
 """Registries: module-level dicts or lists of classes that a `REGISTRY[key](...)` or a
-`build(cfg, REGISTRY)` call picks a Dataset class from."""
+`build(cfg, REGISTRY)` call picks a Dataset class from; and factories, project functions
+that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,56 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
             ):
                 found.append(ClassRef.of(other, cls))
     return tuple(dict.fromkeys(found))
+
+
+#: How many factory calls deep (`make()` returning `inner()`'s class) returns are followed.
+_MAX_FACTORY_DEPTH = 4
+
+
+def classes_returned(
+    project: Project, call: Value, where: FunctionRef, depth: int = 0
+) -> tuple[tuple[ClassRef, ...], bool]:
+    """Return the project classes (the class objects, not instances) that `call` may return.
+
+    A factory returns a class it defines (possibly on bases chosen from registries), a
+    module-level class, a registry entry (`return DATASETS[name]`) or another factory's
+    result. The flag is False if some return could not be resolved to classes.
+    """
+    if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
+        return (), False
+    functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
+    if not functions:
+        return (), False
+    found: list[ClassRef] = []
+    complete = True
+    for function in functions:
+        returns = function.function.returns
+        complete = complete and bool(returns)
+        for value in returns:
+            for option in value.alternatives():
+                classes, known = _class_denoted(project, option, function, depth + 1)
+                found.extend(classes)
+                complete = complete and known
+    return tuple(dict.fromkeys(found)), complete
+
+
+def _class_denoted(
+    project: Project, value: Value, where: FunctionRef, depth: int
+) -> tuple[tuple[ClassRef, ...], bool]:
+    if value.kind is Kind.NAME:
+        targets = project.targets(value, where.module)
+        classes = tuple(t for t in targets if isinstance(t, ClassRef))
+        return classes, bool(targets) and len(classes) == len(targets)
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        for target in project.targets(value.base, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    return candidates, True
+        return (), False
+    if value.kind is Kind.CALL:
+        return classes_returned(project, value, where, depth)
+    return (), False
 
 
 def _registers(

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import catalog
-from .dataset_registries import registry_candidates
+from .dataset_registries import classes_returned, registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import Project
@@ -111,6 +111,20 @@ def _classes_of_option(
         and value.base.base is not None
     ):
         return _method_returns(project, value.base, where, deeper)
+    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
+        # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
+        classes, complete = classes_returned(project, value.base, where)
+        return _merge(
+            [
+                DatasetsOf((), complete),
+                *(
+                    DatasetsOf(
+                        (ref,), True, project.chosen_bases(ref), made=((ref, (value, where)),)
+                    )
+                    for ref in classes
+                ),
+            ]
+        )
     if value.kind is Kind.CALL and value.base is not None:
         registry = _registry_lookup(project, value, where)
         if registry is not None:

@@ -80,13 +80,13 @@ class _Extractor(_ExpressionVisitor):
             self._lines = source_lines(self._text)
         return self._lines
 
-    def summarise(self, qualname: str) -> list[FunctionFacts]:
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise the pending function `qualname` (every definition of it) and what it
-        contains; return their facts."""
-        start = len(self._functions)
+        contains; return the facts of its functions and of the classes defined in it."""
+        start, classes = len(self._functions), len(self._classes)
         for node, scope in self._pending.pop(qualname, []):
             self._visit_body_of(node, scope, qualname)
-        return self._functions[start:]
+        return self._functions[start:], self._classes[classes:]
 
     # --- entry point ---
 

@@ -262,8 +262,9 @@ class ClassFacts:
 class FunctionSource(Protocol):
     """Summarises the functions of one module that were left for later."""
 
-    def summarise(self, qualname: str) -> list[FunctionFacts]:
-        """Summarise the top-level function or method `qualname` and the functions in it."""
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
+        """Summarise the top-level function or method `qualname`: the functions and the
+        classes defined in it."""
         ...
 
     @property
@@ -294,6 +295,8 @@ class FunctionTable:
     ) -> None:
         self._by_name: dict[str, FunctionFacts] = {}
         self._done: list[FunctionFacts] = []
+        #: Classes defined inside functions (`def factory(): class D(...)`), by qualname.
+        self._classes: dict[str, ClassFacts] = {}
         self._add(done)
         #: Top-level qualname -> its first and last line, for what is not summarised yet.
         self._pending = dict(pending)
@@ -305,11 +308,17 @@ class FunctionTable:
 
     def __getstate__(self) -> dict[str, object]:
         # What is pending is summarised again from the file if it is ever asked for.
-        return {"done": self._done, "pending": self._pending, "noqa": self._noqa}
+        return {
+            "done": self._done,
+            "pending": self._pending,
+            "noqa": self._noqa,
+            "classes": self._classes,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         FunctionTable.__init__(self, state["done"], state["pending"], None)
         self._noqa = state["noqa"]
+        self._classes = state["classes"]
 
     def attach(self, reopen: Reopen) -> None:
         """Say how to read the file again, when its summary came from a cache or a process."""
@@ -322,6 +331,13 @@ class FunctionTable:
         if top in self._pending:
             self._summarise(top)
         return self._by_name.get(qualname)
+
+    def nested_class(self, qualname: str) -> ClassFacts | None:
+        """Return the class `qualname` defined inside a function (the last definition)."""
+        top = _top_level(qualname)
+        if top in self._pending:
+            self._summarise(top)
+        return self._classes.get(qualname)
 
     def within(self, qualname: str) -> tuple[FunctionFacts, ...]:
         """Return the functions defined inside function `qualname` (nested defs, lambdas)."""
@@ -383,7 +399,11 @@ class FunctionTable:
 
     def _summarise(self, qualname: str) -> None:
         del self._pending[qualname]
-        self._add(self._open().summarise(qualname))
+        functions, classes = self._open().summarise(qualname)
+        self._add(functions)
+        for cls in classes:
+            if "<locals>" in cls.qualname:
+                self._classes[cls.qualname] = cls
 
     def _add(self, functions: Iterable[FunctionFacts]) -> None:
         for function in functions:
@@ -466,6 +486,8 @@ class ModuleFacts:
 
     def class_(self, qualname: str) -> ClassFacts | None:
         """Return the last class with this qualname."""
+        if ".<locals>." in qualname:
+            return self.table.nested_class(qualname)
         found = None
         for cls in self.classes:
             if cls.qualname == qualname:

@@ -199,21 +199,20 @@ class Project:
 
     def class_bases(self, ref: ClassRef) -> tuple[Target, ...]:
         """Return the resolved direct bases of a project class."""
-        found: list[Target] = []
-        for base in ref.cls.bases:
-            if (
-                base.kind is Kind.CALL
-            ):  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
-                continue
-            subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
-            targets = self.targets(subject, ref.module)
-            if base.kind is Kind.SUBSCRIPT:
-                # `class D(bases[name], mixins[task])`: any class the container holds.
-                for target in targets:
-                    found.extend(self._held_in_container(target) or (target,))
-            else:
-                found.extend(targets)
-        return tuple(found)
+        return tuple(target for base in ref.cls.bases for target in self.base_options(ref, base))
+
+    def base_options(self, ref: ClassRef, base: Value) -> tuple[Target, ...]:
+        """Return what one base expression of `ref` may be: several classes for a base
+        picked from a container at run time (`class D(bases[name], mixins[task])`)."""
+        if base.kind is Kind.CALL:  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
+            return ()
+        subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
+        targets = self.targets(subject, ref.module)
+        if base.kind is not Kind.SUBSCRIPT:
+            return targets
+        return tuple(
+            held for target in targets for held in self._held_in_container(target) or (target,)
+        )
 
     def chosen_bases(self, ref: ClassRef) -> tuple[str, ...]:
         """Return the containers a base of `ref` is picked from (`class D(BASES[name])`)."""
