@@ -19,12 +19,12 @@ from pathlib import Path
 
 from ..lines import source_lines
 from ..types import Span
+from .branch_facts import Branch
 from .expression_visitor import _defaults, _ExpressionVisitor, _parameter_names
 from .facts import (
     UNKNOWN,
     Assignment,
     AttributeStore,
-    Branch,
     ClassFacts,
     FunctionFacts,
     FunctionSource,
@@ -33,6 +33,7 @@ from .facts import (
     Kind,
     ModuleFacts,
     Value,
+    literal_key,
 )
 from .scopes import _Binding, _Function, _FunctionBuilder, _Scope
 
@@ -190,19 +191,53 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions -= 1
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
-        test, negated = node.test, False
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, True
-        if not isinstance(test, ast.Attribute):
-            return
-        value = self.value(test, scope)
-        if value.base is None or value.base.kind is not Kind.SELF:
-            return
         body = self._block(node.body)
         if body is None:
             return
+        if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
+            # `if self.train and np.random.random() < p:`: what follows an operand (the rest
+            # of the test and the body) runs only where that operand holds.
+            operands = node.test.values
+            for index, operand in enumerate(operands):
+                test = self._branch_test(operand, scope)
+                if test is None:
+                    continue
+                rest = operands[index + 1] if index + 1 < len(operands) else node.body[0]
+                start = self._positions.span(rest)
+                span = Span(start.line, start.column, body.end_line, body.end_column)
+                builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
+            return
+        found = self._branch_test(node.test, scope)
+        if found is None:
+            return
+        subject, negated, literals = found
         orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
-        builder.branches.append(Branch(value.name, negated, body, orelse))
+        builder.branches.append(Branch(subject, negated, body, orelse, literals))
+
+    def _branch_test(
+        self, test: ast.expr, scope: _Scope
+    ) -> tuple[str, bool, tuple[str, ...]] | None:
+        """Return what a test reads, whether it is negated, and the literals it compares with."""
+        negated = False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        literals: tuple[str, ...] = ()
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            compared = _compared_literals(test, self.value(test.comparators[0], scope))
+            if compared is None:
+                return None
+            literals, flips = compared
+            negated = negated != flips
+            test = test.left
+        subject = self._branch_subject(self.value(test, scope))
+        return None if subject is None else (subject, negated, literals)
+
+    @staticmethod
+    def _branch_subject(value: Value) -> str | None:
+        """Return what a branch test reads: "self.<attribute>" or a parameter's name."""
+        if value.kind is Kind.ATTRIBUTE and value.base is not None:
+            return f"self.{value.name}" if value.base.kind is Kind.SELF else None
+        return value.name if value.kind is Kind.PARAM else None
 
     def _block(self, body: list[ast.stmt]) -> Span | None:
         if not body:
@@ -371,6 +406,24 @@ class _Extractor(_ExpressionVisitor):
 
 #: Statements whose bodies may not run: calls inside them happen only under a condition.
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
+
+
+def _compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...], bool] | None:
+    """Return the literals `x == lit` / `x in (lit, ...)` compares with, and whether the
+    operator negates the test (`!=`, `not in`); None for any other comparison."""
+    operator = test.ops[0]
+    if isinstance(operator, ast.Eq | ast.NotEq):
+        options = [right]
+    elif isinstance(operator, ast.In | ast.NotIn) and right.kind is Kind.SEQUENCE:
+        options = list(right.args)
+    else:
+        return None
+    keys = [literal_key(option) for option in options]
+    if not keys or None in keys:
+        return None
+    return tuple(key for key in keys if key is not None), isinstance(
+        operator, ast.NotEq | ast.NotIn
+    )
 
 
 def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr, ast.expr | None]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..types import Span
+from .branch_facts import Branch
 from .suppressions import Suppressions, noqa_comments
 
 
@@ -118,32 +119,17 @@ class Assignment:
     span: Span
 
 
-@dataclass(frozen=True)
-class Branch:
-    """`if self.<attribute>:` (or `if not self.<attribute>:`) in a method, and its two bodies."""
-
-    attribute: str
-    negated: bool
-    #: The statements run when the test is true, and those of the `else` (None if none).
-    body: Span
-    orelse: Span | None = None
-
-    def excludes(self, span: Span, truth: bool) -> bool:
-        """Return True if code at `span` does not run when `self.<attribute>` is `truth`."""
-        taken = self.body if truth != self.negated else self.orelse
-        skipped = self.orelse if truth != self.negated else self.body
-        return (
-            skipped is not None
-            and _within(span, skipped)
-            and not (taken is not None and _within(span, taken))
-        )
+def literal_key(value: Value) -> str | None:
+    """Return how a literal is written in `Branch.literals` (None if `value` is not one)."""
+    if value.kind is Kind.INT and value.number is not None:
+        return repr(value.number)
+    if value.kind is Kind.CONSTANT and value.name and len(value.name) < _LITERAL_CUT:
+        return value.name  # the literal's repr; a longer one may have been cut short
+    return None
 
 
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
+#: Summaries keep the first 40 characters of a literal's repr.
+_LITERAL_CUT = 40
 
 
 @dataclass(frozen=True)
@@ -218,7 +204,8 @@ class FunctionFacts:
     #: Names bound by an enclosing function (or comprehension) that this function's
     #: parameter defaults and decorators read: they are evaluated where it is defined.
     definition_names: tuple[str, ...] = ()
-    #: `if self.<attribute>:` statements, for code that only runs on some instances.
+    #: `if` statements testing `self.<attribute>` or a parameter (`Branch`), for code that
+    #: only runs on some instances or for some arguments.
     branches: tuple[Branch, ...] = ()
 
     def reads_of(self, name: str) -> int:

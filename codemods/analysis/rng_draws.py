@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import catalog
+from .branch_feasibility import branch_not_taken
 from .datasets import MAX_CALL_DEPTH, held_classes
 from .facts import Kind, ModuleFacts, Value
-from .per_item import Reached, branch_not_taken
+from .per_item import Reached
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .rng_object_records import (

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from ..lines import source_lines
 from ..types import Span
+from .branch_facts import Branch
 from .facts import (
     Assignment,
     AttributeStore,
-    Branch,
     ClassFacts,
     FunctionFacts,
     ItemStore,
