@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import catalog
+from . import catalog, dataset_bindings
 from .dataset_registries import classes_returned, registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
@@ -23,6 +23,17 @@ MAX_CALL_DEPTH = 4
 Construction = tuple[Value, "FunctionRef"]
 
 _Resolver = Callable[[Project, Value, FunctionRef, int], "DatasetsOf"]
+
+
+@dataclass(frozen=True)
+class CandidateSource:
+    """Where a candidate set of datasets comes from, other than a registry."""
+
+    #: "elements": the elements of sequence parameter `parameter` that callers pass to
+    #: `function`; "returns": a position of the tuples `function` may return.
+    kind: str
+    function: str
+    parameter: str = ""
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,9 @@ class DatasetsOf:
     contained: tuple[ClassRef, ...] = ()
     #: For each class in `classes`, the constructor calls seen making its instances.
     made: tuple[tuple[ClassRef, Construction], ...] = ()
+    #: Other candidate sets `classes` rests on (a loop over what callers pass, an unpacked
+    #: factory result): some of the classes may never reach a given call.
+    sources: tuple[CandidateSource, ...] = ()
 
     def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
@@ -95,7 +109,7 @@ def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_CALL_DEPTH:
         return DatasetsOf((), False)
-    return _merge(
+    return merge(
         [_classes_of_option(project, option, where, depth) for option in value.alternatives()]
     )
 
@@ -114,7 +128,7 @@ def _classes_of_option(
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
         # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
         classes, complete = classes_returned(project, value.base, where)
-        return _merge(
+        return merge(
             [
                 DatasetsOf((), complete),
                 *(
@@ -165,13 +179,21 @@ def _classes_of_option(
                     made = _made_by_type(project, assigned, target.module)
                     results.append(DatasetsOf(made or (), made is not None))
             elif isinstance(target, FunctionRef):
-                returns = target.function.returns
-                results.extend(classes_of(project, ret, target, deeper) for ret in returns)
+                returns = [
+                    option for ret in target.function.returns for option in ret.alternatives()
+                ]
+                # A returned tuple is no instance of a project class (it may be unpacked).
+                results.extend(
+                    DatasetsOf((), True)
+                    if ret.kind is Kind.SEQUENCE
+                    else classes_of(project, ret, target, deeper)
+                    for ret in returns
+                )
                 if not returns:
                     results.append(DatasetsOf((), False))
             else:
                 results.append(DatasetsOf((), False))
-        return _merge(results)
+        return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = project.class_of_function(where)
@@ -181,9 +203,12 @@ def _classes_of_option(
         return held
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
-        return _merge(results) if results else DatasetsOf((), False)
+        return merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
         return _classes_from_callers(project, value.name, where, deeper)
+    if value.kind is Kind.UNKNOWN and value.name:
+        local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
+        return local if local is not None else DatasetsOf((), False)
     return DatasetsOf((), False)
 
 
@@ -193,7 +218,7 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
     if inner is None:
         return DatasetsOf((), False)
     if inner.kind is Kind.SEQUENCE:
-        return _merge([classes_of(project, element, where, depth) for element in inner.args])
+        return merge([classes_of(project, element, where, depth) for element in inner.args])
     return classes_of(project, inner, where, depth)
 
 
@@ -225,7 +250,7 @@ def _method_returns(project: Project, method: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
             continue
         results.extend(classes_of(project, value, found[1], depth) for value in returns)
-    return _merge(results)
+    return merge(results)
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -258,7 +283,7 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         else:
             results.append(DatasetsOf((), False))
-    return _merge(results)
+    return merge(results)
 
 
 def _from_variables(
@@ -306,20 +331,23 @@ def _from_callers(
             results.append(DatasetsOf((), False))
         else:
             results.append(resolve(project, passed, site.function, depth))
-    return _merge(results)
+    return merge(results)
 
 
-def _merge(results: list[DatasetsOf]) -> DatasetsOf:
+def merge(results: list[DatasetsOf]) -> DatasetsOf:
+    """Return what a value that may be any of `results` holds."""
     classes = [ref for result in results for ref in result.classes]
     registries = [name for result in results for name in result.registries]
     contained = [ref for result in results for ref in result.contained]
     made = [site for result in results for site in result.made]
+    sources = [source for result in results for source in result.sources]
     return DatasetsOf(
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
         registries=tuple(dict.fromkeys(registries)),
         contained=tuple(dict.fromkeys(contained)),
         made=tuple(dict.fromkeys(made)),
+        sources=tuple(dict.fromkeys(sources)),
     )
 
 
@@ -418,7 +446,7 @@ def _held(
                 if module_code is not None:
                     where = FunctionRef.of(owner.module, module_code)
                     found.append(resolve(project, assignment.value, where, depth))
-    return _merge(found)
+    return merge(found)
 
 
 def _stored_by(
@@ -448,4 +476,4 @@ def _stored_by(
             elif passed is not None or unknown:
                 results.append(DatasetsOf((), False))
             # Not passed: the parameter's default, which holds no project object.
-    return _merge(results)
+    return merge(results)

@@ -247,8 +247,8 @@ class _Extractor(_ExpressionVisitor):
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
-        if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
-            builder.loops.append((node.target.id, self.value(node.iter, scope)))
+        if isinstance(node, ast.For | ast.AsyncFor):
+            builder.loops.extend(self._loop_elements(node.target, node.iter, scope))
             return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -257,6 +257,7 @@ class _Extractor(_ExpressionVisitor):
         else:
             return
         for target in targets:
+            builder.unpacked.extend(self._unpacked(target, value, scope))
             for element, element_value in _unpack(target, value):
                 if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name):
                     key = element.slice
@@ -284,6 +285,49 @@ class _Extractor(_ExpressionVisitor):
                             self._positions.span(element),
                         )
                     )
+
+    def _loop_elements(
+        self, target: ast.expr, iterable: ast.expr, scope: _Scope
+    ) -> list[tuple[str, Value]]:
+        """Return each loop variable with the iterable it takes elements of: `for x in xs`,
+        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
+        if isinstance(target, ast.Name):
+            return [(target.id, self.value(iterable, scope))]
+        if not (
+            isinstance(target, ast.Tuple)
+            and isinstance(iterable, ast.Call)
+            and not iterable.keywords
+            and not any(isinstance(arg, ast.Starred) for arg in iterable.args)
+        ):
+            return []
+        callee = self.value(iterable.func, scope)
+        sources: list[ast.expr | None] = []
+        if _is_builtin(callee, "zip") and len(iterable.args) == len(target.elts):
+            sources = list(iterable.args)
+        elif _is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
+            sources = [None, iterable.args[0]]
+        return [
+            (element.id, self.value(source, scope))
+            for element, source in zip(target.elts, sources, strict=False)
+            if isinstance(element, ast.Name) and source is not None
+        ]
+
+    def _unpacked(
+        self, target: ast.expr, value: ast.expr, scope: _Scope
+    ) -> list[tuple[str, int, int, Value]]:
+        """Return the names `a, b = value` binds to positions of a value that is not a
+        tuple display: (name, position, how many names)."""
+        if not isinstance(target, ast.Tuple | ast.List) or isinstance(value, ast.Tuple | ast.List):
+            return []
+        if any(isinstance(element, ast.Starred) for element in target.elts):
+            return []
+        summary = self.value(value, scope)
+        count = len(target.elts)
+        return [
+            (element.id, position, count, summary)
+            for position, element in enumerate(target.elts)
+            if isinstance(element, ast.Name)
+        ]
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -343,6 +387,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),
+                unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),

@@ -194,8 +194,12 @@ class FunctionFacts:
     references: tuple[str, ...] = ()
     #: How often each local variable of this function is read here (name, count).
     local_reads: tuple[tuple[str, int], ...] = ()
-    #: `for name in iterable` loops of this function's own code: (name, iterable).
+    #: Loop variables of this function's own code and what they take elements of:
+    #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()
+    #: Names bound by unpacking a value that is not a tuple display (`a, b = make()`):
+    #: (name, its position, how many names the target has, the value).
+    unpacked: tuple[tuple[str, int, int, Value], ...] = ()
     #: Calls that run only under a condition (in the body of an `if`, a loop, a `match` or an
     #: `except` of this function's own code), by span.
     conditional_calls: tuple[Span, ...] = ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
+from ..analysis.datasets import DatasetsOf, dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
@@ -143,7 +143,7 @@ class UnseededNumpyInWorkers(Rule):
                 )[:1]
             ]
             if draws:
-                self._check_loader(loader, draws[0], datasets.registries)
+                self._check_loader(loader, draws[0], datasets)
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
@@ -161,17 +161,11 @@ class UnseededNumpyInWorkers(Rule):
         function = init.function
         return function is not None and not seeds_numpy(self.project, function, always=True)
 
-    def _check_loader(
-        self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
-    ) -> None:
+    def _check_loader(self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
-        where = self._describe_draw(draw)
-        if registries:
-            # The dataset is chosen at run time: say that the finding rests on that choice.
-            names = ", ".join(f"`{name}`" for name in registries)
-            where += f" (resting on the candidate classes of {names}, chosen at run time)"
+        where = self._describe_draw(draw) + _candidate_note(datasets)
         version = self.project.target.describe()
         if init.is_absent:
             message = (
@@ -278,6 +272,26 @@ class UnseededNumpyInWorkers(Rule):
 class _HelperName:
     name: str
     needs_definition: bool
+
+
+def _candidate_note(datasets: DatasetsOf) -> str:
+    """Say which candidate sets a finding rests on, if the dataset is one of several."""
+    parts = []
+    if datasets.registries:
+        names = ", ".join(f"`{name}`" for name in datasets.registries)
+        parts.append(f"the candidate classes of {names}, chosen at run time")
+    for source in sorted(datasets.sources, key=lambda source: source.kind):
+        if source.kind == "elements":
+            parts.append(
+                f"the datasets callers pass to `{source.function}` in `{source.parameter}`"
+            )
+        else:
+            parts.append(f"the datasets `{source.function}` may return")
+    if not parts:
+        return ""
+    if len(parts) == 1 and datasets.registries:
+        return f" (resting on {parts[0]})"
+    return f" (resting on a candidate set: {'; '.join(parts)})"
 
 
 def _dict_of(loader: LoaderCall, container: Value) -> KnownDict | None:
