@@ -81,3 +81,19 @@ def unpacked_classes(
                 for returned in tuples
             )
     return datasets.merge(results)
+
+
+def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return the classes of the elements of what project function call `call` returns
+    (`for dataset in build_datasets(cfg):`)."""
+    targets = project.targets(call.base, where.module) if call.base is not None else ()
+    if not targets or not all(isinstance(target, FunctionRef) for target in targets):
+        return datasets.DatasetsOf((), False)
+    results = [datasets.DatasetsOf((), True)]
+    for function in targets:
+        assert isinstance(function, FunctionRef)
+        returns = function.function.returns
+        if not returns:
+            results.append(datasets.DatasetsOf((), False))
+        results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
+    return datasets.merge(results)

@@ -11,15 +11,7 @@ from .refs import ClassRef, FunctionRef, VariableRef
 
 def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
     """Return the project classes registry variable `registry` may hold."""
-    found: list[ClassRef] = []
-    for value in registry.values:
-        elements = [v for _, v in value.keywords] if value.kind is Kind.DICT else []
-        if value.kind is Kind.SEQUENCE:
-            elements = list(value.args)
-        for element in elements:
-            found.extend(
-                t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
-            )
+    found = [held for held in project.held_in_container(registry) if isinstance(held, ClassRef)]
     # Project functions (and the functions nested in them) that store into the registry.
     module = registry.module
     storing = {
@@ -118,4 +110,24 @@ def _registers(
         and target.path == registry.path
         and target.name == registry.name
         for target in project.targets(holder, module)
+    )
+
+
+def made_by_type(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[ClassRef, ...] | None:
+    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) != 3
+        or value.args[1].kind is not Kind.SEQUENCE
+        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
+    ):
+        return None
+    return tuple(
+        target
+        for base in value.args[1].args
+        for target in project.targets(base, module)
+        if isinstance(target, ClassRef)
     )

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import catalog, dataset_bindings
-from .dataset_registries import classes_returned, registry_candidates
-from .facts import Kind, ModuleFacts, Value
+from .base_init_arguments import forwarded
+from .dataset_registries import classes_returned, made_by_type, registry_candidates
+from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -60,7 +61,8 @@ class DatasetsOf:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
         if not self.complete:
             return None
-        return tuple(site for made, site in self.made if made == ref)
+        # A class reached without a construction seen (a builder called with a registry).
+        return tuple(site for made, site in self.made if made == ref) or None
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -143,7 +145,7 @@ def _classes_of_option(
         registry = _registry_lookup(project, value, where)
         if registry is not None:
             return registry
-        made = _made_by_type(project, value.base, where.module)
+        made = made_by_type(project, value.base, where.module)
         if made is not None:
             return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
@@ -173,10 +175,10 @@ def _classes_of_option(
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
             elif isinstance(target, VariableRef) and any(
-                _made_by_type(project, v, target.module) is not None for v in target.values
+                made_by_type(project, v, target.module) is not None for v in target.values
             ):
                 for assigned in target.values:
-                    made = _made_by_type(project, assigned, target.module)
+                    made = made_by_type(project, assigned, target.module)
                     results.append(DatasetsOf(made or (), made is not None))
             elif isinstance(target, FunctionRef):
                 returns = [
@@ -273,9 +275,16 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
     results: list[DatasetsOf] = []
     for option in value.alternatives():
         if option.kind is Kind.SEQUENCE:
-            results.extend(classes_of(project, element, where, depth) for element in option.args)
+            results.extend(
+                elements_of(project, element.base, where, deeper)
+                if element.kind is Kind.STARRED and element.base is not None  # `[*others]`
+                else classes_of(project, element, where, depth)
+                for element in option.args
+            )
         elif option.kind is Kind.PARAM:
             results.append(_from_callers(project, option.name, where, deeper, elements_of))
+        elif option.kind is Kind.CALL:
+            results.append(dataset_bindings.returned_elements(project, option, where, deeper))
         elif option.kind is Kind.NAME:
             results.extend(
                 _from_variables(project, option, where, deeper, elements_of)
@@ -351,26 +360,6 @@ def merge(results: list[DatasetsOf]) -> DatasetsOf:
     )
 
 
-def _made_by_type(
-    project: Project, value: Value, module: ModuleFacts
-) -> tuple[ClassRef, ...] | None:
-    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
-    if (
-        value.kind is not Kind.CALL
-        or value.base is None
-        or len(value.args) != 3
-        or value.args[1].kind is not Kind.SEQUENCE
-        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
-    ):
-        return None
-    return tuple(
-        target
-        for base in value.args[1].args
-        for target in project.targets(base, module)
-        if isinstance(target, ClassRef)
-    )
-
-
 def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
     """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
 
@@ -379,6 +368,7 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
     that stores the class into it (`@register("name")`).
     """
     assert call.base is not None
+    constructs = call.base.kind is Kind.SUBSCRIPT
     if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
         subjects = [call.base.base]
     elif project.qualnames(call.base, where.module):
@@ -392,7 +382,9 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
                 if candidates:
-                    return DatasetsOf(candidates, True, (target.name,))
+                    # `REGISTRY[key](...)` makes the instance; a builder makes it itself.
+                    made = tuple((ref, (call, where)) for ref in candidates) if constructs else ()
+                    return DatasetsOf(candidates, True, (target.name,), made=made)
     return None
 
 
@@ -436,10 +428,17 @@ def _held(
                 continue
             where = FunctionRef.of(owner.module, function)
             for assignment in function.assignments:
-                if assignment.target == target and sites is not None and where == init_code:
-                    found.append(_stored_by(project, assignment.value, where, sites, resolve))
-                elif assignment.target == target:
-                    found.append(resolve(project, assignment.value, where, depth))
+                if assignment.target != target:
+                    continue
+                # A base `__init__` stores what the subclass `__init__` passes it.
+                passed = (
+                    [] if where == init_code else forwarded(project, ref, where, assignment.value)
+                )
+                for value, stored_in in passed or [(assignment.value, where)]:
+                    if sites is not None and stored_in == init_code:
+                        found.append(_stored_by(project, value, stored_in, sites, resolve))
+                    else:
+                        found.append(resolve(project, value, stored_in, depth))
         for assignment in owner.cls.attributes:
             if assignment.target == attribute and assignment.value.kind is Kind.CALL:
                 module_code = owner.module.function("<module>")

@@ -116,11 +116,34 @@ class _ValueSummariser(_BindingCollector):
             )
         if isinstance(node, ast.Starred):
             return Value(Kind.STARRED, span, base=self.value(node.value, scope, deeper))
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp):
+            return self._comprehension(node, scope, span, deeper)
         if isinstance(node, ast.Lambda):
             return Value(Kind.FUNCTION, span, name=self._lambda_qualname(node, scope))
         if isinstance(node, ast.JoinedStr):
             return Value(Kind.CONSTANT, span)
         return Value(Kind.UNKNOWN, span)
+
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp, scope: _Scope, span: Span, depth: int
+    ) -> Value:
+        """Summarise `[x for x in xs]` / `{key(x): x for x in xs}` as holding the elements of
+        `xs` (`[*xs]`): a registry built from a list of classes. Anything else is UNKNOWN."""
+        element = node.value if isinstance(node, ast.DictComp) else node.elt
+        if len(node.generators) != 1:
+            return Value(Kind.UNKNOWN, span)
+        generator = node.generators[0]
+        if not (
+            isinstance(generator.target, ast.Name)
+            and isinstance(element, ast.Name)
+            and element.id == generator.target.id
+        ):
+            return Value(Kind.UNKNOWN, span)
+        # The first iterable is evaluated in the enclosing scope.
+        elements = Value(Kind.STARRED, base=self.value(generator.iter, scope, depth))
+        if isinstance(node, ast.DictComp):
+            return Value(Kind.DICT, span, keywords=((None, elements),))
+        return Value(Kind.SEQUENCE, span, args=(elements,))
 
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):

@@ -211,7 +211,7 @@ class Project:
         if base.kind is not Kind.SUBSCRIPT:
             return targets
         return tuple(
-            held for target in targets for held in self._held_in_container(target) or (target,)
+            held for target in targets for held in self.held_in_container(target) or (target,)
         )
 
     def chosen_bases(self, ref: ClassRef) -> tuple[str, ...]:
@@ -222,13 +222,14 @@ class Project:
                 names.extend(
                     target.name
                     for target in self.targets(base.base, ref.module)
-                    if isinstance(target, VariableRef) and self._held_in_container(target)
+                    if isinstance(target, VariableRef) and self.held_in_container(target)
                 )
         return tuple(names)
 
-    def _held_in_container(self, target: Target) -> tuple[Target, ...]:
-        """Return the classes a module-level dict, list or tuple variable holds (else ())."""
-        if not isinstance(target, VariableRef):
+    def held_in_container(self, target: Target, depth: int = 0) -> tuple[Target, ...]:
+        """Return the classes a module-level dict, list or tuple variable holds (else ()),
+        also through `*others` and comprehensions over another container."""
+        if not isinstance(target, VariableRef) or depth > _MAX_HOPS:
             return ()
         held: list[Target] = []
         for value in target.values:
@@ -239,6 +240,10 @@ class Project:
             else:
                 continue
             for element in elements:
+                if element.kind is Kind.STARRED and element.base is not None:
+                    for inner in self.targets(element.base, target.module):
+                        held.extend(self.held_in_container(inner, depth + 1))
+                    continue
                 held.extend(
                     found
                     for found in self.targets(element, target.module)

@@ -172,6 +172,12 @@ class _BindingCollector:
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.AugAssign) and self._grows_list(node.target, node.value, scope):
+            # `items += [a, b]`: the list now also holds a and b.
+            assert isinstance(node.target, ast.Name)
+            scope.bind(node.target.id, _Binding("assign", node=node.value))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            self._collect_list_growth(node.value, scope)
         elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
             self._bind_target(node.target, None, scope)
         elif isinstance(node, ast.With | ast.AsyncWith):
@@ -202,6 +208,35 @@ class _BindingCollector:
                     elif isinstance(child, ast.ExceptHandler | ast.match_case):
                         for statement in child.body:
                             self._collect_statement(statement, scope)
+
+    @staticmethod
+    def _grows_list(target: ast.expr, value: ast.expr, scope: _Scope) -> bool:
+        """Return True for `name += [...]` on a name this scope binds by assignment."""
+        return (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.List | ast.Tuple)
+            and any(binding.kind == "assign" for binding in scope.bindings.get(target.id, []))
+        )
+
+    def _collect_list_growth(self, call: ast.Call, scope: _Scope) -> None:
+        """Bind `items.append(x)` / `items.extend(xs)` as more values of `items`, when this
+        scope binds `items` by assignment: its elements are the union of what it was
+        assigned and what is added (e.g. a list of datasets or transforms built up)."""
+        func = call.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.attr in ("append", "extend")
+            and len(call.args) == 1
+            and not call.keywords
+            and not isinstance(call.args[0], ast.Starred)
+            and any(binding.kind == "assign" for binding in scope.bindings.get(func.value.id, []))
+        ):
+            return
+        added = call.args[0]
+        if func.attr == "append":
+            added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), call)
+        scope.bind(func.value.id, _Binding("assign", node=added))
 
     def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
         for sub in ast.walk(node):

@@ -123,8 +123,6 @@ class UnseededNumpyInWorkers(Rule):
             draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
             if draws:
                 drawing[ref] = draws[0]
-        if not drawing:
-            return
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
         loaded: set[ClassRef] = set()
         unresolved: list[LoaderCall] = []
@@ -133,10 +131,11 @@ class UnseededNumpyInWorkers(Rule):
             loaded.update(datasets.classes)
             if not loader.may_start_workers():
                 continue
+            # What one loader's instances hold may draw where no instance seen elsewhere does
+            # (a transform passed only here): each loader's datasets are checked as built.
             draws = [
                 draw
                 for ref in datasets.classes
-                if ref in drawing
                 for draw in (
                     numpy_global_draws(project, ref, datasets.made_by(ref))
                     or global_numpy_library_calls(project, ref)
