@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.datasets import DatasetsOf, dataset_classes, datasets_of_loader, is_dataset
+from ..analysis.datasets import (
+    Construction,
+    DatasetsOf,
+    dataset_classes,
+    datasets_of_loader,
+    is_dataset,
+)
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
@@ -117,10 +123,30 @@ class UnseededNumpyInWorkers(Rule):
         project = self.project
         if not project.target.is_before(NUMPY_SEEDED_SINCE):
             return
+        library: dict[ClassRef, list[GlobalCall]] = {}
+
+        def library_calls(ref: ClassRef) -> list[GlobalCall]:
+            # A transform of a library drawing from NumPy's global RNG is a NumPy draw too;
+            # which one does not depend on the loader.
+            if ref not in library:
+                library[ref] = global_numpy_library_calls(project, ref)
+            return library[ref]
+
+        unsited: dict[ClassRef, list[GlobalCall]] = {}
+
+        def global_draws(
+            ref: ClassRef, made_by: tuple[Construction, ...] | None
+        ) -> list[GlobalCall]:
+            # Without known constructions the answer is the same for every loader.
+            if made_by is not None:
+                return numpy_global_draws(project, ref, made_by)
+            if ref not in unsited:
+                unsited[ref] = numpy_global_draws(project, ref)
+            return unsited[ref]
+
         drawing: dict[ClassRef, GlobalCall] = {}
         for ref in dataset_classes(project):
-            # A transform of a library drawing from NumPy's global RNG is a NumPy draw too.
-            draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
+            draws = global_draws(ref, None) or library_calls(ref)
             if draws:
                 drawing[ref] = draws[0]
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
@@ -133,16 +159,18 @@ class UnseededNumpyInWorkers(Rule):
                 continue
             # What one loader's instances hold may draw where no instance seen elsewhere does
             # (a transform passed only here): each loader's datasets are checked as built.
-            draws = [
-                draw
-                for ref in datasets.classes
-                for draw in (
-                    numpy_global_draws(project, ref, datasets.made_by(ref))
-                    or global_numpy_library_calls(project, ref)
-                )[:1]
-            ]
-            if draws:
-                self._check_loader(loader, draws[0], datasets)
+            draw = next(
+                (
+                    found
+                    for ref in datasets.classes
+                    for found in (global_draws(ref, datasets.made_by(ref)) or library_calls(ref))[
+                        :1
+                    ]
+                ),
+                None,
+            )
+            if draw is not None:
+                self._check_loader(loader, draw, datasets)
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
