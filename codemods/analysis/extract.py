@@ -20,6 +20,7 @@ from pathlib import Path
 from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
+from .expression_values import compared_literals
 from .expression_visitor import _defaults, _ExpressionVisitor, _parameter_names
 from .facts import (
     UNKNOWN,
@@ -33,7 +34,6 @@ from .facts import (
     Kind,
     ModuleFacts,
     Value,
-    literal_key,
 )
 from .scopes import _Binding, _Function, _FunctionBuilder, _Scope
 
@@ -223,7 +223,7 @@ class _Extractor(_ExpressionVisitor):
             test, negated = test.operand, True
         literals: tuple[str, ...] = ()
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            compared = _compared_literals(test, self.value(test.comparators[0], scope))
+            compared = compared_literals(test, self.value(test.comparators[0], scope))
             if compared is None:
                 return None
             literals, flips = compared
@@ -451,24 +451,6 @@ class _Extractor(_ExpressionVisitor):
 
 #: Statements whose bodies may not run: calls inside them happen only under a condition.
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
-
-
-def _compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...], bool] | None:
-    """Return the literals `x == lit` / `x in (lit, ...)` compares with, and whether the
-    operator negates the test (`!=`, `not in`); None for any other comparison."""
-    operator = test.ops[0]
-    if isinstance(operator, ast.Eq | ast.NotEq):
-        options = [right]
-    elif isinstance(operator, ast.In | ast.NotIn) and right.kind is Kind.SEQUENCE:
-        options = list(right.args)
-    else:
-        return None
-    keys = [literal_key(option) for option in options]
-    if not keys or None in keys:
-        return None
-    return tuple(key for key in keys if key is not None), isinstance(
-        operator, ast.NotEq | ast.NotIn
-    )
 
 
 def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr, ast.expr | None]]:
