@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
-from .analysis.facts import FunctionFacts, FunctionSource, ModuleFacts
+from .analysis.facts import ClassFacts, FunctionFacts, FunctionSource, ModuleFacts
 from .lines import source_lines
 from .types import Failed, Skipped, SkipReason, SourceFile
 
@@ -102,7 +102,7 @@ class ReopenedModule:
             self._lines = source_lines(self._read())
         return self._lines
 
-    def summarise(self, qualname: str) -> list[FunctionFacts]:
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise function `qualname` (and what it contains), parsing the file once."""
         if self._functions is None:
             text = self._read()

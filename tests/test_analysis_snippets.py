@@ -7,6 +7,7 @@ give about it. The end-to-end fixtures test the rules; these name the fact that 
 
 from __future__ import annotations
 
+import pickle
 import textwrap
 from pathlib import Path
 
@@ -73,6 +74,44 @@ def test_a_def_inside_a_function_is_nested_and_a_lambda_is_marked() -> None:
     assert inner is not None
     assert inner.nested
     assert any(function.is_lambda for function in module.functions_within("build"))
+
+
+def test_a_class_defined_in_a_function_is_found_and_kept_when_pickled() -> None:
+    module = _module(
+        """
+        def make(base):
+            class Made(base):
+                def __getitem__(self, index):
+                    return index
+            return Made
+        """
+    )
+    made = module.class_("make.<locals>.Made")
+    assert made is not None
+    assert made.method("__getitem__") == "make.<locals>.Made.__getitem__"
+    again = pickle.loads(pickle.dumps(module))
+    assert again.class_("make.<locals>.Made") == made
+
+
+@pytest.mark.parametrize(
+    ("body", "literals", "negated"),
+    [
+        ('if self.split == "train":\n    x = 1', ("'train'",), False),
+        ('if self.split != "val":\n    x = 1', ("'val'",), True),
+        ('if self.split in ("val", 3):\n    x = 1', ("'val'", "3"), False),
+        ('if not self.split not in ("val",):\n    x = 1', ("'val'",), False),
+        ("if self.flag and f():\n    x = 1", (), False),
+    ],
+)
+def test_branches_on_attributes_record_the_literals_compared(
+    body: str, literals: tuple[str, ...], negated: bool
+) -> None:
+    text = "class D:\n    def f(self):\n" + textwrap.indent(body, " " * 8) + "\n"
+    function = _module(text).function("D.f")
+    assert function is not None
+    (branch,) = function.branches
+    assert branch.subject in ("self.split", "self.flag")
+    assert (branch.literals, branch.negated) == (literals, negated)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from fixture_cases import Case, copy_repository, discover_cases
 
 from codemods import Settings, run_paths
-from codemods.analysis.facts import FunctionFacts
+from codemods.analysis.facts import ClassFacts, FunctionFacts
 from codemods.summaries import ReopenedModule
 
 CASES = discover_cases()
@@ -159,7 +159,9 @@ def test_cached_summaries_summarise_their_functions_from_the_file(
     reopened: list[str] = []
     original = ReopenedModule.summarise
 
-    def summarise(self: ReopenedModule, qualname: str) -> list[FunctionFacts]:
+    def summarise(
+        self: ReopenedModule, qualname: str
+    ) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         reopened.append(qualname)
         return original(self, qualname)
 

@@ -18,6 +18,17 @@ Construction = tuple[Value, FunctionRef]
 
 
 @dataclass(frozen=True)
+class CandidateSource:
+    """Where a candidate set of datasets comes from, other than a registry."""
+
+    #: "elements": the elements of sequence parameter `parameter` that callers pass to
+    #: `function`; "returns": a position of the tuples `function` may return.
+    kind: str
+    function: str
+    parameter: str = ""
+
+
+@dataclass(frozen=True)
 class DatasetsOf:
     """The dataset classes a value may hold."""
 
@@ -33,6 +44,9 @@ class DatasetsOf:
     contained: tuple[ClassRef, ...] = ()
     #: For each class in `classes`, the constructor calls seen making its instances.
     made: tuple[tuple[ClassRef, Construction], ...] = ()
+    #: Other candidate sets `classes` rests on (a loop over what callers pass, an unpacked
+    #: factory result): some of the classes may never reach a given call.
+    sources: tuple[CandidateSource, ...] = ()
 
     def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
@@ -47,14 +61,17 @@ Resolver = Callable[[Project, Value, FunctionRef, int], DatasetsOf]
 
 
 def merge(results: list[DatasetsOf]) -> DatasetsOf:
+    """Return what a value that may be any of `results` holds."""
     classes = [ref for result in results for ref in result.classes]
     registries = [name for result in results for name in result.registries]
     contained = [ref for result in results for ref in result.contained]
     made = [site for result in results for site in result.made]
+    sources = [source for result in results for source in result.sources]
     return DatasetsOf(
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
         registries=tuple(dict.fromkeys(registries)),
         contained=tuple(dict.fromkeys(contained)),
         made=tuple(dict.fromkeys(made)),
+        sources=tuple(dict.fromkeys(sources)),
     )

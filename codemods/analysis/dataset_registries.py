@@ -1,5 +1,6 @@
 """Registries: module-level dicts or lists of classes that a `REGISTRY[key](...)` or a
-`build(cfg, REGISTRY)` call picks a Dataset class from."""
+`build(cfg, REGISTRY)` call picks a Dataset class from; and factories, project functions
+that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,7 @@ from .refs import ClassRef, FunctionRef, VariableRef
 
 def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
     """Return the project classes registry variable `registry` may hold."""
-    found: list[ClassRef] = []
-    for value in registry.values:
-        elements = [v for _, v in value.keywords] if value.kind is Kind.DICT else []
-        if value.kind is Kind.SEQUENCE:
-            elements = list(value.args)
-        for element in elements:
-            if element.kind is Kind.STARRED and element.base is not None:
-                # `{c.__name__: c for c in ALL}`: the classes of the list it is built from.
-                found.extend(_listed(project, element.base, registry.module))
-                continue
-            found.extend(
-                t for t in project.targets(element, registry.module) if isinstance(t, ClassRef)
-            )
+    found = [held for held in project.held_in_container(registry) if isinstance(held, ClassRef)]
     # Project functions (and the functions nested in them) that store into the registry.
     module = registry.module
     storing = {
@@ -41,20 +30,54 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
     return tuple(dict.fromkeys(found))
 
 
-def _listed(project: Project, value: Value, module: ModuleFacts) -> list[ClassRef]:
-    """Return the project classes a module-level list or tuple of classes holds."""
+#: How many factory calls deep (`make()` returning `inner()`'s class) returns are followed.
+_MAX_FACTORY_DEPTH = 4
+
+
+def classes_returned(
+    project: Project, call: Value, where: FunctionRef, depth: int = 0
+) -> tuple[tuple[ClassRef, ...], bool]:
+    """Return the project classes (the class objects, not instances) that `call` may return.
+
+    A factory returns a class it defines (possibly on bases chosen from registries), a
+    module-level class, a registry entry (`return DATASETS[name]`) or another factory's
+    result. The flag is False if some return could not be resolved to classes.
+    """
+    if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
+        return (), False
+    functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
+    if not functions:
+        return (), False
     found: list[ClassRef] = []
-    for target in project.targets(value, module):
-        if isinstance(target, VariableRef):
-            for listed in target.values:
-                if listed.kind is Kind.SEQUENCE:
-                    found.extend(
-                        t
-                        for element in listed.args
-                        for t in project.targets(element, target.module)
-                        if isinstance(t, ClassRef)
-                    )
-    return found
+    complete = True
+    for function in functions:
+        returns = function.function.returns
+        complete = complete and bool(returns)
+        for value in returns:
+            for option in value.alternatives():
+                classes, known = _class_denoted(project, option, function, depth + 1)
+                found.extend(classes)
+                complete = complete and known
+    return tuple(dict.fromkeys(found)), complete
+
+
+def _class_denoted(
+    project: Project, value: Value, where: FunctionRef, depth: int
+) -> tuple[tuple[ClassRef, ...], bool]:
+    if value.kind is Kind.NAME:
+        targets = project.targets(value, where.module)
+        classes = tuple(t for t in targets if isinstance(t, ClassRef))
+        return classes, bool(targets) and len(classes) == len(targets)
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        for target in project.targets(value.base, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    return candidates, True
+        return (), False
+    if value.kind is Kind.CALL:
+        return classes_returned(project, value, where, depth)
+    return (), False
 
 
 def registers(
@@ -87,4 +110,24 @@ def registers(
         and target.path == registry.path
         and target.name == registry.name
         for target in project.targets(holder, module)
+    )
+
+
+def made_by_type(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[ClassRef, ...] | None:
+    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) != 3
+        or value.args[1].kind is not Kind.SEQUENCE
+        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
+    ):
+        return None
+    return tuple(
+        target
+        for base in value.args[1].args
+        for target in project.targets(base, module)
+        if isinstance(target, ClassRef)
     )

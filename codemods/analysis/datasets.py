@@ -7,11 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import catalog
+from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
-from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
-from .dataset_registries import registry_candidates
-from .facts import Kind, ModuleFacts, Value
+from .candidates import (
+    MAX_CALL_DEPTH,
+    Construction,
+    DatasetsOf,
+    Resolver,
+    merge,
+)
+from .dataset_registries import classes_returned, made_by_type, registry_candidates
+from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -80,11 +86,25 @@ def _classes_of_option(
         and value.base.base is not None
     ):
         return _method_returns(project, value.base, where, deeper)
+    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
+        # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
+        classes, complete = classes_returned(project, value.base, where)
+        return merge(
+            [
+                DatasetsOf((), complete),
+                *(
+                    DatasetsOf(
+                        (ref,), True, project.chosen_bases(ref), made=((ref, (value, where)),)
+                    )
+                    for ref in classes
+                ),
+            ]
+        )
     if value.kind is Kind.CALL and value.base is not None:
         registry = _registry_lookup(project, value, where)
         if registry is not None:
             return registry
-        made = _made_by_type(project, value.base, where.module)
+        made = made_by_type(project, value.base, where.module)
         if made is not None:
             return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
@@ -114,14 +134,22 @@ def _classes_of_option(
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
             elif isinstance(target, VariableRef) and any(
-                _made_by_type(project, v, target.module) is not None for v in target.values
+                made_by_type(project, v, target.module) is not None for v in target.values
             ):
                 for assigned in target.values:
-                    made = _made_by_type(project, assigned, target.module)
+                    made = made_by_type(project, assigned, target.module)
                     results.append(DatasetsOf(made or (), made is not None))
             elif isinstance(target, FunctionRef):
-                returns = target.function.returns
-                results.extend(classes_of(project, ret, target, deeper) for ret in returns)
+                returns = [
+                    option for ret in target.function.returns for option in ret.alternatives()
+                ]
+                # A returned tuple is no instance of a project class (it may be unpacked).
+                results.extend(
+                    DatasetsOf((), True)
+                    if ret.kind is Kind.SEQUENCE
+                    else classes_of(project, ret, target, deeper)
+                    for ret in returns
+                )
                 if not returns:
                     results.append(DatasetsOf((), False))
             else:
@@ -141,16 +169,14 @@ def _classes_of_option(
         elements = elements_of(project, value.base, where, deeper)
         if elements.classes:
             return elements
-    if value.kind is Kind.UNKNOWN and value.name:
-        # `for dataset in datasets:`: any element of what the loop runs over.
-        loops = [iterable for name, iterable in where.function.loops if name == value.name]
-        if loops:
-            return merge([elements_of(project, iterable, where, deeper) for iterable in loops])
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
         return merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
         return _classes_from_callers(project, value.name, where, deeper)
+    if value.kind is Kind.UNKNOWN and value.name:
+        local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
+        return local if local is not None else DatasetsOf((), False)
     return DatasetsOf((), False)
 
 
@@ -223,9 +249,16 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
     results: list[DatasetsOf] = []
     for option in value.alternatives():
         if option.kind is Kind.SEQUENCE:
-            results.extend(classes_of(project, element, where, depth) for element in option.args)
+            results.extend(
+                elements_of(project, element.base, where, deeper)
+                if element.kind is Kind.STARRED and element.base is not None  # `[*others]`
+                else classes_of(project, element, where, depth)
+                for element in option.args
+            )
         elif option.kind is Kind.PARAM:
             results.append(_from_callers(project, option.name, where, deeper, elements_of))
+        elif option.kind is Kind.CALL:
+            results.append(dataset_bindings.returned_elements(project, option, where, deeper))
         elif option.kind is Kind.NAME:
             results.extend(
                 _from_variables(project, option, where, deeper, elements_of)
@@ -233,20 +266,6 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         elif option.kind is Kind.RECURSIVE:
             results.append(DatasetsOf((), True))
-        elif option.kind is Kind.CALL and option.base is not None:
-            # A project function that returns a list: the elements of what it returns.
-            functions = [
-                target
-                for target in project.targets(option.base, where.module)
-                if isinstance(target, FunctionRef) and target.function.returns
-            ]
-            results.extend(
-                elements_of(project, returned, function, deeper)
-                for function in functions
-                for returned in function.function.returns
-            )
-            if not functions:
-                results.append(DatasetsOf((), False))
         else:
             results.append(DatasetsOf((), False))
     return merge(results)
@@ -303,26 +322,6 @@ def _from_callers(
     return merge(results)
 
 
-def _made_by_type(
-    project: Project, value: Value, module: ModuleFacts
-) -> tuple[ClassRef, ...] | None:
-    """Return the project bases of a class made by `type("D", (A, B), {...})`, if it is one."""
-    if (
-        value.kind is not Kind.CALL
-        or value.base is None
-        or len(value.args) != 3
-        or value.args[1].kind is not Kind.SEQUENCE
-        or not project.is_one_of(value.base, module, frozenset({"builtins.type"}))
-    ):
-        return None
-    return tuple(
-        target
-        for base in value.args[1].args
-        for target in project.targets(base, module)
-        if isinstance(target, ClassRef)
-    )
-
-
 def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
     """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
 
@@ -331,6 +330,7 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
     that stores the class into it (`@register("name")`).
     """
     assert call.base is not None
+    constructs = call.base.kind is Kind.SUBSCRIPT
     if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
         subjects = [call.base.base]
     elif project.qualnames(call.base, where.module):
@@ -343,11 +343,10 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
         for target in project.targets(subject, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
-                if not candidates:
-                    continue
-                # `REGISTRY[key](...)` is itself the constructor call of the one picked.
-                made = [(ref, (call, where)) for ref in candidates if subject is call.base.base]
-                return DatasetsOf(candidates, True, (target.name,), made=tuple(made))
+                if candidates:
+                    # `REGISTRY[key](...)` makes the instance; a builder makes it itself.
+                    made = tuple((ref, (call, where)) for ref in candidates) if constructs else ()
+                    return DatasetsOf(candidates, True, (target.name,), made=made)
     return None
 
 

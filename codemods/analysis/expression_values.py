@@ -10,7 +10,7 @@ import ast
 import builtins
 
 from ..types import Span
-from .facts import Kind, Value
+from .facts import Kind, Value, literal_key
 from .scopes import _Binding, _BindingCollector, _Scope
 
 _BUILTINS = frozenset(dir(builtins))
@@ -275,4 +275,22 @@ def _with_span(value: Value, span: Span) -> Value:
         value.args,
         value.keywords,
         value.number,
+    )
+
+
+def compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...], bool] | None:
+    """Return the literals `x == lit` / `x in (lit, ...)` compares with, and whether the
+    operator negates the test (`!=`, `not in`); None for any other comparison."""
+    operator = test.ops[0]
+    if isinstance(operator, ast.Eq | ast.NotEq):
+        options = [right]
+    elif isinstance(operator, ast.In | ast.NotIn) and right.kind is Kind.SEQUENCE:
+        options = list(right.args)
+    else:
+        return None
+    keys = [literal_key(option) for option in options]
+    if not keys or None in keys:
+        return None
+    return tuple(key for key in keys if key is not None), isinstance(
+        operator, ast.NotEq | ast.NotIn
     )

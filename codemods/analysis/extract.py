@@ -19,12 +19,13 @@ from pathlib import Path
 
 from ..lines import source_lines
 from ..types import Span
+from .branch_facts import Branch
+from .expression_values import compared_literals
 from .expression_visitor import _defaults, _ExpressionVisitor, _parameter_names
 from .facts import (
     UNKNOWN,
     Assignment,
     AttributeStore,
-    Branch,
     ClassFacts,
     FunctionFacts,
     FunctionSource,
@@ -80,13 +81,13 @@ class _Extractor(_ExpressionVisitor):
             self._lines = source_lines(self._text)
         return self._lines
 
-    def summarise(self, qualname: str) -> list[FunctionFacts]:
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise the pending function `qualname` (every definition of it) and what it
-        contains; return their facts."""
-        start = len(self._functions)
+        contains; return the facts of its functions and of the classes defined in it."""
+        start, classes = len(self._functions), len(self._classes)
         for node, scope in self._pending.pop(qualname, []):
             self._visit_body_of(node, scope, qualname)
-        return self._functions[start:]
+        return self._functions[start:], self._classes[classes:]
 
     # --- entry point ---
 
@@ -190,19 +191,53 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions -= 1
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
-        test, negated = node.test, False
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, True
-        if not isinstance(test, ast.Attribute):
-            return
-        value = self.value(test, scope)
-        if value.base is None or value.base.kind is not Kind.SELF:
-            return
         body = self._block(node.body)
         if body is None:
             return
+        if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
+            # `if self.train and np.random.random() < p:`: what follows an operand (the rest
+            # of the test and the body) runs only where that operand holds.
+            operands = node.test.values
+            for index, operand in enumerate(operands):
+                test = self._branch_test(operand, scope)
+                if test is None:
+                    continue
+                rest = operands[index + 1] if index + 1 < len(operands) else node.body[0]
+                start = self._positions.span(rest)
+                span = Span(start.line, start.column, body.end_line, body.end_column)
+                builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
+            return
+        found = self._branch_test(node.test, scope)
+        if found is None:
+            return
+        subject, negated, literals = found
         orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
-        builder.branches.append(Branch(value.name, negated, body, orelse))
+        builder.branches.append(Branch(subject, negated, body, orelse, literals))
+
+    def _branch_test(
+        self, test: ast.expr, scope: _Scope
+    ) -> tuple[str, bool, tuple[str, ...]] | None:
+        """Return what a test reads, whether it is negated, and the literals it compares with."""
+        negated = False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        literals: tuple[str, ...] = ()
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            compared = compared_literals(test, self.value(test.comparators[0], scope))
+            if compared is None:
+                return None
+            literals, flips = compared
+            negated = negated != flips
+            test = test.left
+        subject = self._branch_subject(self.value(test, scope))
+        return None if subject is None else (subject, negated, literals)
+
+    @staticmethod
+    def _branch_subject(value: Value) -> str | None:
+        """Return what a branch test reads: "self.<attribute>" or a parameter's name."""
+        if value.kind is Kind.ATTRIBUTE and value.base is not None:
+            return f"self.{value.name}" if value.base.kind is Kind.SELF else None
+        return value.name if value.kind is Kind.PARAM else None
 
     def _block(self, body: list[ast.stmt]) -> Span | None:
         if not body:
@@ -212,8 +247,8 @@ class _Extractor(_ExpressionVisitor):
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
-        if isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name):
-            builder.loops.append((node.target.id, self.value(node.iter, scope)))
+        if isinstance(node, ast.For | ast.AsyncFor):
+            builder.loops.extend(self._loop_elements(node.target, node.iter, scope))
             return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -231,6 +266,7 @@ class _Extractor(_ExpressionVisitor):
         else:
             return
         for target in targets:
+            builder.unpacked.extend(self._unpacked(target, value, scope))
             for element, element_value in _unpack(target, value):
                 if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name):
                     key = element.slice
@@ -258,6 +294,49 @@ class _Extractor(_ExpressionVisitor):
                             self._positions.span(element),
                         )
                     )
+
+    def _loop_elements(
+        self, target: ast.expr, iterable: ast.expr, scope: _Scope
+    ) -> list[tuple[str, Value]]:
+        """Return each loop variable with the iterable it takes elements of: `for x in xs`,
+        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
+        if isinstance(target, ast.Name):
+            return [(target.id, self.value(iterable, scope))]
+        if not (
+            isinstance(target, ast.Tuple)
+            and isinstance(iterable, ast.Call)
+            and not iterable.keywords
+            and not any(isinstance(arg, ast.Starred) for arg in iterable.args)
+        ):
+            return []
+        callee = self.value(iterable.func, scope)
+        sources: list[ast.expr | None] = []
+        if _is_builtin(callee, "zip") and len(iterable.args) == len(target.elts):
+            sources = list(iterable.args)
+        elif _is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
+            sources = [None, iterable.args[0]]
+        return [
+            (element.id, self.value(source, scope))
+            for element, source in zip(target.elts, sources, strict=False)
+            if isinstance(element, ast.Name) and source is not None
+        ]
+
+    def _unpacked(
+        self, target: ast.expr, value: ast.expr, scope: _Scope
+    ) -> list[tuple[str, int, int, Value]]:
+        """Return the names `a, b = value` binds to positions of a value that is not a
+        tuple display: (name, position, how many names)."""
+        if not isinstance(target, ast.Tuple | ast.List) or isinstance(value, ast.Tuple | ast.List):
+            return []
+        if any(isinstance(element, ast.Starred) for element in target.elts):
+            return []
+        summary = self.value(value, scope)
+        count = len(target.elts)
+        return [
+            (element.id, position, count, summary)
+            for position, element in enumerate(target.elts)
+            if isinstance(element, ast.Name)
+        ]
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -317,6 +396,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),
+                unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),

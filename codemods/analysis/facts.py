@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..types import Span
+from .branch_facts import Branch
 from .suppressions import Suppressions, noqa_comments
 
 
@@ -121,32 +122,17 @@ class Assignment:
     span: Span
 
 
-@dataclass(frozen=True)
-class Branch:
-    """`if self.<attribute>:` (or `if not self.<attribute>:`) in a method, and its two bodies."""
-
-    attribute: str
-    negated: bool
-    #: The statements run when the test is true, and those of the `else` (None if none).
-    body: Span
-    orelse: Span | None = None
-
-    def excludes(self, span: Span, truth: bool) -> bool:
-        """Return True if code at `span` does not run when `self.<attribute>` is `truth`."""
-        taken = self.body if truth != self.negated else self.orelse
-        skipped = self.orelse if truth != self.negated else self.body
-        return (
-            skipped is not None
-            and _within(span, skipped)
-            and not (taken is not None and _within(span, taken))
-        )
+def literal_key(value: Value) -> str | None:
+    """Return how a literal is written in `Branch.literals` (None if `value` is not one)."""
+    if value.kind is Kind.INT and value.number is not None:
+        return repr(value.number)
+    if value.kind is Kind.CONSTANT and value.name and len(value.name) < _LITERAL_CUT:
+        return value.name  # the literal's repr; a longer one may have been cut short
+    return None
 
 
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
+#: Summaries keep the first 40 characters of a literal's repr.
+_LITERAL_CUT = 40
 
 
 @dataclass(frozen=True)
@@ -211,8 +197,12 @@ class FunctionFacts:
     references: tuple[str, ...] = ()
     #: How often each local variable of this function is read here (name, count).
     local_reads: tuple[tuple[str, int], ...] = ()
-    #: `for name in iterable` loops of this function's own code: (name, iterable).
+    #: Loop variables of this function's own code and what they take elements of:
+    #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()
+    #: Names bound by unpacking a value that is not a tuple display (`a, b = make()`):
+    #: (name, its position, how many names the target has, the value).
+    unpacked: tuple[tuple[str, int, int, Value], ...] = ()
     #: Calls that run only under a condition (in the body of an `if`, a loop, a `match` or an
     #: `except` of this function's own code), by span.
     conditional_calls: tuple[Span, ...] = ()
@@ -221,7 +211,8 @@ class FunctionFacts:
     #: Names bound by an enclosing function (or comprehension) that this function's
     #: parameter defaults and decorators read: they are evaluated where it is defined.
     definition_names: tuple[str, ...] = ()
-    #: `if self.<attribute>:` statements, for code that only runs on some instances.
+    #: `if` statements testing `self.<attribute>` or a parameter (`Branch`), for code that
+    #: only runs on some instances or for some arguments.
     branches: tuple[Branch, ...] = ()
 
     def reads_of(self, name: str) -> int:
@@ -265,8 +256,9 @@ class ClassFacts:
 class FunctionSource(Protocol):
     """Summarises the functions of one module that were left for later."""
 
-    def summarise(self, qualname: str) -> list[FunctionFacts]:
-        """Summarise the top-level function or method `qualname` and the functions in it."""
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
+        """Summarise the top-level function or method `qualname`: the functions and the
+        classes defined in it."""
         ...
 
     @property
@@ -297,6 +289,8 @@ class FunctionTable:
     ) -> None:
         self._by_name: dict[str, FunctionFacts] = {}
         self._done: list[FunctionFacts] = []
+        #: Classes defined inside functions (`def factory(): class D(...)`), by qualname.
+        self._classes: dict[str, ClassFacts] = {}
         self._add(done)
         #: Top-level qualname -> its first and last line, for what is not summarised yet.
         self._pending = dict(pending)
@@ -308,11 +302,17 @@ class FunctionTable:
 
     def __getstate__(self) -> dict[str, object]:
         # What is pending is summarised again from the file if it is ever asked for.
-        return {"done": self._done, "pending": self._pending, "noqa": self._noqa}
+        return {
+            "done": self._done,
+            "pending": self._pending,
+            "noqa": self._noqa,
+            "classes": self._classes,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         FunctionTable.__init__(self, state["done"], state["pending"], None)
         self._noqa = state["noqa"]
+        self._classes = state["classes"]
 
     def attach(self, reopen: Reopen) -> None:
         """Say how to read the file again, when its summary came from a cache or a process."""
@@ -325,6 +325,13 @@ class FunctionTable:
         if top in self._pending:
             self._summarise(top)
         return self._by_name.get(qualname)
+
+    def nested_class(self, qualname: str) -> ClassFacts | None:
+        """Return the class `qualname` defined inside a function (the last definition)."""
+        top = _top_level(qualname)
+        if top in self._pending:
+            self._summarise(top)
+        return self._classes.get(qualname)
 
     def within(self, qualname: str) -> tuple[FunctionFacts, ...]:
         """Return the functions defined inside function `qualname` (nested defs, lambdas)."""
@@ -386,7 +393,11 @@ class FunctionTable:
 
     def _summarise(self, qualname: str) -> None:
         del self._pending[qualname]
-        self._add(self._open().summarise(qualname))
+        functions, classes = self._open().summarise(qualname)
+        self._add(functions)
+        for cls in classes:
+            if "<locals>" in cls.qualname:
+                self._classes[cls.qualname] = cls
 
     def _add(self, functions: Iterable[FunctionFacts]) -> None:
         for function in functions:
@@ -469,6 +480,8 @@ class ModuleFacts:
 
     def class_(self, qualname: str) -> ClassFacts | None:
         """Return the last class with this qualname."""
+        if ".<locals>." in qualname:
+            return self.table.nested_class(qualname)
         found = None
         for cls in self.classes:
             if cls.qualname == qualname:

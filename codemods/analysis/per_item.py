@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ..types import Span
 from . import catalog
+from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction
 from .datasets import _held, held_elements
 from .facts import Kind, Value
@@ -50,12 +50,39 @@ def per_item_code(
     `made_by`: the constructor calls that make the instances in question (e.g. the ones that
     reach one DataLoader); what `__init__` stores then comes from their arguments only.
     """
-    entries = []
-    for method in catalog.PER_ITEM_METHODS:
-        found = project.find_method(ref, method)
-        if found is not None:
-            entries.append(Reached(found[1], ref, (found[1].qualname,), made_by=made_by))
+    entries = [
+        Reached(function, ref, (function.qualname,), made_by=made_by)
+        for method in catalog.PER_ITEM_METHODS
+        for function in method_candidates(project, ref, method)
+    ]
     return reachable(project, entries)
+
+
+def method_candidates(project: Project, ref: ClassRef, name: str) -> tuple[FunctionRef, ...]:
+    """Return the project methods `name` of `ref` may be: one, or for a class whose bases are
+    picked from containers at run time (`class D(BASES[a], MIXINS[b])`), every candidate's."""
+    return tuple(dict.fromkeys(_candidates(project, ref, name, 0)[0]))
+
+
+def _candidates(
+    project: Project, ref: ClassRef, name: str, depth: int
+) -> tuple[list[FunctionRef], bool]:
+    """Return the methods found, and whether every way along the bases was certain to find
+    one (so that later bases cannot be the one the lookup reaches)."""
+    qualname = ref.cls.method(name)
+    function = ref.module.function(qualname) if qualname else None
+    if function is not None:
+        return [FunctionRef.of(ref.module, function)], True
+    found: list[FunctionRef] = []
+    if depth > MAX_CALL_DEPTH * 2:
+        return found, False
+    for base in ref.cls.bases:
+        options = [t for t in project.base_options(ref, base) if isinstance(t, ClassRef)]
+        results = [_candidates(project, option, name, depth + 1) for option in options]
+        found.extend(function for methods, _ in results for function in methods)
+        if options and all(methods and certain for methods, certain in results):
+            return found, True
+    return found, False
 
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
@@ -77,6 +104,8 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
 def callees(project: Project, caller: Reached) -> Iterator[Reached]:
     """Yield the project functions `caller` calls directly."""
     for call in caller.function.function.calls:
+        if call.span is not None and branch_not_taken(project, caller, call.span):
+            continue  # in a branch the instances loaded never take
         base_method = _base_method_on_self(project, call, caller)
         if base_method is not None:
             chain = (*caller.chain, base_method.qualname)
@@ -254,66 +283,3 @@ def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
 
 def _is_super(call: Value) -> bool:
     return call.base is not None and "builtins.super" in call.base.qualnames
-
-
-# --- branches on constructor arguments ---
-
-
-def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
-    """Return True if the code at `span` of `reached` never runs on the instances built.
-
-    Per-item code often tests a flag set from a constructor argument (`if self.train:`).
-    When every construction of the class passes that argument as a literal whose truth skips
-    the branch (`Detections(items, train=False)`), the code in it never runs in a worker.
-    """
-    ref = reached.self_class
-    if ref is None or reached.holder != ():
-        return False
-    for branch in reached.function.function.branches:
-        truth = _attribute_literal(project, ref, branch.attribute)
-        if truth is not None and branch.excludes(span, truth):
-            return True
-    return False
-
-
-def _attribute_literal(project: Project, ref: ClassRef, attribute: str) -> bool | None:
-    """Return the truth `self.<attribute>` has in every instance of `ref` built, if known."""
-    target = f"self.{attribute}"
-    stores = [
-        (FunctionRef.of(owner.module, function), assignment.value)
-        for owner in project.mro(ref)
-        for _, qualname in owner.cls.methods
-        if (function := owner.module.function(qualname)) is not None
-        for assignment in function.assignments
-        if assignment.target == target
-    ]
-    if len(stores) != 1:
-        return None  # set in several places, or not at all: not a constructor flag
-    where, value = stores[0]
-    if value.kind is not Kind.PARAM:
-        return _truth(value)
-    function = where.function
-    if function.name != "__init__" or value.name not in function.params:
-        return None
-    index = function.params.index(value.name) - 1
-    truths = set()
-    sites = project.callers(ref)
-    for site in sites:
-        passed = site.call.keyword(value.name)
-        if passed is None and 0 <= index < len(site.call.args):
-            passed = site.call.args[index]
-        if passed is None or any(arg.kind is Kind.STARRED for arg in site.call.args):
-            return None  # the default, or unknown: not a literal at this construction
-        truth = _truth(passed)
-        if truth is None or any(key is None for key, _ in site.call.keywords):
-            return None
-        truths.add(truth)
-    return truths.pop() if len(truths) == 1 else None
-
-
-def _truth(value: Value) -> bool | None:
-    if value.kind is Kind.INT and value.number is not None:
-        return value.number != 0
-    if value.kind is Kind.CONSTANT and value.name in ("True", "False", "None"):
-        return value.name == "True"
-    return None

@@ -199,21 +199,20 @@ class Project:
 
     def class_bases(self, ref: ClassRef) -> tuple[Target, ...]:
         """Return the resolved direct bases of a project class."""
-        found: list[Target] = []
-        for base in ref.cls.bases:
-            if (
-                base.kind is Kind.CALL
-            ):  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
-                continue
-            subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
-            targets = self.targets(subject, ref.module)
-            if base.kind is Kind.SUBSCRIPT:
-                # `class D(bases[name], mixins[task])`: any class the container holds.
-                for target in targets:
-                    found.extend(self._held_in_container(target) or (target,))
-            else:
-                found.extend(targets)
-        return tuple(found)
+        return tuple(target for base in ref.cls.bases for target in self.base_options(ref, base))
+
+    def base_options(self, ref: ClassRef, base: Value) -> tuple[Target, ...]:
+        """Return what one base expression of `ref` may be: several classes for a base
+        picked from a container at run time (`class D(bases[name], mixins[task])`)."""
+        if base.kind is Kind.CALL:  # e.g. `Generic[T]` is a subscript; a call is a mixin factory
+            return ()
+        subject = base.base if base.kind is Kind.SUBSCRIPT and base.base else base
+        targets = self.targets(subject, ref.module)
+        if base.kind is not Kind.SUBSCRIPT:
+            return targets
+        return tuple(
+            held for target in targets for held in self.held_in_container(target) or (target,)
+        )
 
     def chosen_bases(self, ref: ClassRef) -> tuple[str, ...]:
         """Return the containers a base of `ref` is picked from (`class D(BASES[name])`)."""
@@ -223,13 +222,14 @@ class Project:
                 names.extend(
                     target.name
                     for target in self.targets(base.base, ref.module)
-                    if isinstance(target, VariableRef) and self._held_in_container(target)
+                    if isinstance(target, VariableRef) and self.held_in_container(target)
                 )
         return tuple(names)
 
-    def _held_in_container(self, target: Target) -> tuple[Target, ...]:
-        """Return the classes a module-level dict, list or tuple variable holds (else ())."""
-        if not isinstance(target, VariableRef):
+    def held_in_container(self, target: Target, depth: int = 0) -> tuple[Target, ...]:
+        """Return the classes a module-level dict, list or tuple variable holds (else ()),
+        also through `*others` and comprehensions over another container."""
+        if not isinstance(target, VariableRef) or depth > _MAX_HOPS:
             return ()
         held: list[Target] = []
         for value in target.values:
@@ -240,6 +240,10 @@ class Project:
             else:
                 continue
             for element in elements:
+                if element.kind is Kind.STARRED and element.base is not None:
+                    for inner in self.targets(element.base, target.module):
+                        held.extend(self.held_in_container(inner, depth + 1))
+                    continue
                 held.extend(
                     found
                     for found in self.targets(element, target.module)

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import catalog
+from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction
 from .facts import Value
-from .per_item import Reached, branch_not_taken, call_targets, per_item_code, reachable
+from .per_item import Reached, call_targets, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import catalog
+from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH
 from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
-from .per_item import Reached, branch_not_taken
+from .per_item import Reached
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .rng_object_records import (

@@ -21,7 +21,7 @@ from . import catalog
 from .candidates import MAX_CALL_DEPTH
 from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
-from .per_item import Reached, callees, per_item_code, reachable
+from .per_item import Reached, callees, method_candidates, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .rng_draws import _Scan, is_reseed_helper
@@ -119,15 +119,16 @@ class RngIndex:
         """Return `__init__` of `ref` and the project code it runs on the same instance."""
         cached = self._init_cache.get(ref)
         if cached is None:
-            found = self.project.find_method(ref, "__init__")
-            cached = ()
-            if found is not None:
-                start = Reached(found[1], ref, (found[1].qualname,))
-                cached = tuple(
-                    reached
-                    for reached in reachable(self.project, [start])
-                    if reached.self_class == ref and reached.holder == ()
-                )
+            # A class whose bases are picked at run time runs one of its candidates' `__init__`.
+            starts = [
+                Reached(init, ref, (init.qualname,))
+                for init in method_candidates(self.project, ref, "__init__")
+            ]
+            cached = tuple(
+                reached
+                for reached in reachable(self.project, starts)
+                if reached.self_class == ref and reached.holder == ()
+            )
             self._init_cache[ref] = cached
         return cached
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from ..lines import source_lines
 from ..types import Span
+from .branch_facts import Branch
 from .facts import (
     Assignment,
     AttributeStore,
-    Branch,
     ClassFacts,
     FunctionFacts,
     ItemStore,
@@ -96,6 +96,7 @@ class _FunctionBuilder:
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)
+    unpacked: list[tuple[str, int, int, Value]] = field(default_factory=list)
     conditional_calls: list[Span] = field(default_factory=list)
     #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
     conditions: int = 0

@@ -231,6 +231,11 @@ class RngObjectSharedByWorkers(Rule):
             f"{self._describe(obj)} is copied into every DataLoader worker and never "
             f"reseeded, so all workers draw the same numbers: {self._describe_draw(candidate.draw)}"
         )
+        chosen = self.project.chosen_bases(candidate.dataset)
+        if chosen:
+            # The dataset's bases are picked at run time: say that the finding rests on that.
+            names = ", ".join(f"`{name}`" for name in chosen)
+            message += f" (resting on the candidate classes of {names}, chosen at run time)"
         fix = candidate_fix(candidate, plan)
         if candidate.reasons:
             message += "; no automatic fix: " + candidate.reasons[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
+from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
@@ -117,10 +118,30 @@ class UnseededNumpyInWorkers(Rule):
         project = self.project
         if not project.target.is_before(NUMPY_SEEDED_SINCE):
             return
+        library: dict[ClassRef, list[GlobalCall]] = {}
+
+        def library_calls(ref: ClassRef) -> list[GlobalCall]:
+            # A transform of a library drawing from NumPy's global RNG is a NumPy draw too;
+            # which one does not depend on the loader.
+            if ref not in library:
+                library[ref] = global_numpy_library_calls(project, ref)
+            return library[ref]
+
+        unsited: dict[ClassRef, list[GlobalCall]] = {}
+
+        def global_draws(
+            ref: ClassRef, made_by: tuple[Construction, ...] | None
+        ) -> list[GlobalCall]:
+            # Without known constructions the answer is the same for every loader.
+            if made_by is not None:
+                return numpy_global_draws(project, ref, made_by)
+            if ref not in unsited:
+                unsited[ref] = numpy_global_draws(project, ref)
+            return unsited[ref]
+
         drawing: dict[ClassRef, GlobalCall] = {}
         for ref in dataset_classes(project):
-            # A transform of a library drawing from NumPy's global RNG is a NumPy draw too.
-            draws = numpy_global_draws(project, ref) or global_numpy_library_calls(project, ref)
+            draws = global_draws(ref, None) or library_calls(ref)
             if draws:
                 drawing[ref] = draws[0]
         project_datasets = [ref for ref in drawing if is_dataset(project, ref)]
@@ -131,19 +152,20 @@ class UnseededNumpyInWorkers(Rule):
             loaded.update(datasets.classes)
             if not loader.may_start_workers():
                 continue
-            draws = [
-                draw
-                for ref in datasets.classes
-                # What the loader's own constructor calls pass may reach further than what
-                # callers found by name pass (a class picked from a registry and called).
-                if ref in drawing or datasets.made_by(ref) is not None
-                for draw in (
-                    numpy_global_draws(project, ref, datasets.made_by(ref))
-                    or global_numpy_library_calls(project, ref)
-                )[:1]
-            ]
-            if draws:
-                self._check_loader(loader, draws[0], datasets.registries)
+            # What one loader's instances hold may draw where no instance seen elsewhere does
+            # (a transform passed only here): each loader's datasets are checked as built.
+            draw = next(
+                (
+                    found
+                    for ref in datasets.classes
+                    for found in (global_draws(ref, datasets.made_by(ref)) or library_calls(ref))[
+                        :1
+                    ]
+                ),
+                None,
+            )
+            if draw is not None:
+                self._check_loader(loader, draw, datasets)
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
@@ -161,17 +183,11 @@ class UnseededNumpyInWorkers(Rule):
         function = init.function
         return function is not None and not seeds_numpy(self.project, function, always=True)
 
-    def _check_loader(
-        self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
-    ) -> None:
+    def _check_loader(self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
-        where = self._describe_draw(draw)
-        if registries:
-            # The dataset is chosen at run time: say that the finding rests on that choice.
-            names = ", ".join(f"`{name}`" for name in registries)
-            where += f" (resting on the candidate classes of {names}, chosen at run time)"
+        where = self._describe_draw(draw) + _candidate_note(datasets)
         version = self.project.target.describe()
         if init.is_absent:
             message = (
@@ -282,6 +298,26 @@ class UnseededNumpyInWorkers(Rule):
 class _HelperName:
     name: str
     needs_definition: bool
+
+
+def _candidate_note(datasets: DatasetsOf) -> str:
+    """Say which candidate sets a finding rests on, if the dataset is one of several."""
+    parts = []
+    if datasets.registries:
+        names = ", ".join(f"`{name}`" for name in datasets.registries)
+        parts.append(f"the candidate classes of {names}, chosen at run time")
+    for source in sorted(datasets.sources, key=lambda source: source.kind):
+        if source.kind == "elements":
+            parts.append(
+                f"the datasets callers pass to `{source.function}` in `{source.parameter}`"
+            )
+        else:
+            parts.append(f"the datasets `{source.function}` may return")
+    if not parts:
+        return ""
+    if len(parts) == 1 and datasets.registries:
+        return f" (resting on {parts[0]})"
+    return f" (resting on a candidate set: {'; '.join(parts)})"
 
 
 def _dict_of(loader: LoaderCall, container: Value) -> KnownDict | None:

@@ -1,0 +1,96 @@
+"""Local names a dataset reaches a DataLoader through without an assignment of its own: a
+loop variable (`for dataset, sampler in zip(datasets, samplers)`) and a name unpacked from
+what a call returns (`train_set, val_set = build_datasets(cfg)`).
+
+What they may hold is a candidate set: every element of what the iterable may be, every
+tuple of the right length a project function may return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import datasets
+from .candidates import CandidateSource, DatasetsOf, merge
+from .facts import Kind, Value
+from .project import Project
+from .refs import FunctionRef
+
+
+def classes_of_local(
+    project: Project, name: str, where: FunctionRef, depth: int
+) -> DatasetsOf | None:
+    """Return the classes local `name` of `where` may hold as a loop variable or an
+    unpacked name; None if it is neither."""
+    function = where.function
+    results: list[DatasetsOf] = []
+    for loop_name, iterable in function.loops:
+        if loop_name != name:
+            continue
+        found = datasets.elements_of(project, iterable, where, depth)
+        if iterable.kind is Kind.PARAM:
+            source = CandidateSource("elements", function.name, iterable.name)
+            found = replace(found, sources=(*found.sources, source))
+        results.append(found)
+    results.extend(
+        unpacked_classes(project, value, position, count, where, depth)
+        for unpacked, position, count, value in function.unpacked
+        if unpacked == name
+    )
+    return merge(results) if results else None
+
+
+def unpacked_classes(
+    project: Project, value: Value, position: int, count: int, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    """Return the classes at `position` of the `count`-tuple `value` evaluates to."""
+    results: list[DatasetsOf] = []
+    for option in value.alternatives():
+        if option.kind is Kind.SEQUENCE and len(option.args) == count:
+            results.append(datasets.classes_of(project, option.args[position], where, depth))
+            continue
+        if option.kind is not Kind.CALL or option.base is None:
+            results.append(DatasetsOf((), False))
+            continue
+        functions = list(project.targets(option.base, where.module))
+        if not functions or not all(isinstance(t, FunctionRef) for t in functions):
+            results.append(DatasetsOf((), False))
+            continue
+        for function in functions:
+            assert isinstance(function, FunctionRef)
+            # Only a returned tuple of `count` elements can be unpacked here; a return of
+            # another length would raise at this assignment.
+            tuples = [
+                returned
+                for ret in function.function.returns
+                for returned in ret.alternatives()
+                if returned.kind is Kind.SEQUENCE and len(returned.args) == count
+            ]
+            others = any(
+                returned.kind is not Kind.SEQUENCE
+                for ret in function.function.returns
+                for returned in ret.alternatives()
+            )
+            source = CandidateSource("returns", function.function.name)
+            results.append(DatasetsOf((), bool(tuples) and not others, sources=(source,)))
+            results.extend(
+                datasets.classes_of(project, returned.args[position], function, depth + 1)
+                for returned in tuples
+            )
+    return merge(results)
+
+
+def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return the classes of the elements of what project function call `call` returns
+    (`for dataset in build_datasets(cfg):`)."""
+    targets = project.targets(call.base, where.module) if call.base is not None else ()
+    if not targets or not all(isinstance(target, FunctionRef) for target in targets):
+        return DatasetsOf((), False)
+    results = [DatasetsOf((), True)]
+    for function in targets:
+        assert isinstance(function, FunctionRef)
+        returns = function.function.returns
+        if not returns:
+            results.append(DatasetsOf((), False))
+        results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
+    return merge(results)
