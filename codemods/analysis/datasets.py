@@ -5,7 +5,7 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from . import catalog
@@ -41,12 +41,28 @@ class DatasetsOf:
     contained: tuple[ClassRef, ...] = ()
     #: For each class in `classes`, the constructor calls seen making its instances.
     made: tuple[tuple[ClassRef, Construction], ...] = ()
+    #: Project callables in `classes` that a third-party dataset applies per item (a
+    #: torchvision dataset's `transform=`), each with that dataset's class name.
+    applied: tuple[tuple[ClassRef, str], ...] = ()
+
+    def applied_by(self, ref: ClassRef) -> tuple[str, ...]:
+        """Return the third-party datasets that apply project callable `ref` per item."""
+        return tuple(name for applied, name in self.applied if applied == ref)
 
     def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
         if not self.complete:
             return None
         return tuple(site for made, site in self.made if made == ref)
+
+
+def applied_note(found: Iterable[DatasetsOf], ref: ClassRef) -> str:
+    """Return what a message adds after the per-item entry of `ref` when third-party
+    datasets among `found` apply it per item (a torchvision dataset's `transform=`)."""
+    names = dict.fromkeys(name for datasets in found for name in datasets.applied_by(ref))
+    if not names:
+        return ""
+    return " (applied per item by torchvision's " + ", ".join(f"`{n}`" for n in names) + ")"
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -137,6 +153,8 @@ def _classes_of_option(
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS
             ):
                 results.append(_wrapped(project, value, where, deeper))
+            elif isinstance(target, ExternalRef) and catalog.applies_transforms(target.qualname):
+                results.append(_applied(project, value, where, target.qualname, deeper))
             elif (
                 isinstance(target, ExternalRef) and target.qualname in catalog.TRANSFORM_CONTAINERS
             ):
@@ -183,6 +201,35 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
     return classes_of(project, inner, where, depth)
 
 
+def _applied(
+    project: Project, call: Value, where: FunctionRef, qualname: str, depth: int
+) -> DatasetsOf:
+    """Return the project callables a torchvision dataset call applies in its `__getitem__`.
+
+    `ImageFolder(root, transform=Compose([Mask(), ...]))`: each item runs `Mask.__call__`
+    in the worker, as if a project Dataset held and called it. The callables stand for the
+    dataset's per-item code; `applied` names the dataset that calls them.
+    """
+    name = qualname.rpartition(".")[2]
+    positions = catalog.APPLIED_TRANSFORM_POSITIONS.get(name, {})
+    results: list[DatasetsOf] = []
+    for keyword in catalog.APPLIED_TRANSFORM_KEYWORDS:
+        passed = call.keyword(keyword)
+        index = positions.get(keyword)
+        if passed is None and index is not None and index < len(call.args):
+            passed = call.args[index]
+        if passed is not None and passed.kind is not Kind.STARRED:
+            results.append(classes_of(project, passed, where, depth))
+    found = _merge(results)
+    callables = tuple(dict.fromkeys((*found.classes, *found.contained)))
+    return DatasetsOf(
+        callables,
+        found.complete or not callables,  # without project callables, nothing of ours runs
+        made=found.made,
+        applied=tuple((ref, name) for ref in callables),
+    )
+
+
 def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
     """Return what `receiver.method(...)` returns, for receivers of project classes.
 
@@ -220,7 +267,9 @@ def _container(project: Project, call: Value, where: FunctionRef, depth: int) ->
     if held is None:
         return DatasetsOf((), False)
     found = elements_of(project, held, where, depth)
-    return DatasetsOf((), found.complete, contained=(*found.classes, *found.contained))
+    return DatasetsOf(
+        (), found.complete, contained=(*found.classes, *found.contained), made=found.made
+    )
 
 
 def elements_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -300,12 +349,14 @@ def _merge(results: list[DatasetsOf]) -> DatasetsOf:
     registries = [name for result in results for name in result.registries]
     contained = [ref for result in results for ref in result.contained]
     made = [site for result in results for site in result.made]
+    applied = [pair for result in results for pair in result.applied]
     return DatasetsOf(
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
         registries=tuple(dict.fromkeys(registries)),
         contained=tuple(dict.fromkeys(contained)),
         made=tuple(dict.fromkeys(made)),
+        applied=tuple(dict.fromkeys(applied)),
     )
 
 

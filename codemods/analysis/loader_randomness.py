@@ -49,7 +49,8 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     """Return what shows that `loader` hands out random items."""
     datasets = datasets_of_loader(project, loader)
     draw = None
-    opaque = not datasets.complete or not datasets.classes
+    # A third-party dataset applying project transforms runs code of its own as well.
+    opaque = not datasets.complete or not datasets.classes or bool(datasets.applied)
     for ref in datasets.classes:
         code = per_item_code(project, ref)
         opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)

@@ -3,7 +3,9 @@
 Per-item code is `__getitem__`, `__getitems__`, `__iter__` (and `__next__`) of a Dataset,
 plus the project functions and methods they call, a few levels deep: methods of `self`
 (through project base classes), module functions, objects the dataset holds (`self.transform`
-whose class defines `__call__`), and classes instantiated per item.
+whose class defines `__call__`), and classes instantiated per item. A project callable that
+a third-party dataset applies per item (`ImageFolder(root, transform=Mask())`) stands for
+that dataset: its per-item code starts at `__call__`.
 """
 
 from __future__ import annotations
@@ -45,12 +47,30 @@ def per_item_code(
     `made_by`: the constructor calls that make the instances in question (e.g. the ones that
     reach one DataLoader); what `__init__` stores then comes from their arguments only.
     """
-    entries = []
-    for method in catalog.PER_ITEM_METHODS:
-        found = project.find_method(ref, method)
-        if found is not None:
-            entries.append(Reached(found[1], ref, (found[1].qualname,), made_by=made_by))
+    entries = [
+        Reached(function, ref, (function.qualname,), made_by=made_by)
+        for function in _entries(project, ref, catalog.PER_ITEM_METHODS)
+    ]
     return reachable(project, entries)
+
+
+def entry_methods(project: Project, ref: ClassRef) -> tuple[FunctionRef, ...]:
+    """Return the project methods a worker calls first for every item (or stream) of `ref`:
+    where a once-per-worker reseed goes."""
+    return tuple(dict.fromkeys(_entries(project, ref, catalog.ENTRY_METHODS)))
+
+
+def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[FunctionRef]:
+    found = [m[1] for method in methods if (m := project.find_method(ref, method)) is not None]
+    if (
+        found
+        or project.derives_from(ref, catalog.TORCH_DATASET_BASES)
+        or any(project.find_method(ref, method) for method in catalog.PER_ITEM_METHODS)
+    ):
+        return found
+    # A project callable that a third-party dataset applies per item (a torchvision
+    # dataset's `transform=`): calling it is what the worker runs for each item.
+    return list(_run_when_called(project, ref))
 
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
+from ..analysis.datasets import applied_note, dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
@@ -36,6 +36,12 @@ class UnseededNumpyInWorkers(Rule):
     (`num_workers` is not provably 0) and pass no `worker_init_fn` that seeds NumPy, when the
     project targets torch < 1.9 and the Dataset's per-item code draws from NumPy's global RNG
     (`np.random.rand`, `np.random.randint`, ...).
+
+    Per-item code includes the project callables a torchvision dataset applies per item: every
+    class of `torchvision.datasets` (the `VisionDataset` family) calls its `transform=`,
+    `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
+    transform passed there (directly, through a variable or factory, or inside a torchvision
+    `Compose`) runs in the workers; the message names it and the dataset that applies it.
 
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
@@ -94,6 +100,8 @@ class UnseededNumpyInWorkers(Rule):
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
+    - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
+      not followed into the transforms its base class applies.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading][docs]
@@ -133,8 +141,8 @@ class UnseededNumpyInWorkers(Rule):
             loaded.update(datasets.classes)
             if not loader.may_start_workers():
                 continue
-            draws = [
-                draw
+            found = [
+                (draw, applied_note([datasets], ref))
                 for ref in datasets.classes
                 if ref in drawing
                 for draw in (
@@ -142,8 +150,8 @@ class UnseededNumpyInWorkers(Rule):
                     or global_numpy_library_calls(project, ref)
                 )[:1]
             ]
-            if draws:
-                self._check_loader(loader, draws[0], datasets.registries)
+            if found:
+                self._check_loader(loader, found[0][0], datasets.registries, found[0][1])
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
@@ -162,12 +170,16 @@ class UnseededNumpyInWorkers(Rule):
         return function is not None and not seeds_numpy(self.project, function, always=True)
 
     def _check_loader(
-        self, loader: LoaderCall, draw: GlobalCall, registries: tuple[str, ...] = ()
+        self,
+        loader: LoaderCall,
+        draw: GlobalCall,
+        registries: tuple[str, ...] = (),
+        applied: str = "",
     ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
-        where = self._describe_draw(draw)
+        where = self._describe_draw(draw, applied)
         if registries:
             # The dataset is chosen at run time: say that the finding rests on that choice.
             names = ", ".join(f"`{name}`" for name in registries)
@@ -220,13 +232,14 @@ class UnseededNumpyInWorkers(Rule):
         )
         self.report(draw.function, span, message, severity="warning")
 
-    def _describe_draw(self, draw: GlobalCall) -> str:
+    def _describe_draw(self, draw: GlobalCall, applied: str = "") -> str:
         span = draw.call.span
         line = span.line if span else 0
         name = draw.qualname.replace("numpy.", "np.", 1)
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
-        return f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        entry = f"`{chain[0]}`{applied}"
+        return f"{entry} draws from `{name}`{via} ({self.location(draw.function.path, line)})"
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
         module = loader.module
