@@ -5,10 +5,11 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from . import catalog
+from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import registry_candidates
 from .facts import Kind, ModuleFacts, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
@@ -54,15 +55,6 @@ class DatasetsOf:
         if not self.complete:
             return None
         return tuple(site for made, site in self.made if made == ref)
-
-
-def applied_note(found: Iterable[DatasetsOf], ref: ClassRef) -> str:
-    """Return what a message adds after the per-item entry of `ref` when third-party
-    datasets among `found` apply it per item (a torchvision dataset's `transform=`)."""
-    names = dict.fromkeys(name for datasets in found for name in datasets.applied_by(ref))
-    if not names:
-        return ""
-    return " (applied per item by torchvision's " + ", ".join(f"`{n}`" for n in names) + ")"
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -135,6 +127,9 @@ def _classes_of_option(
         if made is not None:
             return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
+        method = None if targets else method_of_variable(project, value.base, where)
+        if method is not None:
+            return _method_returns(project, method, where, deeper)
         if not targets:
             return DatasetsOf((), False)
         results: list[DatasetsOf] = []
@@ -211,16 +206,9 @@ def _applied(
     dataset's per-item code; `applied` names the dataset that calls them.
     """
     name = qualname.rpartition(".")[2]
-    positions = catalog.APPLIED_TRANSFORM_POSITIONS.get(name, {})
-    results: list[DatasetsOf] = []
-    for keyword in catalog.APPLIED_TRANSFORM_KEYWORDS:
-        passed = call.keyword(keyword)
-        index = positions.get(keyword)
-        if passed is None and index is not None and index < len(call.args):
-            passed = call.args[index]
-        if passed is not None and passed.kind is not Kind.STARRED:
-            results.append(classes_of(project, passed, where, depth))
-    found = _merge(results)
+    found = _merge(
+        [classes_of(project, passed, where, depth) for passed in applied_arguments(call, name)]
+    )
     callables = tuple(dict.fromkeys((*found.classes, *found.contained)))
     return DatasetsOf(
         callables,
@@ -251,14 +239,21 @@ def _method_returns(project: Project, method: Value, where: FunctionRef, depth: 
     else:
         receivers = classes_of(project, receiver, where, depth)
     results = [DatasetsOf((), receivers.complete)]
+    methods: set[FunctionRef] = set()
     for ref in receivers.classes:
         found = project.find_method(ref, method.name)
         returns = found[1].function.returns if found is not None else ()
         if found is None or not returns:
             results.append(DatasetsOf((), False))
             continue
+        methods.add(found[1])
         results.extend(classes_of(project, value, found[1], depth) for value in returns)
-    return _merge(results)
+    merged = _merge(results)
+    if len(methods) < 2 or not merged.classes:
+        return merged
+    # Which class's method runs is decided at run time: the classes are candidates.
+    label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
+    return replace(merged, registries=(*merged.registries, label))
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -337,6 +332,8 @@ def _from_callers(
         passed = site.call.keyword(param)
         if passed is None and index < len(site.call.args):
             passed = site.call.args[index]
+            if any(arg.kind is Kind.STARRED for arg in site.call.args[:index]):
+                passed = None  # `f(*pair, x)`: which parameter `x` fills is unknown
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:

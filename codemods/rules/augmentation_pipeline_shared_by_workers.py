@@ -19,8 +19,8 @@ from ..analysis.augmentations import (
     third_party_datasets,
     uses_any,
 )
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import (
-    applied_note,
     dataset_classes,
     datasets_of_loader,
     single_process_only,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..analysis.datasets import DatasetsOf, applied_note, dataset_classes, datasets_of_loader
+from ..analysis.dataset_arguments import applied_note
+from ..analysis.datasets import DatasetsOf, dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
     partial_bound_sources,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis import catalog
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import (
-    applied_note,
     dataset_classes,
     datasets_of_loader,
     single_process_only,

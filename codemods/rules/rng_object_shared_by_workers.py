@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import (
-    applied_note,
     dataset_classes,
     datasets_of_loader,
     single_process_only,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.datasets import applied_note, dataset_classes, datasets_of_loader, is_dataset
+from ..analysis.dataset_arguments import applied_note
+from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
 from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
