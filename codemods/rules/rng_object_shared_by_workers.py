@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import (
-    dataset_classes,
-    datasets_of_loader,
-    single_process_only,
-)
+from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
 from ..analysis.rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
