@@ -32,13 +32,14 @@ def applied_arguments(call: Value, dataset: str) -> Iterator[Value]:
             yield passed
 
 
-def applied_note(found: Iterable[DatasetsOf], ref: ClassRef) -> str:
+def applied_note(found: Iterable[DatasetsOf], ref: ClassRef, *, bracketed: bool = True) -> str:
     """Return what a message adds after the per-item entry of `ref` when third-party
     datasets among `found` apply it per item (a torchvision dataset's `transform=`)."""
     names = dict.fromkeys(name for datasets in found for name in datasets.applied_by(ref))
     if not names:
         return ""
-    return " (applied per item by torchvision's " + ", ".join(f"`{n}`" for n in names) + ")"
+    note = "applied per item by torchvision's " + ", ".join(f"`{name}`" for name in names)
+    return f" ({note})" if bracketed else note
 
 
 def method_of_variable(project: Project, callee: Value, where: FunctionRef) -> Value | None:

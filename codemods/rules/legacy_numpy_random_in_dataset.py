@@ -219,11 +219,11 @@ class LegacyNumpyRandomInDataset(Rule):
     def _where(self, dataset: ClassRef, call: LegacyNumpyCall) -> str:
         chain = call.reached.chain
         function = call.reached.function.function.qualname
-        applied = applied_note(self._loaded, dataset)
+        applied = applied_note(self._loaded, dataset, bracketed=False)
         if len(chain) == 1:
-            return f"`{function}`{applied}"
+            return f"`{function}` ({applied})" if applied else f"`{function}`"
         if applied:
-            return f"`{function}` (via `{chain[0]}`{applied})"
+            return f"`{function}` (called from `{chain[0]}`, {applied})"
         return f"`{function}` (per-item code of `{dataset.name}`, via `{chain[0]}`)"
 
     def _fix(self, dataset: ClassRef, call: LegacyNumpyCall) -> tuple[Fix | None, str | None]:
