@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import catalog
+from .dataset_arguments import applied_note
 from .datasets import datasets_of_loader, held_classes, is_dataset
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
@@ -38,6 +39,8 @@ class LoaderRandomness:
     opaque: bool
     #: Every dataset class it may get is known, and none is an IterableDataset.
     map_style_only: bool
+    #: What a message adds after the drawing entry when a third-party dataset applies it.
+    applied: str = ""
 
     @property
     def random(self) -> bool:
@@ -48,7 +51,7 @@ class LoaderRandomness:
 def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     """Return what shows that `loader` hands out random items."""
     datasets = datasets_of_loader(project, loader)
-    draw = None
+    draw, applied = None, ""
     # A third-party dataset applying project transforms runs code of its own as well.
     opaque = not datasets.complete or not datasets.classes or bool(datasets.applied)
     for ref in datasets.classes:
@@ -56,7 +59,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         opaque = opaque or any(_calls_unseen_code(project, reached) for reached in code)
         found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
         if found is not None:
-            draw = found
+            draw, applied = found, applied_note([datasets], ref)
             break
     map_style = datasets.complete and all(
         is_dataset(project, ref)
@@ -64,7 +67,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         for ref in datasets.classes
     )
     return LoaderRandomness(
-        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
+        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes), applied
     )
 
 
