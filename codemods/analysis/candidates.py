@@ -47,6 +47,13 @@ class DatasetsOf:
     #: Other candidate sets `classes` rests on (a loop over what callers pass, an unpacked
     #: factory result): some of the classes may never reach a given call.
     sources: tuple[CandidateSource, ...] = ()
+    #: Project callables in `classes` that a third-party dataset applies per item (a
+    #: torchvision dataset's `transform=`), each with that dataset's class name.
+    applied: tuple[tuple[ClassRef, str], ...] = ()
+
+    def applied_by(self, ref: ClassRef) -> tuple[str, ...]:
+        """Return the third-party datasets that apply project callable `ref` per item."""
+        return tuple(name for applied, name in self.applied if applied == ref)
 
     def made_by(self, ref: ClassRef) -> tuple[Construction, ...] | None:
         """Return the calls that made the instances of `ref`, or None if some are unknown."""
@@ -67,6 +74,7 @@ def merge(results: list[DatasetsOf]) -> DatasetsOf:
     contained = [ref for result in results for ref in result.contained]
     made = [site for result in results for site in result.made]
     sources = [source for result in results for source in result.sources]
+    applied = [pair for result in results for pair in result.applied]
     return DatasetsOf(
         tuple(dict.fromkeys(classes)),
         all(result.complete for result in results),
@@ -74,4 +82,5 @@ def merge(results: list[DatasetsOf]) -> DatasetsOf:
         contained=tuple(dict.fromkeys(contained)),
         made=tuple(dict.fromkeys(made)),
         sources=tuple(dict.fromkeys(sources)),
+        applied=tuple(dict.fromkeys(applied)),
     )

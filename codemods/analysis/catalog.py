@@ -47,6 +47,33 @@ TORCH_DATASET_WRAPPERS = frozenset(
     }
 )
 
+#: The keywords a torchvision dataset (every class of `torchvision.datasets`, the
+#: `VisionDataset` family) keeps and applies in its own `__getitem__`, once per item.
+APPLIED_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")
+
+#: Where the common torchvision datasets take those arguments by position (after `root`
+#: at 0); other classes are followed through keywords only.
+_FOLDER = {"transform": 1, "target_transform": 2}
+_SPLIT_FIRST = {"transform": 2, "target_transform": 3}
+APPLIED_TRANSFORM_POSITIONS: dict[str, dict[str, int]] = {
+    "ImageFolder": _FOLDER,
+    "DatasetFolder": {"transform": 3, "target_transform": 4},
+    "VisionDataset": {"transforms": 1, "transform": 2, "target_transform": 3},
+    "CIFAR10": _SPLIT_FIRST,
+    "CIFAR100": _SPLIT_FIRST,
+    "MNIST": _SPLIT_FIRST,
+    "FashionMNIST": _SPLIT_FIRST,
+    "KMNIST": _SPLIT_FIRST,
+    "SVHN": _SPLIT_FIRST,
+}
+
+
+def applies_transforms(qualname: str) -> bool:
+    """Return True for a torchvision dataset class, which applies `transform=` per item."""
+    module, _, name = qualname.rpartition(".")
+    return (module + ".").startswith("torchvision.datasets.") and name[:1].isupper()
+
+
 #: Third-party transforms that hold a list of callables and call them (all, or some chosen at
 #: random) on every item they are applied to; the list is their first argument.
 TRANSFORM_CONTAINERS = frozenset(

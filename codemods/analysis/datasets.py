@@ -6,6 +6,7 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
@@ -16,6 +17,7 @@ from .candidates import (
     Resolver,
     merge,
 )
+from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import classes_returned, made_by_type, registry_candidates
 from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
@@ -108,6 +110,9 @@ def _classes_of_option(
         if made is not None:
             return DatasetsOf(made, True)
         targets = project.targets(value.base, where.module)
+        method = None if targets else method_of_variable(project, value.base, where)
+        if method is not None:
+            return _method_returns(project, method, where, deeper)
         if not targets:
             return DatasetsOf((), False)
         results: list[DatasetsOf] = []
@@ -126,6 +131,8 @@ def _classes_of_option(
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS
             ):
                 results.append(_wrapped(project, value, where, deeper))
+            elif isinstance(target, ExternalRef) and catalog.applies_transforms(target.qualname):
+                results.append(_applied(project, value, where, target.qualname, deeper))
             elif (
                 isinstance(target, ExternalRef) and target.qualname in catalog.TRANSFORM_CONTAINERS
             ):
@@ -198,6 +205,28 @@ def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> D
 _SUBSET = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
 
 
+def _applied(
+    project: Project, call: Value, where: FunctionRef, qualname: str, depth: int
+) -> DatasetsOf:
+    """Return the project callables a torchvision dataset call applies in its `__getitem__`.
+
+    `ImageFolder(root, transform=Compose([Mask(), ...]))`: each item runs `Mask.__call__`
+    in the worker, as if a project Dataset held and called it. The callables stand for the
+    dataset's per-item code; `applied` names the dataset that calls them.
+    """
+    name = qualname.rpartition(".")[2]
+    found = merge(
+        [classes_of(project, passed, where, depth) for passed in applied_arguments(call, name)]
+    )
+    callables = tuple(dict.fromkeys((*found.classes, *found.contained)))
+    return DatasetsOf(
+        callables,
+        found.complete or not callables,  # without project callables, nothing of ours runs
+        made=found.made,
+        applied=tuple((ref, name) for ref in callables),
+    )
+
+
 def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
     """Return what `receiver.method(...)` returns, for receivers of project classes.
 
@@ -219,14 +248,21 @@ def _method_returns(project: Project, method: Value, where: FunctionRef, depth: 
     else:
         receivers = classes_of(project, receiver, where, depth)
     results = [DatasetsOf((), receivers.complete)]
+    methods: set[FunctionRef] = set()
     for ref in receivers.classes:
         found = project.find_method(ref, method.name)
         returns = found[1].function.returns if found is not None else ()
         if found is None or not returns:
             results.append(DatasetsOf((), False))
             continue
+        methods.add(found[1])
         results.extend(classes_of(project, value, found[1], depth) for value in returns)
-    return merge(results)
+    merged = merge(results)
+    if len(methods) < 2 or not merged.classes:
+        return merged
+    # Which class's method runs is decided at run time: the classes are candidates.
+    label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
+    return replace(merged, registries=(*merged.registries, label))
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -235,7 +271,9 @@ def _container(project: Project, call: Value, where: FunctionRef, depth: int) ->
     if held is None:
         return DatasetsOf((), False)
     found = elements_of(project, held, where, depth)
-    return DatasetsOf((), found.complete, contained=(*found.classes, *found.contained))
+    return DatasetsOf(
+        (), found.complete, contained=(*found.classes, *found.contained), made=found.made
+    )
 
 
 def elements_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -315,6 +353,8 @@ def _from_callers(
         passed = call.keyword(param)
         if passed is None and index < len(call.args):
             passed = call.args[index]
+            if any(arg.kind is Kind.STARRED for arg in call.args[:index]):
+                passed = None  # `f(*pair, x)`: which parameter `x` fills is unknown
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:

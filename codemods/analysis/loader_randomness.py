@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import catalog
+from .dataset_arguments import applied_note
 from .datasets import datasets_of_loader, held_classes, is_dataset
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
@@ -39,6 +40,8 @@ class LoaderRandomness:
     opaque: bool
     #: Every dataset class it may get is known, and none is an IterableDataset.
     map_style_only: bool
+    #: What a message adds after the drawing entry when a third-party dataset applies it.
+    applied: str = ""
 
     @property
     def random(self) -> bool:
@@ -49,8 +52,9 @@ class LoaderRandomness:
 def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     """Return what shows that `loader` hands out random items."""
     datasets = datasets_of_loader(project, loader)
-    draw = None
-    opaque = not datasets.complete or not datasets.classes
+    draw, applied = None, ""
+    # A third-party dataset applying project transforms runs code of its own as well.
+    opaque = not datasets.complete or not datasets.classes or bool(datasets.applied)
     for ref in datasets.classes:
         code = per_item_code(project, ref)
         opaque = (
@@ -60,7 +64,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         )
         found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
         if found is not None:
-            draw = found
+            draw, applied = found, applied_note([datasets], ref)
             break
     map_style = datasets.complete and all(
         is_dataset(project, ref)
@@ -68,7 +72,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         for ref in datasets.classes
     )
     return LoaderRandomness(
-        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes)
+        draw, _shuffles(project, loader), opaque, map_style and bool(datasets.classes), applied
     )
 
 

@@ -3,7 +3,9 @@
 Per-item code is `__getitem__`, `__getitems__`, `__iter__` (and `__next__`) of a Dataset,
 plus the project functions and methods they call, a few levels deep: methods of `self`
 (through project base classes), module functions, objects the dataset holds (`self.transform`
-whose class defines `__call__`), and classes instantiated per item.
+whose class defines `__call__`), and classes instantiated per item. A project callable that
+a third-party dataset applies per item (`ImageFolder(root, transform=Mask())`) stands for
+that dataset: its per-item code starts at `__call__`.
 """
 
 from __future__ import annotations
@@ -52,8 +54,7 @@ def per_item_code(
     """
     entries = [
         Reached(function, ref, (function.qualname,), made_by=made_by)
-        for method in catalog.PER_ITEM_METHODS
-        for function in method_candidates(project, ref, method)
+        for function in _entries(project, ref, catalog.PER_ITEM_METHODS)
     ]
     return reachable(project, entries)
 
@@ -83,6 +84,25 @@ def _candidates(
         if options and all(methods and certain for methods, certain in results):
             return found, True
     return found, False
+
+
+def entry_methods(project: Project, ref: ClassRef) -> tuple[FunctionRef, ...]:
+    """Return the project methods a worker calls first for every item (or stream) of `ref`:
+    where a once-per-worker reseed goes."""
+    return tuple(dict.fromkeys(_entries(project, ref, catalog.ENTRY_METHODS)))
+
+
+def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[FunctionRef]:
+    found = [function for method in methods for function in method_candidates(project, ref, method)]
+    if (
+        found
+        or project.derives_from(ref, catalog.TORCH_DATASET_BASES)
+        or any(project.find_method(ref, method) for method in catalog.PER_ITEM_METHODS)
+    ):
+        return found
+    # A project callable that a third-party dataset applies per item (a torchvision
+    # dataset's `transform=`): calling it is what the worker runs for each item.
+    return list(_run_when_called(project, ref))
 
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:

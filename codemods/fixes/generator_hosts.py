@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
-from ..analysis.per_item import Reached
+from ..analysis.per_item import Reached, entry_methods
 from ..analysis.project import Project
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_draws import is_reseed_helper
@@ -286,11 +286,7 @@ class GeneratorHosts:
         ):
             return []
         edits: list[tuple[Path, Edit]] = []
-        for method in catalog.ENTRY_METHODS:
-            found = self.project.find_method(dataset, method)
-            if found is None:
-                continue
-            entry = found[1]
+        for entry in entry_methods(self.project, dataset):
             if not entry.function.params or self._helpers_problem(entry.module, numpy_rng=False):
                 return None
             code = f'{RESEED_IN_WORKER}({entry.function.params[0]}, "{name}")\n'

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis import catalog
 from ..analysis.loaders import LoaderCall, Presence
+from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import (
     CHAIN_WORKER_INIT,
@@ -116,11 +116,7 @@ def plan_instance(
     )
     if not valid:
         return "per-item code reaches it through a name the fix cannot reseed it by"
-    entries = []
-    for method in catalog.ENTRY_METHODS:
-        found = project.find_method(dataset, method)
-        if found is not None and found[1] not in entries:
-            entries.append(found[1])
+    entries = entry_methods(project, dataset)
     if not entries:
         return f"the per-item methods of `{dataset.name}` are defined outside the project"
     if not instances_have_dict(project, dataset):

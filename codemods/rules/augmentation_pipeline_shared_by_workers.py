@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis import catalog
 from ..analysis.augmentations import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
@@ -20,9 +19,11 @@ from ..analysis.augmentations import (
     third_party_datasets,
     uses_any,
 )
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
 from ..analysis.package_versions import LibraryVersion
+from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import Creation, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
@@ -300,9 +301,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
         library = library_named(obj.creation.rng_type)
         draw_span = use.call.span
         line = draw_span.line if draw_span else 0
+        applied = applied_note((found for _, found in self.loaders), dataset)
         message = (
             f"`{_label(use)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
-            f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}` applies it "
+            f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
+            "applies it "
             f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
             "other's augmentations and every epoch repeats the previous one"
         )
@@ -321,11 +324,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             return None
         by_path: dict[Path, list[Edit]] = {}
         where: list[str] = []
-        for method in catalog.ENTRY_METHODS:
-            found = self.project.find_method(dataset, method)
-            if found is None:
-                continue
-            function = found[1]
+        for function in entry_methods(self.project, dataset):
             if use.instance_path is None and function.module != use.reached.function.module:
                 return None
             helper, imports = reseed_pipeline_helper(function.module)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..analysis.candidates import DatasetsOf
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
@@ -235,8 +237,10 @@ class EpochInvariantWorkerSeed(Rule):
     def _check_datasets(self) -> None:
         project = self.project
         loaders: dict[ClassRef, list[LoaderCall]] = {}
+        found: list[DatasetsOf] = []
         for loader in loader_calls(project):
-            for ref in datasets_of_loader(project, loader).classes:
+            found.append(datasets_of_loader(project, loader))
+            for ref in found[-1].classes:
                 loaders.setdefault(ref, []).append(loader)
         for ref in dataset_classes(project):
             used_by = loaders.get(ref, [])
@@ -245,6 +249,7 @@ class EpochInvariantWorkerSeed(Rule):
             repeats = not used_by or any(
                 loader.may_start_workers() and not loader.persistent_workers() for loader in used_by
             )
+            applied = applied_note(found, ref)
             for reached in per_item_code(project, ref):
                 entry = reached.chain[0].rpartition(".")[2]
                 function = reached.function
@@ -252,7 +257,9 @@ class EpochInvariantWorkerSeed(Rule):
                 owner = function.function.class_qualname
                 subject = f"`{owner}.{name}`" if owner else f"`{name}`"
                 if len(reached.chain) > 1:
-                    subject += f" (called from `{reached.chain[0]}`)"
+                    subject += f" (called from `{reached.chain[0]}`{applied})"
+                else:
+                    subject += applied
                 context = _Context(
                     subject,
                     SeedScope(function, self_class=reached.self_class),

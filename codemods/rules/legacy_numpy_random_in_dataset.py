@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis import catalog
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.facts import Kind, ModuleFacts
 from ..analysis.loaders import loader_calls
@@ -168,6 +169,7 @@ class LegacyNumpyRandomInDataset(Rule):
     def check(self) -> None:
         project = self.project
         loaders = [(call, datasets_of_loader(project, call)) for call in loader_calls(project)]
+        self._loaded = [datasets for _, datasets in loaders]
         calls: dict[tuple[str, int, int], tuple[ClassRef, LegacyNumpyCall]] = {}
         #: Every host of per-item code, with the datasets (and paths) that reach it.
         self._contexts: dict[FunctionRef, list[tuple[ClassRef, Reached]]] = {}
@@ -217,8 +219,11 @@ class LegacyNumpyRandomInDataset(Rule):
     def _where(self, dataset: ClassRef, call: LegacyNumpyCall) -> str:
         chain = call.reached.chain
         function = call.reached.function.function.qualname
+        applied = applied_note(self._loaded, dataset, bracketed=False)
         if len(chain) == 1:
-            return f"`{function}`"
+            return f"`{function}` ({applied})" if applied else f"`{function}`"
+        if applied:
+            return f"`{function}` (called from `{chain[0]}`, {applied})"
         return f"`{function}` (per-item code of `{dataset.name}`, via `{chain[0]}`)"
 
     def _fix(self, dataset: ClassRef, call: LegacyNumpyCall) -> tuple[Fix | None, str | None]:

@@ -321,7 +321,7 @@ class RankInvariantWorkerSeed(Rule):
         line = draw.call.span.line if draw.call.span else 0
         name = draw.qualname.replace("numpy.", "np.", 1)
         where = self._at(draw.function, line)
-        return f"`{draw.reached.chain[0]}` draws from `{name}`, {where}"
+        return f"`{draw.reached.chain[0]}`{randomness.applied} draws from `{name}`, {where}"
 
     def _fix(self, loader: LoaderCall, randomness: LoaderRandomness) -> Fix | None:
         if not may_add_keyword(loader):

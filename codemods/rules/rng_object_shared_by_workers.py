@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
@@ -229,7 +230,8 @@ class RngObjectSharedByWorkers(Rule):
         where, span = obj.report_at
         message = (
             f"{self._describe(obj)} is copied into every DataLoader worker and never "
-            f"reseeded, so all workers draw the same numbers: {self._describe_draw(candidate.draw)}"
+            "reseeded, so all workers draw the same numbers: "
+            + self._describe_draw(candidate.draw, candidate.dataset)
         )
         chosen = self.project.chosen_bases(candidate.dataset)
         if chosen:
@@ -251,13 +253,15 @@ class RngObjectSharedByWorkers(Rule):
             return f"`{obj.label}` of `{obj.owner.name}` ({made}, {location})"
         return f"`{obj.label}` ({obj.place.value}, {made}, {location})"
 
-    def _describe_draw(self, draw: RngUse) -> str:
+    def _describe_draw(self, draw: RngUse, dataset: ClassRef) -> str:
         chain = draw.reached.chain
+        applied = applied_note((found for _, found in self.loaders), dataset)
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
         span = draw.call.span
         line = span.line if span else draw.reached.function.function.span.line
         return (
-            f"`{chain[0]}` draws from it{via} ({self.location(draw.reached.function.path, line)})"
+            f"`{chain[0]}`{applied} draws from it{via} "
+            f"({self.location(draw.reached.function.path, line)})"
         )
 
     def _report_walker(

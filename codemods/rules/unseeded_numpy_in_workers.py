@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import Construction, DatasetsOf
+from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
@@ -37,6 +38,12 @@ class UnseededNumpyInWorkers(Rule):
     (`num_workers` is not provably 0) and pass no `worker_init_fn` that seeds NumPy, when the
     project targets torch < 1.9 and the Dataset's per-item code draws from NumPy's global RNG
     (`np.random.rand`, `np.random.randint`, ...).
+
+    Per-item code includes the project callables a torchvision dataset applies per item: every
+    class of `torchvision.datasets` (the `VisionDataset` family) calls its `transform=`,
+    `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
+    transform passed there (directly, through a variable or factory, or inside a torchvision
+    `Compose`) runs in the workers; the message names it and the dataset that applies it.
 
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
@@ -95,6 +102,8 @@ class UnseededNumpyInWorkers(Rule):
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
+    - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
+      not followed into the transforms its base class applies.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading][docs]
@@ -154,18 +163,16 @@ class UnseededNumpyInWorkers(Rule):
                 continue
             # What one loader's instances hold may draw where no instance seen elsewhere does
             # (a transform passed only here): each loader's datasets are checked as built.
-            draw = next(
+            found = next(
                 (
-                    found
+                    (draw, applied_note([datasets], ref))
                     for ref in datasets.classes
-                    for found in (global_draws(ref, datasets.made_by(ref)) or library_calls(ref))[
-                        :1
-                    ]
+                    for draw in (global_draws(ref, datasets.made_by(ref)) or library_calls(ref))[:1]
                 ),
                 None,
             )
-            if draw is not None:
-                self._check_loader(loader, draw, datasets)
+            if found is not None:
+                self._check_loader(loader, found[0], datasets, found[1])
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
@@ -183,11 +190,13 @@ class UnseededNumpyInWorkers(Rule):
         function = init.function
         return function is not None and not seeds_numpy(self.project, function, always=True)
 
-    def _check_loader(self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf) -> None:
+    def _check_loader(
+        self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf, applied: str = ""
+    ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
-        where = self._describe_draw(draw) + _candidate_note(datasets)
+        where = self._describe_draw(draw, applied) + _candidate_note(datasets)
         version = self.project.target.describe()
         if init.is_absent:
             message = (
@@ -236,13 +245,14 @@ class UnseededNumpyInWorkers(Rule):
         )
         self.report(draw.function, span, message, severity="warning")
 
-    def _describe_draw(self, draw: GlobalCall) -> str:
+    def _describe_draw(self, draw: GlobalCall, applied: str = "") -> str:
         span = draw.call.span
         line = span.line if span else 0
         name = draw.qualname.replace("numpy.", "np.", 1)
         chain = draw.reached.chain
         via = f" via `{chain[-1]}`" if len(chain) > 1 else ""
-        where = f"`{chain[0]}` draws from `{name}`{via} ({self.location(draw.function.path, line)})"
+        at = self.location(draw.function.path, line)
+        where = f"`{chain[0]}`{applied} draws from `{name}`{via} ({at})"
         if draw.reached.registries:
             names = ", ".join(f"`{name}`" for name in dict.fromkeys(draw.reached.registries))
             where += f", when the run picks it from the functions {names} holds"
