@@ -26,6 +26,7 @@ from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
+from .pipeline_files import Drawing, deserialises, loaded_pipeline_draws
 from .pipeline_libraries import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
@@ -103,6 +104,12 @@ class PipelineIndex(RngIndex):
         libraries = sorted(
             {library.name for name in names if (library := pipeline_library(name)) is not None}
         )
+        if deserialises(self.project, value, where):
+            drawing = loaded_pipeline_draws(self.project, value, where)
+            if drawing is not Drawing.FIXED:
+                unknown = drawing is Drawing.UNKNOWN
+                yield Creation(min(names), ALBUMENTATIONS.name, written_in, span, None, unknown)
+            return
         if libraries:
             if builds_random_pipeline(self.project, value, where):
                 yield Creation(min(names), libraries[0], written_in, span)

@@ -15,6 +15,7 @@ function's draws, reseeds and re-creations in `rng_draws`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..types import Span
 from . import catalog
@@ -109,13 +110,7 @@ class RngIndex:
     ) -> Iterator[Creation]:
         for returned in factory.function.returns:
             for creation in self.constructors(returned, factory, self_class, depth + 1):
-                yield Creation(
-                    creation.constructor,
-                    creation.rng_type,
-                    creation.function,
-                    creation.span,
-                    creation.factory or factory.qualname,
-                )
+                yield replace(creation, factory=creation.factory or factory.qualname)
 
     # --- objects by where they are stored ---
 
