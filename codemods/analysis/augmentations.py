@@ -26,7 +26,12 @@ from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
-from .pipeline_files import Drawing, deserialises, loaded_pipeline_draws
+from .pipeline_files import (
+    Drawing,
+    deserialises,
+    loaded_pipeline_draws,
+    loaded_pipeline_note,
+)
 from .pipeline_libraries import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
@@ -108,7 +113,9 @@ class PipelineIndex(RngIndex):
             drawing = loaded_pipeline_draws(self.project, value, where)
             if drawing is not Drawing.FIXED:
                 unknown = drawing is Drawing.UNKNOWN
-                yield Creation(min(names), ALBUMENTATIONS.name, written_in, span, None, unknown)
+                note = loaded_pipeline_note(value, drawing)
+                kind = ALBUMENTATIONS.name
+                yield Creation(min(names), kind, written_in, span, None, unknown, note)
             return
         if libraries:
             if builds_random_pipeline(self.project, value, where):

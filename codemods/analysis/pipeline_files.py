@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .config_files import config_values
 from .facts import Kind, Value
 from .pipeline_randomness import DETERMINISTIC_TRANSFORMS
 from .project import Project
@@ -51,8 +52,10 @@ def deserialises(project: Project, call: Value, where: FunctionRef) -> bool:
 def loaded_pipeline_draws(project: Project, call: Value, where: FunctionRef) -> Drawing:
     """Return whether the pipeline `albumentations.load(path)` reads draws random numbers.
 
-    Only a JSON file the project holds, named by a literal or a module-level constant, is
-    read; YAML, paths made at run time and `from_dict` of a computed dict are unknown.
+    Only JSON files the project holds are read: named by a literal or a module-level
+    constant, or given under the looked-up keys by the project's configuration files. YAML
+    pipelines, paths made at run time and `from_dict` of a computed dict are unknown, and
+    so is a set of candidate files of which some draw and some do not.
     """
     assert call.base is not None
     if min(project.qualnames(call.base, where.module)).rpartition(".")[2] != "load":
@@ -63,9 +66,34 @@ def loaded_pipeline_draws(project: Project, call: Value, where: FunctionRef) -> 
     argument = call.keyword("filepath_or_buffer") or call.keyword("filepath")
     if argument is None and call.args:
         argument = call.args[0]
-    path = _path(project, argument, where) if argument is not None else None
-    if path is None:
+    paths = _paths(project, argument, where) if argument is not None else None
+    if not paths:
         return Drawing.UNKNOWN
+    drawing = {_file_draws(path) for path in paths}
+    return drawing.pop() if len(drawing) == 1 else Drawing.UNKNOWN
+
+
+def loaded_pipeline_note(call: Value, drawing: Drawing) -> str | None:
+    """Return what a finding about a loaded pipeline must say about how it knows it draws."""
+    if drawing is Drawing.UNKNOWN:
+        return (
+            "this assumes the pipeline `load` reads has random transforms: the file it reads "
+            "is not known before run time"
+        )
+    argument = call.keyword("filepath_or_buffer") or call.keyword("filepath")
+    if argument is None and call.args:
+        argument = call.args[0]
+    keys = _config_keys(argument) if argument is not None else None
+    if drawing is Drawing.DRAWS and keys is not None:
+        lookup = "".join(f"[{key!r}]" for key in keys)
+        return (
+            f"the file is chosen by configuration (`{lookup}`), and every file the "
+            "project's configuration files name there has random transforms"
+        )
+    return None
+
+
+def _file_draws(path: Path) -> Drawing:
     try:
         serialised = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -74,6 +102,39 @@ def loaded_pipeline_draws(project: Project, call: Value, where: FunctionRef) -> 
     if not isinstance(transform, dict):
         return Drawing.UNKNOWN
     return Drawing.DRAWS if _draws(transform) else Drawing.FIXED
+
+
+def _paths(project: Project, argument: Value, where: FunctionRef) -> list[Path] | None:
+    """Return the project files the path argument may name; None when one cannot be found.
+
+    A literal or a module-level constant names one file. A lookup under literal keys in
+    loaded configuration (`config["TRAIN_TRANSFORMS"]`) may name any file that one of the
+    project's YAML or JSON configuration files gives under those keys.
+    """
+    keys = _config_keys(argument)
+    if keys is None:
+        path = _path(project, argument, where)
+        return [path] if path is not None else None
+    found: list[Path] = []
+    for config, value in config_values(project, keys):
+        path = _existing(value, (where.path.parent, project.root, config.parent))
+        if path is None:
+            return None
+        found.append(path)
+    return found or None
+
+
+def _config_keys(argument: Value) -> tuple[str, ...] | None:
+    """Return the literal keys of `config["a"]["b"]` (outermost first), or None."""
+    keys: list[str] = []
+    value = argument
+    while value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
+        key = _string(value.args[0])
+        if key is None:
+            return None
+        keys.insert(0, key)
+        value = value.base
+    return tuple(keys) if keys else None
 
 
 def _path(project: Project, argument: Value, where: FunctionRef) -> Path | None:
@@ -89,15 +150,16 @@ def _path(project: Project, argument: Value, where: FunctionRef) -> Path | None:
         ]
         texts = {_string(value) for value in values}
         text = texts.pop() if len(texts) == 1 else None
-    if not text:
-        return None
-    # A relative path is read from the working directory, which the code does not name:
-    # the script's own folder and the project root are where it is run from.
-    found = {
-        candidate.resolve()
-        for folder in (where.path.parent, project.root)
-        if (candidate := folder / text).is_file()
-    }
+    return _existing(text, (where.path.parent, project.root)) if text else None
+
+
+def _existing(text: str, folders: tuple[Path, ...]) -> Path | None:
+    """Return the one file a relative path names from any of `folders`, if there is one.
+
+    A relative path is read from the working directory, which the code does not name: the
+    script's own folder, the project root or the configuration's folder is where it is run.
+    """
+    found = {candidate.resolve() for folder in folders if (candidate := folder / text).is_file()}
     return found.pop() if len(found) == 1 else None
 
 

@@ -46,6 +46,8 @@ class Creation:
     #: What it makes cannot be seen (a pipeline read from a file named at run time) and is
     #: assumed to draw random numbers.
     draws_assumed: bool = False
+    #: What a finding must add about how it knows that it draws (a candidate set).
+    note: str | None = None
 
 
 @dataclass(frozen=True)
