@@ -309,7 +309,8 @@ def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[Glob
         return found
     for use in PipelineIndex(project).per_item(dataset).uses:
         library = library_named(use.obj.creation.rng_type)
-        if use.kind is not UseKind.DRAW:
+        if use.kind is not UseKind.DRAW or use.obj.creation.draws_assumed:
+            # A pipeline whose transforms cannot be seen is not known to draw at all.
             continue
         version = library_version(project, library)
         global_draws = library is AUDIOMENTATIONS or (
