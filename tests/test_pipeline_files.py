@@ -7,10 +7,13 @@ one-file project that loads it by a literal path.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fixture_cases import copy_repository, discover_cases
 
+from codemods import Settings, run_paths
 from codemods.analysis.pipeline_files import Drawing, loaded_pipeline_draws
 from codemods.analysis.project import Project
 from codemods.analysis.refs import FunctionRef
@@ -36,6 +39,7 @@ def _drawing(tmp_path: Path, transforms: list[dict[str, object]], call: str) -> 
     return loaded_pipeline_draws(project, assignment.value, FunctionRef.of(module, code))
 
 
+CASES = discover_cases()
 RESIZE = {"__class_fullname__": "albumentations.augmentations.transforms.Resize", "p": 1}
 
 
@@ -69,3 +73,23 @@ def test_serialised_transforms(
 )
 def test_unknown(tmp_path: Path, call: str) -> None:
     assert _drawing(tmp_path, [RESIZE], call) is Drawing.UNKNOWN
+
+
+def test_a_changed_pipeline_file_is_not_answered_from_the_cache(tmp_path: Path) -> None:
+    case = next(
+        case for case in CASES if case.id.endswith("/albumentations_loaded_from_json_random")
+    )
+    repo = copy_repository(case.before, tmp_path / "repo")
+    settings = replace(case.settings(), cache=True)
+    assert _codes(repo, settings) == ["WS203"]
+    fixed = {"__class_fullname__": "Compose", "p": 1.0, "transforms": [RESIZE]}
+    (repo / "pipelines" / "train.json").write_text(json.dumps({"transform": fixed}))
+    assert _codes(repo, settings) == []
+
+
+def _codes(repo: Path, settings: Settings) -> list[str]:
+    return [
+        finding.code
+        for result in run_paths([repo], settings)
+        for finding in getattr(result, "findings", ())
+    ]

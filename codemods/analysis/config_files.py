@@ -34,6 +34,14 @@ def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, s
     return found
 
 
+def config_stamps(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """Return (path, size, mtime) of every configuration file: what a cached run depends on."""
+    return tuple(
+        (path.relative_to(root).as_posix(), size, path.stat().st_mtime_ns)
+        for path, size in _listing(root)
+    )
+
+
 def _listing(root: Path) -> list[tuple[Path, int]]:
     found: list[tuple[Path, int]] = []
     for directory, folders, names in os.walk(root):
