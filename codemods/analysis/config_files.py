@@ -34,12 +34,17 @@ def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, s
     return found
 
 
-def config_stamps(root: Path) -> tuple[tuple[str, int, int], ...]:
-    """Return (path, size, mtime) of every configuration file: what a cached run depends on."""
-    return tuple(
-        (path.relative_to(root).as_posix(), size, path.stat().st_mtime_ns)
-        for path, size in _listing(root)
-    )
+def config_stamps(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+    """Return what `stat` says of every configuration file: what a cached run depends on.
+
+    Size, mtime, ctime and inode, as for the project's Python files (docs/caching.md).
+    """
+    stamps: list[tuple[str, int, int, int, int]] = []
+    for path, _ in _listing(root):
+        stat = path.stat()
+        relative = path.relative_to(root).as_posix()
+        stamps.append((relative, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino))
+    return tuple(stamps)
 
 
 def _listing(root: Path) -> list[tuple[Path, int]]:
