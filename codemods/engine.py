@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import distributed, files, notebooks
 from .analysis.augmentations import assumed_versions
+from .analysis.config_files import config_stamps
 from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
@@ -212,6 +213,8 @@ class _Question:
                 self.target,
                 # Library versions come from files no rule reads (requirements, lock files).
                 versions,
+                # Loaded augmentation pipelines are judged by the project's JSON/YAML files.
+                config_stamps(root),
                 sorted(path.as_posix() for path in self.requested),
             )
         )

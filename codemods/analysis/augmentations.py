@@ -17,16 +17,21 @@ NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..types import Span
-from .candidates import MAX_CALL_DEPTH
+from .creation_sites import created_at
 from .datasets import classes_of
-from .facts import FunctionFacts, Kind, Value
+from .facts import Kind, Value
 from .loaders import LoaderCall
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
+from .pipeline_files import (
+    Drawing,
+    deserialises,
+    loaded_pipeline_draws,
+    loaded_pipeline_note,
+)
 from .pipeline_libraries import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
@@ -40,9 +45,9 @@ from .pipeline_libraries import (
 from .pipeline_randomness import builds_random_pipeline
 from .project import Project
 from .randomness import GlobalCall
-from .refs import CallSite, ClassRef, ExternalRef, FunctionRef
+from .refs import ClassRef, ExternalRef, FunctionRef
 from .rng_draws import _Scan, _string
-from .rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
+from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
@@ -84,50 +89,6 @@ def seeded(creation: Creation, project: Project) -> bool:
     )
 
 
-def _created_at(call: Value, where: FunctionRef) -> tuple[FunctionRef, Span]:
-    """Return the function and span where `call` is written: `where` or a function enclosing it.
-
-    A call reached through a local variable (`augment = Compose(...)`, later
-    `Dataset(transform=augment)`) carries the span of the name; the call itself is the one
-    that differs from it only in its span.
-    """
-    assert call.span is not None
-    if any(made.span == call.span for made in where.function.calls):
-        return where, call.span
-    qualname = where.qualname
-    while True:
-        for made in where.function.calls:
-            if made.span is not None and replace(made, span=call.span) == call:
-                return where, made.span
-        # A closure reads the variables of the functions it is defined in.
-        qualname = qualname.rpartition(".<locals>.")[0]
-        enclosing = where.module.function(qualname) if qualname else None
-        if enclosing is None:
-            return where, call.span
-        where = FunctionRef.of(where.module, enclosing)
-
-
-def _arguments_for(
-    project: Project, callee: FunctionRef | ClassRef, function: FunctionFacts, param: str
-) -> Iterator[tuple[CallSite, Value]]:
-    """Yield each call of `callee` (whose code is `function`) with what it passes as `param`."""
-    if param not in function.params:
-        return
-    offset = 1 if function.class_qualname is not None else 0
-    index = function.params.index(param) - offset
-    for site in project.callers(callee):
-        args = site.call.args
-        passed = site.call.keyword(param)
-        if (
-            passed is None
-            and 0 <= index < min(len(args), function.positional_count - offset)
-            and all(arg.kind is not Kind.STARRED for arg in args[: index + 1])
-        ):
-            passed = args[index]
-        if passed is not None and passed.kind is not Kind.STARRED:
-            yield site, passed
-
-
 def _call_at(project: Project, creation: Creation) -> Value | None:
     for call in creation.function.function.calls:
         if call.span == creation.span:
@@ -143,11 +104,19 @@ class PipelineIndex(RngIndex):
     ) -> Iterator[Creation]:
         if value.kind is not Kind.CALL or value.base is None or value.span is None:
             return
-        written_in, span = _created_at(value, where)
+        written_in, span = created_at(value, where)
         names = self.project.qualnames(value.base, where.module)
         libraries = sorted(
             {library.name for name in names if (library := pipeline_library(name)) is not None}
         )
+        if deserialises(self.project, value, where):
+            drawing = loaded_pipeline_draws(self.project, value, where)
+            if drawing is not Drawing.FIXED:
+                unknown = drawing is Drawing.UNKNOWN
+                note = loaded_pipeline_note(value, drawing)
+                kind = ALBUMENTATIONS.name
+                yield Creation(min(names), kind, written_in, span, None, unknown, note)
+            return
         if libraries:
             if builds_random_pipeline(self.project, value, where):
                 yield Creation(min(names), libraries[0], written_in, span)
@@ -159,43 +128,10 @@ class PipelineIndex(RngIndex):
                 if library is not None:
                     yield Creation(target.name, library.name, written_in, span)
                     return
-        if value.base.kind is Kind.FUNCTION and depth < MAX_CALL_DEPTH:
-            # A factory defined inside the function that calls it (`def train_augment(): ...`).
-            factory = self.project.function_of(value.base, where.module)
-            if factory is not None:
-                yield from self._from_factory(factory, None, depth)
-                return
         # Factories, as for RNG objects; RNG constructors are WS201's.
         for creation in super()._constructor(value, where, self_class, depth):
             if creation.rng_type in {library.name for library in LIBRARIES}:
                 yield creation
-
-    def _passed_in(
-        self, param: str, where: FunctionRef, ref: ClassRef, name: str, span: Span, depth: int
-    ) -> Iterator[RngObject]:
-        """Also follow a pipeline the caller itself was given (`make_loader(augment=...)`)."""
-        yield from super()._passed_in(param, where, ref, name, span, depth)
-        if where.function.name != "__init__":
-            return
-        for site, passed in _arguments_for(self.project, ref, where.function, param):
-            for caller, value in self._forwarded(passed, site.function, depth):
-                caller_class = self.project.class_of_function(caller)
-                for creation in self.constructors(value, caller, caller_class):
-                    yield RngObject(Place.ATTRIBUTE, ref, name, where, span, creation, caller)
-                yield from self.name_objects(value, caller.module)
-
-    def _forwarded(
-        self, value: Value, where: FunctionRef, depth: int
-    ) -> Iterator[tuple[FunctionRef, Value]]:
-        """Yield what the callers of `where` pass for each of its parameters `value` may be."""
-        if depth > MAX_CALL_DEPTH:
-            return
-        for option in value.alternatives():
-            if option.kind is not Kind.PARAM:
-                continue
-            for site, passed in _arguments_for(self.project, where, where.function, option.name):
-                yield site.function, passed
-                yield from self._forwarded(passed, site.function, depth + 1)
 
     def _library_base(self, ref: ClassRef) -> Library | None:
         for target in self.project.ancestors(ref):
@@ -373,7 +309,8 @@ def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[Glob
         return found
     for use in PipelineIndex(project).per_item(dataset).uses:
         library = library_named(use.obj.creation.rng_type)
-        if use.kind is not UseKind.DRAW:
+        if use.kind is not UseKind.DRAW or use.obj.creation.draws_assumed:
+            # A pipeline whose transforms cannot be seen is not known to draw at all.
             continue
         version = library_version(project, library)
         global_draws = library is AUDIOMENTATIONS or (

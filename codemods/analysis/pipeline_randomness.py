@@ -9,7 +9,7 @@ from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 
 #: albumentations transforms that draw nothing unless given `p` below 1.
-_DETERMINISTIC = frozenset(
+DETERMINISTIC_TRANSFORMS = frozenset(
     {
         "Normalize",
         "Resize",
@@ -97,7 +97,7 @@ def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) ->
     if library is IMGAUG:
         return _imgaug_draws(project, call, where, last)
     if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
-        if last not in _DETERMINISTIC:
+        if last not in DETERMINISTIC_TRANSFORMS:
             return True
         probability = call.keyword("p")
         return probability is not None and not _certain(probability)

@@ -43,6 +43,11 @@ class Creation:
     span: Span
     #: The project factory that returns the constructor, if any (its qualname).
     factory: str | None = None
+    #: What it makes cannot be seen (a pipeline read from a file named at run time) and is
+    #: assumed to draw random numbers.
+    draws_assumed: bool = False
+    #: What a finding must add about how it knows that it draws (a candidate set).
+    note: str | None = None
 
 
 @dataclass(frozen=True)

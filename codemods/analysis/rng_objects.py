@@ -15,10 +15,12 @@ function's draws, reseeds and re-creations in `rng_draws`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH
+from .creation_sites import arguments_for, created_at, forwarded
 from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, callees, method_candidates, per_item_code, reachable
@@ -35,7 +37,6 @@ from .rng_object_records import (
     RngObject,
     RngUse,
 )
-from .stored import splat_entries
 
 #: RNG constructors whose objects have state to duplicate.
 CONSTRUCTORS = frozenset(set(catalog.RNG_CONSTRUCTORS) - catalog.STATELESS_RNGS)
@@ -72,16 +73,21 @@ class RngIndex:
         if names and names <= CONSTRUCTORS:
             qualname = min(names)
             rng_type = catalog.RNG_CONSTRUCTORS[qualname]
-            yield Creation(_display(qualname), rng_type, where, value.span)
+            yield Creation(_display(qualname), rng_type, *created_at(value, where))
             return
         if base.kind is Kind.ATTRIBUTE and base.name == _SEEDING_CHAIN and base.base is not None:
             for inner in self.constructors(base.base, where, self_class, depth):
                 if inner.rng_type == "torch.Generator":
-                    yield Creation(
-                        f"{inner.constructor}().manual_seed", inner.rng_type, where, value.span
-                    )
+                    constructor = f"{inner.constructor}().manual_seed"
+                    yield Creation(constructor, inner.rng_type, *created_at(value, where))
             return
         if depth >= MAX_CALL_DEPTH:
+            return
+        if base.kind is Kind.FUNCTION:
+            # A factory defined inside the function that calls it (`def new_rng(): ...`).
+            factory = project.function_of(base, where.module)
+            if factory is not None:
+                yield from self._from_factory(factory, None, depth)
             return
         for target in project.targets(base, where.module):
             if isinstance(target, ClassRef):
@@ -105,13 +111,7 @@ class RngIndex:
     ) -> Iterator[Creation]:
         for returned in factory.function.returns:
             for creation in self.constructors(returned, factory, self_class, depth + 1):
-                yield Creation(
-                    creation.constructor,
-                    creation.rng_type,
-                    creation.function,
-                    creation.span,
-                    creation.factory or factory.qualname,
-                )
+                yield replace(creation, factory=creation.factory or factory.qualname)
 
     # --- objects by where they are stored ---
 
@@ -182,34 +182,42 @@ class RngIndex:
     def _passed_in(
         self, param: str, where: FunctionRef, ref: ClassRef, name: str, span: Span, depth: int
     ) -> Iterator[RngObject]:
-        """Follow `self.<name> = <param of __init__>` to what the callers pass."""
-        function = where.function
-        if function.name != "__init__" or param not in function.params:
+        """Follow `self.<name> = <param of __init__>` to what the callers pass.
+
+        A caller that only forwards its own parameter (`make_loader(rng)` building
+        `Dataset(rng=rng)`) is followed to what its callers pass in turn.
+        """
+        if where.function.name != "__init__":
             return
-        index = function.params.index(param) - 1
-        for site in self.project.callers(ref):
-            passed = site.call.keyword(param)
-            if passed is None and 0 <= index < len(site.call.args):
-                passed = site.call.args[index]
-            if passed is None:
-                # `config["random_state"] = RandomState(seed)`, then `Flip(**config)`.
-                entries = splat_entries(site.call, site.function, param)
-                passed = Value(Kind.ALTERNATIVES, args=tuple(entries)) if entries else None
-            if passed is None or passed.kind is Kind.STARRED:
-                continue
-            caller_class = self.project.class_of_function(site.function)
-            for creation in self.constructors(passed, site.function, caller_class):
-                yield RngObject(Place.ATTRIBUTE, ref, name, where, span, creation, site.function)
-            for option in passed.alternatives():
-                if (
-                    option.kind is Kind.ATTRIBUTE
-                    and option.base is not None
-                    and option.base.kind is Kind.SELF
-                    and caller_class is not None
-                ):
-                    yield from self.attribute_objects(caller_class, option.name, depth)
-                elif option.kind is Kind.NAME:
-                    yield from self.name_objects(option, site.function.module)
+        for site, passed in arguments_for(self.project, ref, where.function, param):
+            yield from self._passed(passed, site.function, ref, name, where, span, depth)
+            for caller, value in forwarded(self.project, passed, site.function, depth):
+                yield from self._passed(value, caller, ref, name, where, span, depth)
+
+    def _passed(
+        self,
+        value: Value,
+        caller: FunctionRef,
+        ref: ClassRef,
+        name: str,
+        store: FunctionRef,
+        span: Span,
+        depth: int,
+    ) -> Iterator[RngObject]:
+        """Yield the RNG objects `caller` passes as `value` to be stored in `self.<name>`."""
+        caller_class = self.project.class_of_function(caller)
+        for creation in self.constructors(value, caller, caller_class):
+            yield RngObject(Place.ATTRIBUTE, ref, name, store, span, creation, caller)
+        for option in value.alternatives():
+            if (
+                option.kind is Kind.ATTRIBUTE
+                and option.base is not None
+                and option.base.kind is Kind.SELF
+                and caller_class is not None
+            ):
+                yield from self.attribute_objects(caller_class, option.name, depth)
+            elif option.kind is Kind.NAME:
+                yield from self.name_objects(option, caller.module)
 
     def class_attribute_objects(self, ref: ClassRef, name: str) -> tuple[RngObject, ...]:
         """Return the RNG objects a class body (of `ref` or a project base) binds to `name`."""

@@ -140,6 +140,12 @@ class AugmentationPipelineSharedByWorkers(Rule):
       ...) or of project transforms whose methods draw nothing does not, nor does an imgaug
       `Sequential` of `.to_deterministic()` augmenters or of fixed ones with constant
       arguments (`Resize(128)`, `CenterPadToSquare()`).
+    - A pipeline read with `albumentations.load(path)` is judged by its JSON file when the
+      path is a literal or a module-level constant (read from the script's folder or the
+      project root), or a lookup under literal keys (`config["aug"]`) that the project's
+      YAML/JSON configuration files all answer with such files. Any other path, a YAML
+      pipeline, candidates that disagree, and `from_dict` give a warning that assumes the
+      pipeline draws.
     - A pipeline held inside a list or a torchvision `Compose` has no path the fix can name:
       it is reported without a fix.
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
@@ -309,8 +315,13 @@ class AugmentationPipelineSharedByWorkers(Rule):
             f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
             "other's augmentations and every epoch repeats the previous one"
         )
+        severity = _severity(version)
+        if obj.creation.note is not None:
+            message += f"; {obj.creation.note}"
+        if obj.creation.draws_assumed:
+            severity = "warning"
         fix = self._fix(dataset, use, library)
-        self.report(where, span, message, fix=fix, severity=_severity(version))
+        self.report(where, span, message, fix=fix, severity=severity)
 
     def _relative(self, path: Path) -> str:
         try:

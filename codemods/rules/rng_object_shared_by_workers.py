@@ -31,9 +31,12 @@ class RngObjectSharedByWorkers(Rule):
 
     The objects are `np.random.default_rng(...)`, `np.random.RandomState(...)`,
     `np.random.Generator(...)`, `random.Random(...)` and `torch.Generator(...)`, seeded or
-    not, created in `__init__` (or code it calls), as a class attribute, or at module level.
-    Per-item code is `__getitem__`, `__getitems__`, `__iter__` and the project code they
-    call, including transforms the dataset holds.
+    not, created in `__init__` (or code it calls), as a class attribute, or at module level,
+    or created by the training script and passed to the Dataset (directly, through a
+    variable, or through a loader-building function's parameters). Such an object is
+    reported where it is created; factories returning one (a nested `def` included) are
+    followed to the line that creates it. Per-item code is `__getitem__`, `__getitems__`,
+    `__iter__` and the project code they call, including transforms the dataset holds.
 
     ## Why it matters
     Each DataLoader worker process gets a *copy* of the dataset. torch seeds `random`,

@@ -1,0 +1,77 @@
+"""The project's own YAML and JSON configuration files, read to see what a key may hold.
+
+Code that reads `config["TRAIN_TRANSFORMS"]` from a file named on the command line may get
+any value one of the project's configuration files gives under that key: the candidates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .project import Project
+
+_SUFFIXES = (".yaml", ".yml", ".json")
+_SKIPPED = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__"})
+#: Configuration is small; larger files are data.
+_MAX_BYTES = 256 * 1024
+_MAX_FILES = 2000
+
+
+def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, str]]:
+    """Return (file, value) for every configuration file giving a string under `keys`."""
+    found: list[tuple[Path, str]] = []
+    for path, _ in _listing(project.root):
+        value = _parsed(path, path.stat().st_mtime_ns)
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            found.append((path, value))
+    return found
+
+
+def config_stamps(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+    """Return what `stat` says of every configuration file: what a cached run depends on.
+
+    Size, mtime, ctime and inode, as for the project's Python files (docs/caching.md).
+    """
+    stamps: list[tuple[str, int, int, int, int]] = []
+    for path, _ in _listing(root):
+        stat = path.stat()
+        relative = path.relative_to(root).as_posix()
+        stamps.append((relative, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino))
+    return tuple(stamps)
+
+
+def _listing(root: Path) -> list[tuple[Path, int]]:
+    found: list[tuple[Path, int]] = []
+    for directory, folders, names in os.walk(root):
+        folders[:] = sorted(
+            folder for folder in folders if not folder.startswith(".") and folder not in _SKIPPED
+        )
+        for name in sorted(names):
+            if name.endswith(_SUFFIXES):
+                path = Path(directory, name)
+                size = path.stat().st_size
+                if size <= _MAX_BYTES:
+                    found.append((path, size))
+        if len(found) >= _MAX_FILES:
+            break
+    return found[:_MAX_FILES]
+
+
+@lru_cache(maxsize=512)
+def _parsed(path: Path, mtime_ns: int) -> object:
+    """Return a configuration file's content (None if it does not parse); cached per version."""
+    del mtime_ns  # part of the cache key only
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+        return None
