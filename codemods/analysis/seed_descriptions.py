@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..types import TorchTarget
+from .per_item import Reached
 from .seed_classification import NUMPY_SEEDED_SINCE, Source
 from .seeds import Seeding, SinkKind
 
@@ -72,6 +73,49 @@ def clock_reason(sources: frozenset[Source], description: str, version: str) -> 
     return (
         f"from {description}: {alike}, and no `torch.manual_seed` can reproduce the run on "
         f"{version}; derive the seed from `torch.initial_seed()`"
+    )
+
+
+def describe_per_item(reached: Reached, applied: str = "") -> str:
+    """Return how WS102 names per-item code: "`Clips.load` (called from `Clips.__getitem__`)";
+    `applied` says which third-party dataset applies it, if one does."""
+    facts = reached.function.function
+    owner = facts.class_qualname
+    subject = f"`{owner}.{facts.name}`" if owner else f"`{facts.name}`"
+    if len(reached.chain) > 1:
+        return subject + f" (called from `{reached.chain[0]}`{applied})"
+    return subject + applied
+
+
+def irreproducible_reason(description: str, version: str) -> str:
+    """Return why a seed from OS entropy (`description`) is only noted, in WS102's words."""
+    return (
+        f"from {description}: workers differ, but no `torch.manual_seed` can reproduce the "
+        f"run on {version}; derive the seed from `torch.initial_seed()`"
+    )
+
+
+def repeat_reason(
+    sources: frozenset[Source], description: str, version: str, *, fixed_order: bool
+) -> str:
+    """Return why an epoch-invariant seed (`description`) repeats, in WS102's words; a
+    `fixed_order` loader's repeats may be intended, and the reason says how to keep them."""
+    if Source.WORKER_ID in sources or Source.RANK in sources:
+        consequence = "every epoch repeats the previous epoch's random numbers"
+    else:
+        consequence = (
+            "every worker gets the same seed in every epoch, so workers draw identical "
+            "numbers and every epoch repeats them"
+        )
+    if fixed_order:
+        return (
+            f"from {description}: {consequence} on {version}. Its loaders pass "
+            f"`shuffle=False`: if identical epochs are intended (a fixed evaluation set), "
+            f"add `# noqa: WS102` here; otherwise derive the seed from `torch.initial_seed()`"
+        )
+    return (
+        f"from {description}: {consequence} on {version}; derive the seed from "
+        f"`torch.initial_seed()`"
     )
 
 

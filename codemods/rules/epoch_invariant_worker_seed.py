@@ -24,7 +24,15 @@ from ..analysis.seed_classification import (
     seed_sources,
     verdict,
 )
-from ..analysis.seed_descriptions import clock_reason, describe_seeding, describe_sources, joined
+from ..analysis.seed_descriptions import (
+    clock_reason,
+    describe_per_item,
+    describe_seeding,
+    describe_sources,
+    irreproducible_reason,
+    joined,
+    repeat_reason,
+)
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
@@ -253,15 +261,8 @@ class EpochInvariantWorkerSeed(Rule):
             for reached in per_item_code(project, ref):
                 entry = reached.chain[0].rpartition(".")[2]
                 function = reached.function
-                name = function.function.name
-                owner = function.function.class_qualname
-                subject = f"`{owner}.{name}`" if owner else f"`{name}`"
-                if len(reached.chain) > 1:
-                    subject += f" (called from `{reached.chain[0]}`{applied})"
-                else:
-                    subject += applied
                 context = _Context(
-                    subject,
+                    describe_per_item(reached, applied),
                     SeedScope(function, self_class=reached.self_class),
                     entry=entry,
                     repeats=repeats,
@@ -284,9 +285,7 @@ class EpochInvariantWorkerSeed(Rule):
                 if result is Verdict.PER_EPOCH:
                     self._check_range(seeding, _Context(unused, scope), what, "info")
                     continue
-                if Source.WORKER_ID not in sources:
-                    continue
-                if result is not Verdict.EPOCH_INVARIANT:
+                if Source.WORKER_ID not in sources or result is not Verdict.EPOCH_INVARIANT:
                     continue
                 described = describe_sources(sources, project.target)
                 message = (
@@ -325,38 +324,17 @@ class EpochInvariantWorkerSeed(Rule):
             return
         if result is Verdict.NOT_REPRODUCIBLE:
             # Distinct streams, merely irreproducible: nothing is duplicated.
-            reason = (
-                f"from {description}: workers differ, but no `torch.manual_seed` can "
-                f"reproduce the run on {version}; derive the seed from `torch.initial_seed()`"
-            )
+            reason = irreproducible_reason(description, version)
             self._add_cause(seeding, context, what, reason, "info")
-            return
-        if result is Verdict.CLOCK:
+        elif result is Verdict.CLOCK:
             reason = clock_reason(sources, description, version)
             self._add_cause(seeding, context, what, reason, "warning")
-            return
-        if Source.WORKER_ID in sources or Source.RANK in sources:
-            consequence = "every epoch repeats the previous epoch's random numbers"
         else:
-            consequence = (
-                "every worker gets the same seed in every epoch, so workers draw identical "
-                "numbers and every epoch repeats them"
-            )
-        if context.fixed_order:
             # With `shuffle=False` every epoch sends the same items to the same workers, so
             # identical epochs may be the intent (comparable evaluation scores).
-            reason = (
-                f"from {description}: {consequence} on {version}. Its loaders pass "
-                f"`shuffle=False`: if identical epochs are intended (a fixed evaluation set), "
-                f"add `# noqa: WS102` here; otherwise derive the seed from `torch.initial_seed()`"
-            )
-            self._add_cause(seeding, context, what, reason, "warning")
-            return
-        reason = (
-            f"from {description}: {consequence} on {version}; derive the seed from "
-            f"`torch.initial_seed()`"
-        )
-        self._add_cause(seeding, context, what, reason, "error")
+            reason = repeat_reason(sources, description, version, fixed_order=context.fixed_order)
+            severity = "warning" if context.fixed_order else "error"
+            self._add_cause(seeding, context, what, reason, severity)
 
     def _add_cause(
         self, seeding: Seeding, context: _Context, what: str, reason: str, severity: str
