@@ -15,6 +15,7 @@ from ..types import Span
 from . import catalog
 from .datasets import MAX_CALL_DEPTH, Construction, _held, held_elements
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -37,6 +38,7 @@ class Reached:
     made_by: tuple[Construction, ...] | None = None
 
 
+@per_project
 def per_item_code(
     project: Project, ref: ClassRef, made_by: tuple[Construction, ...] | None = None
 ) -> tuple[Reached, ...]:

@@ -8,8 +8,9 @@ and module-level assignments (`Loader = DataLoader`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value
@@ -45,6 +46,8 @@ class Project:
         self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
         self._families: dict[frozenset[str], Family] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
+        #: Answers kept for the rules that ask again (see `memo.per_project`).
+        self.memo: dict[object, dict[Hashable, Any]] = {}
 
     def location(self, path: Path, line: int) -> str:
         """Return `path:line` with `path` relative to the project root, as messages show it."""

@@ -24,6 +24,7 @@ from . import catalog
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, worker_init
+from .memo import per_project
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
@@ -368,6 +369,7 @@ def _seed_of(call: Value) -> Value | None:
 _CALLER_DEPTH = 3
 
 
+@per_project
 def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
     """Return the files of `function` and of the project code that calls it, a few levels up.
 
