@@ -8,9 +8,10 @@ processed. It never writes files either; `files.write_atomic` does that for the 
 from __future__ import annotations
 
 import os
+import stat
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
-from .caches import FileStamps, RunCache
+from .caches import FactsCache, FileStamps, RunCache, RunRecord
 from .checking import check_project as check_project
 from .fixing import fix_rounds
 from .registry import selected_rules
@@ -31,6 +32,7 @@ from .summaries import (
     Parsed,
     collector_paused,
     digest,
+    summarise_bytes,
     summarise_source,
 )
 from .types import (
@@ -183,6 +185,8 @@ class _Question:
     target: TorchTarget
     everything: list[Path]
     requested: list[Path]
+    #: The paths named on the command line (a file named is always parsed).
+    named: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, root: Path, requested_paths: list[Path], settings: Settings) -> _Question:
@@ -199,10 +203,16 @@ class _Question:
             project_target(root, settings),
             everything,
             requested,
+            tuple(requested_paths),
         )
 
-    def text(self, root: Path) -> str:
+    def text(self, analysis_text: str) -> str:
         """Return what a cached run's key says besides the files' contents."""
+        return analysis_text + repr(sorted(path.as_posix() for path in self.requested))
+
+    def analysis_text(self, root: Path) -> str:
+        """Return what the project's findings depend on besides its files' contents: the
+        key of its `RunRecord`, whichever files a run reports on."""
         with notebooks_listed_once():
             versions = assumed_versions(root, self.settings.library_versions)
         return repr(
@@ -212,8 +222,14 @@ class _Question:
                 self.target,
                 # Library versions come from files no rule reads (requirements, lock files).
                 versions,
-                sorted(path.as_posix() for path in self.requested),
             )
+        )
+
+    @property
+    def prefetch(self) -> tuple[bytes, ...]:
+        """Return the words that make a file worth summarising before any rule asks."""
+        return tuple(
+            dict.fromkeys(token for rule in self.rules for token in rule.prefetch(self.target))
         )
 
 
@@ -225,10 +241,14 @@ def _cached_results(
     if not settings.cache:
         return None
     question = _Question.of(root, requested_paths, settings)
-    return _stored_run(root, question, question.text(root))
+    return _stored_run(root, question, question.analysis_text(root))
 
 
-def _stored_run(root: Path, question: _Question, text: str) -> list[FileResult] | None:
+def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
+    """Return the results of the very same run, or of one that differs only in files
+    that cannot change a finding (see `_after_edits`), if the cache holds them.
+
+    `base` is the question's `analysis_text`."""
     stamps = FileStamps(root / CACHE_DIRECTORY)
     taken = time.time_ns()
     digests: dict[Path, str] = {}
@@ -246,10 +266,106 @@ def _stored_run(root: Path, question: _Question, text: str) -> list[FileResult] 
             known = digest(raw)
             stamps.record(path, stamp, known, taken)
         digests[path] = known
-    cached = RunCache(root / CACHE_DIRECTORY).get(RunCache.key_of(text, digests))
+    runs = RunCache(root / CACHE_DIRECTORY)
+    key = RunCache.key_of(question.text(base), digests)
+    cached = runs.get(key)
+    if cached is None:
+        record = runs.record(base)
+        cached = _after_edits(root, question, record, digests) if record else None
+        if cached is not None:
+            runs.put(key, cached)
     if cached is not None:
         stamps.save()
     return cached
+
+
+class _Stale(Exception):
+    """A file changed while a run was answered from its record."""
+
+
+def _after_edits(
+    root: Path, question: _Question, record: RunRecord, digests: dict[Path, str]
+) -> list[FileResult] | None:
+    """Return the results of a run from the record of the project's last full analysis.
+
+    Only when the files that changed since then are files the analysis never read and
+    that answer the same text questions as before: a full run would then ask the same questions,
+    get the same answers and find the same (an edit in a test or model file, the common
+    case before a commit). Only the files reported on are read, and parsed only where a
+    full run would parse them. None when the record cannot answer.
+    """
+    if not question.settings.prefilter or record.digests.keys() != digests.keys():
+        return None
+    changed = {path for path, known in digests.items() if record.digests[path] != known}
+    if changed & record.consulted:
+        return None
+    read: dict[Path, tuple[bytes, int]] = {}
+
+    def raw_of(path: Path) -> tuple[bytes, int]:
+        if path not in read:
+            raw, stamp = files.read_stamped(path)
+            if digest(raw) != digests[path]:
+                raise _Stale(path)
+            read[path] = raw, stat.S_IMODE(stamp[5])
+        return read[path]
+
+    cache = FactsCache(root / CACHE_DIRECTORY if question.settings.cache else None)
+    try:
+        for path in changed:
+            if not record.answers.same_answers(path, raw_of(path)[0]):
+                return None
+        results = _recorded_results(root, question, record, changed, raw_of, cache)
+    except (_Stale, files.SourceError):
+        return None
+    cache.save()
+    return results
+
+
+def _recorded_results(
+    root: Path,
+    question: _Question,
+    record: RunRecord,
+    changed: set[Path],
+    raw_of: Callable[[Path], tuple[bytes, int]],
+    cache: FactsCache,
+) -> list[FileResult]:
+    """Return what `_analyse` would for the requested files, given the record's findings."""
+    prefetch = question.prefetch
+    summarised = set(record.summarised - changed)
+    problems = {path: problem for path, problem in record.problems.items() if path not in changed}
+    by_path: dict[Path, list[Finding]] = {}
+    for finding in record.findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    results: list[FileResult] = []
+    for path in question.requested:
+        raw, mode = raw_of(path)
+        # A full run summarises a file named on the command line, and a changed file its
+        # rules prefetch; an unchanged one as the recorded run did.
+        parsed = path in question.named or (
+            path in changed and any(token in raw for token in prefetch)
+        )
+        if parsed and path not in summarised:
+            outcome = cache.get(path, digest(raw), root) or summarise_bytes(path, raw, mode, root)
+            summarised.add(path)
+            if isinstance(outcome, Skipped | Failed):
+                problems[path] = outcome
+            else:
+                cache.put(outcome)
+        problem = problems.get(path)
+        if problem is None and path not in summarised:
+            try:
+                files.decode_source(path, raw, mode)
+            except files.SourceError as error:
+                problem = Skipped(path, error.reason, error.detail)
+        if problem is not None:
+            results.append(problem)
+            continue
+        found = tuple(by_path.get(path, ()))
+        if found and notebooks.is_notebook(path):
+            text = files.decode_source(path, raw, mode).text
+            found = tuple(notebooks.locate(finding, text) for finding in found)
+        results.append(Unchanged(path, found, files.encoding_note(raw)))
+    return sorted(results, key=lambda result: result.path.as_posix())
 
 
 def _run_project(
@@ -264,16 +380,19 @@ def _run_project(
     settings, rules, target = question.settings, question.rules, question.target
     everything, requested = question.everything, question.requested
     runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
-    text = question.text(root) if runs is not None else ""
+    base = question.analysis_text(root) if runs is not None else ""
+    text = question.text(base)
     if runs is not None:
-        cached = _stored_run(root, question, text)
+        cached = _stored_run(root, question, base)
         if cached is not None:
             yield from cached
             return
-    prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
     stamps = FileStamps(root / CACHE_DIRECTORY) if settings.cache else None
     taken = time.time_ns()
-    workspace = open_workspace(root, everything, settings, prefetch, progress, stamps=stamps)
+    workspace = open_workspace(
+        root, everything, settings, question.prefetch, progress, stamps=stamps
+    )
+    prefetched = {path for path in everything if workspace.sources.summarised(path)}
     key = RunCache.key(text, workspace.contents) if runs is not None else ""
     if stamps is not None:
         contents = workspace.contents
@@ -285,10 +404,31 @@ def _run_project(
     for path in requested_paths:
         if path in workspace.contents.raw:
             workspace.sources.facts(path)
-    results = list(_analyse(workspace, rules, settings, target, requested, fix=fix))
+    sources = workspace.sources
+    sources.consulted.clear()
+    findings: list[Finding] = []
+    results = list(
+        _analyse(workspace, rules, settings, target, requested, fix=fix, collected=findings)
+    )
     if runs is not None and not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
+        if sources.filtered and not workspace.contents.problems:
+            runs.put_record(base, _record(workspace, prefetched, findings))
     yield from results
+
+
+def _record(workspace: Workspace, prefetched: set[Path], findings: list[Finding]) -> RunRecord:
+    """Return the record of a full analysis of the workspace (see `_after_edits`)."""
+    sources = workspace.sources
+    summarised = frozenset(prefetched | sources.consulted)
+    return RunRecord(
+        {path: workspace.contents.digest(path) for path in workspace.contents.raw},
+        frozenset(sources.consulted),
+        sources.answers(),
+        tuple(findings),
+        summarised,
+        {path: problem for path, problem in workspace.problems.items() if path in summarised},
+    )
 
 
 def _analyse(
@@ -299,8 +439,10 @@ def _analyse(
     requested: list[Path],
     *,
     fix: bool,
+    collected: list[Finding] | None = None,
 ) -> Iterator[FileResult]:
-    """Run the rules (and fixes) over an opened project; yield a result per requested file."""
+    """Run the rules (and fixes) over an opened project; yield a result per requested file
+    (and add every finding of the project to `collected`, if given)."""
     root = workspace.root
     project = Project(root, workspace.sources, target)
     try:
@@ -311,6 +453,8 @@ def _analyse(
         )
         return
     workspace.cache.save()
+    if collected is not None:
+        collected.extend(findings)
     by_path: dict[Path, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
