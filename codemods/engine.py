@@ -8,20 +8,19 @@ processed. It never writes files either; `files.write_atomic` does that for the 
 from __future__ import annotations
 
 import os
-import stat
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import distributed, files, notebooks
+from . import distributed, files, notebooks, records
 from .analysis.augmentations import assumed_versions
 from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
-from .caches import FactsCache, FileStamps, RunCache, RunRecord
+from .caches import FactsCache, FileStamps, RunCache
 from .checking import check_project as check_project
 from .fixing import fix_rounds
 from .registry import selected_rules
@@ -32,7 +31,6 @@ from .summaries import (
     Parsed,
     collector_paused,
     digest,
-    summarise_bytes,
     summarise_source,
 )
 from .types import (
@@ -246,7 +244,7 @@ def _cached_results(
 
 def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
     """Return the results of the very same run, or of one that differs only in files
-    that cannot change a finding (see `_after_edits`), if the cache holds them.
+    that cannot change a finding (see `records`), if the cache holds them.
 
     `base` is the question's `analysis_text`."""
     stamps = FileStamps(root / CACHE_DIRECTORY)
@@ -270,102 +268,16 @@ def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] 
     key = RunCache.key_of(question.text(base), digests)
     cached = runs.get(key)
     if cached is None:
-        record = runs.record(base)
-        cached = _after_edits(root, question, record, digests) if record else None
+        record = runs.record(base) if question.settings.prefilter else None
+        if record is not None:
+            request = records.Request(question.requested, question.named, question.prefetch)
+            cache = FactsCache(root / CACHE_DIRECTORY)
+            cached = records.answer(root, record, digests, request, cache)
         if cached is not None:
             runs.put(key, cached)
     if cached is not None:
         stamps.save()
     return cached
-
-
-class _Stale(Exception):
-    """A file changed while a run was answered from its record."""
-
-
-def _after_edits(
-    root: Path, question: _Question, record: RunRecord, digests: dict[Path, str]
-) -> list[FileResult] | None:
-    """Return the results of a run from the record of the project's last full analysis.
-
-    Only when the files that changed since then are files the analysis never read and
-    that answer the same text questions as before: a full run would then ask the same questions,
-    get the same answers and find the same (an edit in a test or model file, the common
-    case before a commit). Only the files reported on are read, and parsed only where a
-    full run would parse them. None when the record cannot answer.
-    """
-    if not question.settings.prefilter or record.digests.keys() != digests.keys():
-        return None
-    changed = {path for path, known in digests.items() if record.digests[path] != known}
-    if changed & record.consulted:
-        return None
-    read: dict[Path, tuple[bytes, int]] = {}
-
-    def raw_of(path: Path) -> tuple[bytes, int]:
-        if path not in read:
-            raw, stamp = files.read_stamped(path)
-            if digest(raw) != digests[path]:
-                raise _Stale(path)
-            read[path] = raw, stat.S_IMODE(stamp[5])
-        return read[path]
-
-    cache = FactsCache(root / CACHE_DIRECTORY if question.settings.cache else None)
-    try:
-        for path in changed:
-            if not record.answers.same_answers(path, raw_of(path)[0]):
-                return None
-        results = _recorded_results(root, question, record, changed, raw_of, cache)
-    except (_Stale, files.SourceError):
-        return None
-    cache.save()
-    return results
-
-
-def _recorded_results(
-    root: Path,
-    question: _Question,
-    record: RunRecord,
-    changed: set[Path],
-    raw_of: Callable[[Path], tuple[bytes, int]],
-    cache: FactsCache,
-) -> list[FileResult]:
-    """Return what `_analyse` would for the requested files, given the record's findings."""
-    prefetch = question.prefetch
-    summarised = set(record.summarised - changed)
-    problems = {path: problem for path, problem in record.problems.items() if path not in changed}
-    by_path: dict[Path, list[Finding]] = {}
-    for finding in record.findings:
-        by_path.setdefault(finding.path, []).append(finding)
-    results: list[FileResult] = []
-    for path in question.requested:
-        raw, mode = raw_of(path)
-        # A full run summarises a file named on the command line, and a changed file its
-        # rules prefetch; an unchanged one as the recorded run did.
-        parsed = path in question.named or (
-            path in changed and any(token in raw for token in prefetch)
-        )
-        if parsed and path not in summarised:
-            outcome = cache.get(path, digest(raw), root) or summarise_bytes(path, raw, mode, root)
-            summarised.add(path)
-            if isinstance(outcome, Skipped | Failed):
-                problems[path] = outcome
-            else:
-                cache.put(outcome)
-        problem = problems.get(path)
-        if problem is None and path not in summarised:
-            try:
-                files.decode_source(path, raw, mode)
-            except files.SourceError as error:
-                problem = Skipped(path, error.reason, error.detail)
-        if problem is not None:
-            results.append(problem)
-            continue
-        found = tuple(by_path.get(path, ()))
-        if found and notebooks.is_notebook(path):
-            text = files.decode_source(path, raw, mode).text
-            found = tuple(notebooks.locate(finding, text) for finding in found)
-        results.append(Unchanged(path, found, files.encoding_note(raw)))
-    return sorted(results, key=lambda result: result.path.as_posix())
 
 
 def _run_project(
@@ -413,22 +325,8 @@ def _run_project(
     if runs is not None and not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
         if sources.filtered and not workspace.contents.problems:
-            runs.put_record(base, _record(workspace, prefetched, findings))
+            runs.put_record(base, records.record_of(workspace, prefetched, findings))
     yield from results
-
-
-def _record(workspace: Workspace, prefetched: set[Path], findings: list[Finding]) -> RunRecord:
-    """Return the record of a full analysis of the workspace (see `_after_edits`)."""
-    sources = workspace.sources
-    summarised = frozenset(prefetched | sources.consulted)
-    return RunRecord(
-        {path: workspace.contents.digest(path) for path in workspace.contents.raw},
-        frozenset(sources.consulted),
-        sources.answers(),
-        tuple(findings),
-        summarised,
-        {path: problem for path, problem in workspace.problems.items() if path in summarised},
-    )
 
 
 def _analyse(
