@@ -13,13 +13,15 @@ import pickle
 import shutil
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis.extract import module_name_for
 from .analysis.facts import ModuleFacts
+from .analysis.sources import TextAnswers
 from .files import Stamp
 from .summaries import Contents
-from .types import FileResult
+from .types import Failed, FileResult, Finding, Skipped
 
 
 class FactsCache:
@@ -72,7 +74,7 @@ class FactsCache:
             self._base.mkdir(parents=True, exist_ok=True)
             _mark_cache_directory(self._base)
             for other in self._base.iterdir():
-                if other.is_dir() and other.name not in (ANALYSIS_VERSION, "runs"):
+                if other.is_dir() and other.name not in (ANALYSIS_VERSION, "runs", "records"):
                     shutil.rmtree(other, ignore_errors=True)
             for name, facts in self._new.items():
                 shard = self._directory / name[:2]
@@ -94,6 +96,28 @@ def _mark_cache_directory(directory: Path) -> None:
         marker.write_text("# Created by workerseed; safe to delete.\n*\n")
 
 
+@dataclass(frozen=True)
+class RunRecord:
+    """What one project's last full analysis found, and everything its findings depend on.
+
+    A later run whose files differ only in files the analysis never read (`consulted`) and
+    that answer the same text questions (`answers`) would ask the same
+    questions, get the same answers and find the same: its results are built from this
+    record (see `engine`), reading only the files it reports on.
+    """
+
+    #: The content hash of every file of the project.
+    digests: dict[Path, str]
+    consulted: frozenset[Path]
+    answers: TextAnswers
+    #: Every finding of the project, after suppressions.
+    findings: tuple[Finding, ...]
+    #: The files the run summarised before any result was asked for (the rules' prefetch
+    #: and what they read), and why those of them that could not be analysed were skipped.
+    summarised: frozenset[Path]
+    problems: dict[Path, Skipped | Failed]
+
+
 class RunCache:
     """The results of earlier `check` runs of one project, keyed by everything they depend on.
 
@@ -108,6 +132,7 @@ class RunCache:
 
     def __init__(self, directory: Path) -> None:
         self._directory = directory / "runs" / CODE_VERSION
+        self._records = directory / "records" / CODE_VERSION
 
     @staticmethod
     def key(question: str, contents: Contents) -> str:
@@ -126,6 +151,24 @@ class RunCache:
             hasher.update(f"\0{path}\0unreadable".encode())
         return hasher.hexdigest()[:40]
 
+    def record(self, question: str) -> RunRecord | None:
+        """Return the record of the last full analysis that answered `question`, if any."""
+        try:
+            with (self._records / self._record_name(question)).open("rb") as handle:
+                record = pickle.load(handle)
+        except Exception:  # a missing, damaged or foreign entry is no entry
+            return None
+        return record if isinstance(record, RunRecord) else None
+
+    def put_record(self, question: str, record: RunRecord) -> None:
+        """Store the record of a full analysis atomically; never raise."""
+        if _write_entry(self._records, self._record_name(question), record):
+            _remove_other_versions(self._records)
+
+    @staticmethod
+    def _record_name(question: str) -> str:
+        return hashlib.sha256(question.encode()).hexdigest()[:40]
+
     def get(self, key: str) -> list[FileResult] | None:
         """Return the results stored under `key`, if any."""
         try:
@@ -137,23 +180,39 @@ class RunCache:
 
     def put(self, key: str, results: list[FileResult]) -> None:
         """Store a run's results atomically, keeping the newest entries; never raise."""
+        if not _write_entry(self._directory, key, results):
+            return
         try:
-            self._directory.mkdir(parents=True, exist_ok=True)
-            _mark_cache_directory(self._directory.parent.parent)
-            handle, temporary = tempfile.mkstemp(dir=self._directory, suffix=".tmp")
-            with os.fdopen(handle, "wb") as stream:
-                pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self._directory / key)
             entries = sorted(
                 self._directory.iterdir(), key=lambda entry: entry.stat().st_mtime, reverse=True
             )
             for old in entries[self.KEEP :]:
                 old.unlink(missing_ok=True)
-            for other in self._directory.parent.iterdir():
-                if other.name != CODE_VERSION:
-                    shutil.rmtree(other, ignore_errors=True)
         except OSError:
             return
+        _remove_other_versions(self._directory)
+
+
+def _write_entry(directory: Path, name: str, entry: object) -> bool:
+    """Write one pickled entry atomically; return False if it could not be written."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _mark_cache_directory(directory.parent.parent)
+        handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
+        with os.fdopen(handle, "wb") as stream:
+            pickle.dump(entry, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, directory / name)
+    except OSError:
+        return False
+    return True
+
+
+def _remove_other_versions(directory: Path) -> None:
+    """Delete the entries that other versions of the code wrote beside `directory`."""
+    with contextlib.suppress(OSError):
+        for other in directory.parent.iterdir():
+            if other.name != directory.name:
+                shutil.rmtree(other, ignore_errors=True)
 
 
 class FileStamps:

@@ -14,14 +14,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import distributed, files, notebooks
+from . import distributed, files, notebooks, records
 from .analysis.augmentations import assumed_versions
 from .analysis.config_files import config_stamps
 from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
-from .caches import FileStamps, RunCache
+from .caches import FactsCache, FileStamps, RunCache
 from .checking import check_project as check_project
 from .fixing import fix_rounds
 from .registry import selected_rules
@@ -184,6 +184,8 @@ class _Question:
     target: TorchTarget
     everything: list[Path]
     requested: list[Path]
+    #: The paths named on the command line (a file named is always parsed).
+    named: tuple[Path, ...] = ()
 
     @classmethod
     def of(cls, root: Path, requested_paths: list[Path], settings: Settings) -> _Question:
@@ -200,10 +202,16 @@ class _Question:
             project_target(root, settings),
             everything,
             requested,
+            tuple(requested_paths),
         )
 
-    def text(self, root: Path) -> str:
+    def text(self, analysis_text: str) -> str:
         """Return what a cached run's key says besides the files' contents."""
+        return analysis_text + repr(sorted(path.as_posix() for path in self.requested))
+
+    def analysis_text(self, root: Path) -> str:
+        """Return what the project's findings depend on besides its files' contents: the
+        key of its `RunRecord`, whichever files a run reports on."""
         with notebooks_listed_once():
             versions = assumed_versions(root, self.settings.library_versions)
         return repr(
@@ -215,8 +223,14 @@ class _Question:
                 versions,
                 # Loaded augmentation pipelines are judged by the project's JSON/YAML files.
                 config_stamps(root),
-                sorted(path.as_posix() for path in self.requested),
             )
+        )
+
+    @property
+    def prefetch(self) -> tuple[bytes, ...]:
+        """Return the words that make a file worth summarising before any rule asks."""
+        return tuple(
+            dict.fromkeys(token for rule in self.rules for token in rule.prefetch(self.target))
         )
 
 
@@ -228,10 +242,14 @@ def _cached_results(
     if not settings.cache:
         return None
     question = _Question.of(root, requested_paths, settings)
-    return _stored_run(root, question, question.text(root))
+    return _stored_run(root, question, question.analysis_text(root))
 
 
-def _stored_run(root: Path, question: _Question, text: str) -> list[FileResult] | None:
+def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
+    """Return the results of the very same run, or of one that differs only in files
+    that cannot change a finding (see `records`), if the cache holds them.
+
+    `base` is the question's `analysis_text`."""
     stamps = FileStamps(root / CACHE_DIRECTORY)
     taken = time.time_ns()
     digests: dict[Path, str] = {}
@@ -249,7 +267,17 @@ def _stored_run(root: Path, question: _Question, text: str) -> list[FileResult] 
             known = digest(raw)
             stamps.record(path, stamp, known, taken)
         digests[path] = known
-    cached = RunCache(root / CACHE_DIRECTORY).get(RunCache.key_of(text, digests))
+    runs = RunCache(root / CACHE_DIRECTORY)
+    key = RunCache.key_of(question.text(base), digests)
+    cached = runs.get(key)
+    if cached is None:
+        record = runs.record(base) if question.settings.prefilter else None
+        if record is not None:
+            request = records.Request(question.requested, question.named, question.prefetch)
+            cache = FactsCache(root / CACHE_DIRECTORY)
+            cached = records.answer(root, record, digests, request, cache)
+        if cached is not None:
+            runs.put(key, cached)
     if cached is not None:
         stamps.save()
     return cached
@@ -267,16 +295,19 @@ def _run_project(
     settings, rules, target = question.settings, question.rules, question.target
     everything, requested = question.everything, question.requested
     runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
-    text = question.text(root) if runs is not None else ""
+    base = question.analysis_text(root) if runs is not None else ""
+    text = question.text(base)
     if runs is not None:
-        cached = _stored_run(root, question, text)
+        cached = _stored_run(root, question, base)
         if cached is not None:
             yield from cached
             return
-    prefetch = tuple(dict.fromkeys(token for rule in rules for token in rule.prefetch(target)))
     stamps = FileStamps(root / CACHE_DIRECTORY) if settings.cache else None
     taken = time.time_ns()
-    workspace = open_workspace(root, everything, settings, prefetch, progress, stamps=stamps)
+    workspace = open_workspace(
+        root, everything, settings, question.prefetch, progress, stamps=stamps
+    )
+    prefetched = {path for path in everything if workspace.sources.summarised(path)}
     key = RunCache.key(text, workspace.contents) if runs is not None else ""
     if stamps is not None:
         contents = workspace.contents
@@ -288,9 +319,16 @@ def _run_project(
     for path in requested_paths:
         if path in workspace.contents.raw:
             workspace.sources.facts(path)
-    results = list(_analyse(workspace, rules, settings, target, requested, fix=fix))
+    sources = workspace.sources
+    sources.consulted.clear()
+    findings: list[Finding] = []
+    results = list(
+        _analyse(workspace, rules, settings, target, requested, fix=fix, collected=findings)
+    )
     if runs is not None and not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
+        if sources.filtered and not workspace.contents.problems:
+            runs.put_record(base, records.record_of(workspace, prefetched, findings))
     yield from results
 
 
@@ -302,8 +340,10 @@ def _analyse(
     requested: list[Path],
     *,
     fix: bool,
+    collected: list[Finding] | None = None,
 ) -> Iterator[FileResult]:
-    """Run the rules (and fixes) over an opened project; yield a result per requested file."""
+    """Run the rules (and fixes) over an opened project; yield a result per requested file
+    (and add every finding of the project to `collected`, if given)."""
     root = workspace.root
     project = Project(root, workspace.sources, target)
     try:
@@ -314,6 +354,8 @@ def _analyse(
         )
         return
     workspace.cache.save()
+    if collected is not None:
+        collected.extend(findings)
     by_path: dict[Path, list[Finding]] = {}
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)

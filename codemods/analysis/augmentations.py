@@ -24,6 +24,7 @@ from .creation_sites import created_at
 from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall
+from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
 from .per_item import Reached, per_item_code
 from .pipeline_files import (
@@ -76,7 +77,14 @@ def assumed_versions(root: Path, overrides: tuple[tuple[str, str, str], ...]) ->
 
 def library_version(project: Project, library: Library) -> LibraryVersion:
     """Return the version of `library` the project is assumed to use (see package_versions)."""
-    return detect_library(project.root, library.distributions, project.library_versions)
+    return _library_version(project, library, project.library_versions)
+
+
+@per_project
+def _library_version(
+    project: Project, library: Library, stated: tuple[tuple[str, str, str], ...]
+) -> LibraryVersion:
+    return detect_library(project.root, library.distributions, stated)
 
 
 def seeded(creation: Creation, project: Project) -> bool:
@@ -141,7 +149,7 @@ class PipelineIndex(RngIndex):
                     return library
         return None
 
-    def per_item(self, dataset: ClassRef) -> PerItemRngs:
+    def _scan_per_item(self, dataset: ClassRef) -> PerItemRngs:
         reached = per_item_code(self.project, dataset)
         uses: list[RngUse] = []
         for current in reached:
@@ -282,6 +290,13 @@ def library_worker_init_reseeds(loader: LoaderCall) -> bool:
 
 def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
     """Return True if `dataset` is passed to a DataLoader that reseeds transforms (MONAI's)."""
+    return any(dataset in project.mro(ref) for ref in _given_to_reseeding_loaders(project))
+
+
+@per_project
+def _given_to_reseeding_loaders(project: Project) -> tuple[ClassRef, ...]:
+    """Return the classes of the datasets passed to DataLoaders that reseed transforms."""
+    found: list[ClassRef] = []
     for function in project.functions_mentioning("DataLoader"):
         for call in function.function.calls:
             if call.base is None or not project.is_one_of(
@@ -291,10 +306,8 @@ def reseeding_loader_only(project: Project, dataset: ClassRef) -> bool:
             argument = call.keyword("dataset") or (call.args[0] if call.args else None)
             if argument is None:
                 continue
-            classes = classes_of(project, argument, function).classes
-            if any(dataset in project.mro(ref) for ref in classes):
-                return True
-    return False
+            found.extend(classes_of(project, argument, function).classes)
+    return tuple(dict.fromkeys(found))
 
 
 def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[GlobalCall]:

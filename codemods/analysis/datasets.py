@@ -21,6 +21,7 @@ from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import classes_returned, made_by_type, registry_candidates
 from .facts import Kind, Value
 from .loaders import LoaderCall, dataset_argument, loader_calls
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .stored import stored_through
@@ -31,6 +32,7 @@ def is_dataset(project: Project, ref: ClassRef) -> bool:
     return project.derives_from(ref, catalog.TORCH_DATASET_BASES)
 
 
+@per_project
 def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     """Return the project's Dataset classes: torch subclasses and classes given to DataLoaders."""
     found = list(project.subclasses_of(catalog.TORCH_DATASET_BASES))
@@ -60,6 +62,7 @@ def single_process_only(
     )
 
 
+@per_project
 def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     """Return the project dataset classes a DataLoader call may load from."""
     value = dataset_argument(loader)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .memo import per_project
 from .project import Project, spelled
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
@@ -396,7 +397,13 @@ def loader_names(project: Project) -> frozenset[str]:
 
 def loader_calls(project: Project) -> Iterator[LoaderCall]:
     """Yield every call in the project that creates a torch DataLoader."""
+    return iter(_loader_calls(project))
+
+
+@per_project
+def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
     names = loader_names(project)
+    found: list[LoaderCall] = []
     for function in project.functions_mentioning(*names):
         for call in function.function.calls:
             # Only a callee that spells a loader's name can be one: resolve no other.
@@ -405,7 +412,8 @@ def loader_calls(project: Project) -> Iterator[LoaderCall]:
             subclasses = loader_subclasses(project, call.base, function)
             if subclasses is None:
                 continue
-            yield LoaderCall(project, function, call, subclasses)
+            found.append(LoaderCall(project, function, call, subclasses))
+    return tuple(found)
 
 
 def dataset_argument(loader: LoaderCall) -> Value | None:

@@ -19,6 +19,7 @@ from .candidates import MAX_CALL_DEPTH, Construction
 from .datasets import _held, held_elements
 from .facts import Kind, Value
 from .function_registries import registered_functions
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 
@@ -44,6 +45,7 @@ class Reached:
     registries: tuple[str, ...] = ()
 
 
+@per_project
 def per_item_code(
     project: Project, ref: ClassRef, made_by: tuple[Construction, ...] | None = None
 ) -> tuple[Reached, ...]:

@@ -8,8 +8,9 @@ and module-level assignments (`Loader = DataLoader`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value
@@ -43,8 +44,11 @@ class Project:
         self._depth = 0
         self._cut = False
         self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
+        self._spelling_calls: dict[tuple[int, str], tuple[Value, ...]] = {}
         self._families: dict[frozenset[str], Family] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
+        #: Answers kept for the rules that ask again (see `memo.per_project`).
+        self.memo: dict[object, dict[Hashable, Any]] = {}
 
     def location(self, path: Path, line: int) -> str:
         """Return `path:line` with `path` relative to the project root, as messages show it."""
@@ -388,22 +392,36 @@ class Project:
         name = ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name
         sites: list[CallSite] = []
         for caller in self.functions_mentioning(name):
-            for call in caller.function.calls:
+            for call in self._calls_spelling(caller, name):
                 callee = call.base
-                if callee is None:
-                    continue
+                assert callee is not None
                 if callee.kind is Kind.FUNCTION:
                     nested = caller.module.function(callee.name)
                     if nested is not None and FunctionRef.of(caller.module, nested) == ref:
                         sites.append(CallSite(caller, call))
-                elif (
-                    callee.kind in (Kind.NAME, Kind.ALTERNATIVES)
-                    and name in spelled(callee)
-                    and ref in self.targets(callee, caller.module)
-                ):
+                elif ref in self.targets(callee, caller.module):
                     sites.append(CallSite(caller, call))
         self._callers[ref] = sites
         return sites
+
+    def _calls_spelling(self, caller: FunctionRef, name: str) -> tuple[Value, ...]:
+        """Return the calls of `caller` that may call something named `name`: of a nested
+        function, or of a name that spells it (many functions share a name, e.g. `main`)."""
+        # By the summary itself: a module may define two functions with one qualname. The
+        # summaries live as long as the project, so their ids are not reused meanwhile.
+        key = (id(caller.function), name)
+        cached = self._spelling_calls.get(key)
+        if cached is None:
+            cached = self._spelling_calls[key] = tuple(
+                call
+                for call in caller.function.calls
+                if (callee := call.base) is not None
+                and (
+                    callee.kind is Kind.FUNCTION
+                    or (callee.kind in (Kind.NAME, Kind.ALTERNATIVES) and name in spelled(callee))
+                )
+            )
+        return cached
 
     def names_denoting(self, ref: FunctionRef | ClassRef) -> frozenset[str]:
         """Return the identifiers that may denote `ref` anywhere in the project.

@@ -11,6 +11,7 @@ from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH
 from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
+from .memo import per_project
 from .per_item import Reached
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -52,6 +53,13 @@ def local_path(module: ModuleFacts, qualname: str) -> str | None:
                 if best is None or len(candidate) < len(best):
                     best = candidate
     return best
+
+
+@per_project
+def _local_path(project: Project, module: ModuleFacts, qualname: str) -> str | None:
+    """`local_path`, asked for the same names by every dataset whose code reaches `module`."""
+    del project
+    return local_path(module, qualname)
 
 
 class _Scan:
@@ -121,7 +129,7 @@ class _Scan:
         for option in value.alternatives():
             if option.kind is Kind.NAME:
                 for qualname in option.qualnames:
-                    name = local_path(self.function.module, qualname)
+                    name = _local_path(self.project, self.function.module, qualname)
                     for obj in self.index._qualname_objects(qualname, self.function.module):
                         yield obj, None, name
                 continue
@@ -225,6 +233,7 @@ class _Scan:
                     yield held, store.attribute
 
 
+@per_project
 def parameter_draws(project: Project, function: FunctionRef, param: str, depth: int = 0) -> bool:
     """Return False only if `function` provably neither draws from nor keeps parameter `param`.
 

@@ -48,9 +48,17 @@ class RngIndex:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._attribute_cache: dict[tuple[ClassRef, str], tuple[RngObject, ...]] = {}
-        self._init_cache: dict[ClassRef, tuple[Reached, ...]] = {}
-        self._module_cache: dict[tuple[str, str], tuple[RngObject, ...]] = {}
+        # Every index of one kind over one project shares its answers: the rules that ask
+        # about RNG objects (or pipelines) ask about the same datasets.
+        shared = project.memo.setdefault(type(self), {})
+        if not shared:
+            shared.update(attribute={}, init={}, module={}, per_item={})
+        self._attribute_cache: dict[tuple[ClassRef, str], tuple[RngObject, ...]] = shared[
+            "attribute"
+        ]
+        self._init_cache: dict[ClassRef, tuple[Reached, ...]] = shared["init"]
+        self._module_cache: dict[tuple[str, str], tuple[RngObject, ...]] = shared["module"]
+        self._per_item_cache: dict[ClassRef, PerItemRngs] = shared["per_item"]
 
     # --- constructors ---
 
@@ -303,6 +311,12 @@ class RngIndex:
 
     def per_item(self, dataset: ClassRef) -> PerItemRngs:
         """Return how the per-item code of `dataset` uses RNG objects."""
+        cached = self._per_item_cache.get(dataset)
+        if cached is None:
+            cached = self._per_item_cache[dataset] = self._scan_per_item(dataset)
+        return cached
+
+    def _scan_per_item(self, dataset: ClassRef) -> PerItemRngs:
         reached = per_item_code(self.project, dataset)
         uses: list[RngUse] = []
         reassigned: set[tuple[ClassRef, str]] = set()

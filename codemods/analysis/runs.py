@@ -14,6 +14,7 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
@@ -22,6 +23,7 @@ from .seed_classification import SeedScope, bind_arguments, is_rank_name
 _CALLER_DEPTH = 3
 
 
+@per_project
 def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
     """Return the files of `function` and of the project code that calls it, a few levels up.
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..types import Span
 from . import catalog
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .seed_classification import (
@@ -81,7 +82,14 @@ def seedings(
     project: Project, function: FunctionRef, *, self_class: ClassRef | None = None
 ) -> list[Seeding]:
     """Return the calls in `function`'s own code that reseed an RNG."""
-    return list(_seedings(project, function, self_class, 0))
+    return list(_own_seedings(project, function, self_class))
+
+
+@per_project
+def _own_seedings(
+    project: Project, function: FunctionRef, self_class: ClassRef | None
+) -> tuple[Seeding, ...]:
+    return tuple(_seedings(project, function, self_class, 0))
 
 
 def _seedings(

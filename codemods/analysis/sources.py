@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from .facts import FunctionSource, ModuleFacts
@@ -69,6 +70,10 @@ class SourceSet:
         self._order: dict[Path, int] = {}
         #: Text questions skip files (False: every file is taken to match every question).
         self.filtered = filtered
+        #: The files whose summaries the analysis read (see `answers` for the rest).
+        self.consulted: set[Path] = set()
+        #: What each match of a pattern asked for contains.
+        self._containing: dict[bytes, bytes] = {}
 
     @classmethod
     def of(cls, root: Path, modules: Iterable[ModuleFacts]) -> SourceSet:
@@ -82,6 +87,7 @@ class SourceSet:
 
     def facts(self, path: Path) -> ModuleFacts | None:
         """Return the summary of `path`, summarising it now if needed."""
+        self.consulted.add(path)
         if path not in self._facts:
             self.add(path, self._summarise(path))
         return self._facts[path]
@@ -107,6 +113,7 @@ class SourceSet:
     def matching(self, pattern: bytes, containing: bytes) -> Iterator[ModuleFacts]:
         """Yield the modules whose text matches the regular expression `pattern`, every
         match of which contains `containing` (in any case)."""
+        self._containing[pattern] = containing
         paths = self._pattern_cache.get(pattern)
         if paths is None:
             compiled = re.compile(pattern)
@@ -114,6 +121,19 @@ class SourceSet:
                 lambda index: index.matching(compiled, containing)
             )
         yield from self._summaries(paths)
+
+    def answers(self) -> TextAnswers:
+        """Return the text questions asked since the files last changed, and the files
+        that answer each: a file the analysis never read (`consulted`) may change without
+        changing any answer the analysis got if it answers the same ones (`same_answers`).
+        """
+        return TextAnswers(
+            {key: frozenset(paths) for key, paths in self._mention_cache.items()},
+            {
+                pattern: (self._containing[pattern], frozenset(paths))
+                for pattern, paths in self._pattern_cache.items()
+            },
+        )
 
     def _summaries(self, paths: Iterable[Path]) -> Iterator[ModuleFacts]:
         for path in paths:
@@ -164,6 +184,27 @@ class SourceSet:
             self._replaced[facts.path] = TextIndex([raw])
         self._mention_cache.clear()
         self._pattern_cache.clear()
+
+
+@dataclass(frozen=True)
+class TextAnswers:
+    """Text questions and the files that answered them."""
+
+    #: Identifiers asked for -> the files that spell one of them.
+    names: dict[frozenset[str], frozenset[Path]]
+    #: Pattern -> what each match contains, and the files it matches.
+    patterns: dict[bytes, tuple[bytes, frozenset[Path]]]
+
+    def same_answers(self, path: Path, raw: bytes) -> bool:
+        """Return True if `path` with the bytes `raw` answers exactly the same questions."""
+        index = TextIndex([raw])
+        for names, paths in self.names.items():
+            if bool(index.spelling(names)) != (path in paths):
+                return False
+        for pattern, (containing, paths) in self.patterns.items():
+            if bool(index.matching(re.compile(pattern), containing)) != (path in paths):
+                return False
+        return True
 
 
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:

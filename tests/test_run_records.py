@@ -1,0 +1,121 @@
+"""After an edit, a run is answered from the record of the last full analysis only when the
+edited files cannot change a finding: the analysis never read them and they answer the same
+text questions. Every other edit is analysed again, and no answer differs from a run
+without any cache."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fixture_cases import copy_repository, discover_cases
+
+from codemods import FileResult, Settings, run_paths
+from codemods.caches import FileStamps
+
+CASE = next(case for case in discover_cases() if case.id.endswith("/basic"))
+
+_MODEL = '''"""Model code with no data loading."""
+
+import torch
+
+
+def double(x):
+    return torch.relu(x) * 2
+'''
+
+_LOADER = '''"""Now it loads data too, with a Dataset that draws from NumPy's global RNG."""
+
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Jitter(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return index + np.random.rand()
+
+
+def loader():
+    return DataLoader(Jitter(), num_workers=2)
+'''
+
+
+def _results(repo: Path, settings: Settings, paths: list[Path] | None = None) -> list[str]:
+    return sorted(
+        f"{type(result).__name__} {result.path.relative_to(repo)} "
+        + " ".join(
+            f"{finding.code}@{finding.path.relative_to(repo)}:{finding.span.line}"
+            for finding in getattr(result, "findings", ())
+        )
+        for result in run_paths(paths or [repo], settings)
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The basic case plus a model file no rule reads, with a filled cache."""
+    # Trust a stamp as soon as its times are in the past (no racy-clean wait).
+    monkeypatch.setattr(FileStamps, "RACY_NS", 0)
+    repo = copy_repository(CASE.before, tmp_path / "repo")
+    (repo / "model.py").write_text(_MODEL, encoding="utf-8")
+    assert _results(repo, _settings())
+    time.sleep(0.05)  # past the timestamp tick: a later write gets a later ctime
+    return repo
+
+
+def _settings() -> Settings:
+    return replace(CASE.settings(), cache=True, jobs=1)
+
+
+def _no_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    def analyse(*args: object, **kwargs: object) -> list[FileResult]:
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr("codemods.engine._analyse", analyse)
+
+
+def test_an_edit_no_question_reads_is_answered_from_the_record(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = repo / "model.py"
+    model.write_text(_MODEL.replace("* 2", "* 3"), encoding="utf-8")
+    expected = _results(repo, replace(_settings(), cache=False))
+    expected_file = _results(repo, replace(_settings(), cache=False), [model])
+    _no_analysis(monkeypatch)
+    assert _results(repo, _settings()) == expected
+    assert _results(repo, _settings(), [model]) == expected_file
+
+
+def test_an_edit_that_answers_a_new_question_is_analysed_again(repo: Path) -> None:
+    model = repo / "model.py"
+    model.write_text(_LOADER, encoding="utf-8")
+    found = _results(repo, _settings())
+    assert found == _results(repo, replace(_settings(), cache=False))
+    assert any("WS101@model.py" in line for line in found)
+
+
+def test_an_edit_of_a_file_the_analysis_read_is_analysed_again(repo: Path) -> None:
+    train = repo / "train.py"
+    train.write_text(
+        train.read_text(encoding="utf-8").replace("np.random.normal(0.0, 0.1)", "0.0"),
+        encoding="utf-8",
+    )
+    found = _results(repo, _settings())
+    assert found == _results(repo, replace(_settings(), cache=False))
+    assert not any("WS101" in line for line in found)
+
+
+def test_a_syntax_error_in_an_edited_file_named_is_reported(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = repo / "model.py"
+    model.write_text(_MODEL + "\ndef broken(:\n", encoding="utf-8")
+    expected = _results(repo, replace(_settings(), cache=False), [model])
+    assert expected[0].startswith("Skipped")
+    _no_analysis(monkeypatch)
+    assert _results(repo, _settings(), [model]) == expected
