@@ -34,6 +34,12 @@ def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, s
     return found
 
 
+def config_files(project: Project) -> list[object]:
+    """Return the content of every configuration file of the project that parses."""
+    parsed = (_parsed(path, path.stat().st_mtime_ns) for path, _ in _listing(project.root))
+    return [content for content in parsed if content is not None]
+
+
 def config_stamps(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
     """Return what `stat` says of every configuration file: what a cached run depends on.
 

@@ -17,6 +17,7 @@ from .candidates import (
     Resolver,
     merge,
 )
+from .config_targets import configured_datasets
 from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import classes_returned, made_by_type, registry_candidates
 from .facts import Kind, Value
@@ -91,6 +92,9 @@ def _classes_of_option(
         and value.base.base is not None
     ):
         return _method_returns(project, value.base, where, deeper)
+    configured = configured_datasets(project, value, where) if value.kind is Kind.CALL else None
+    if configured is not None:
+        return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
         # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
         classes, complete = classes_returned(project, value.base, where)

@@ -321,11 +321,18 @@ def _candidate_note(datasets: DatasetsOf) -> str:
             parts.append(
                 f"the datasets callers pass to `{source.function}` in `{source.parameter}`"
             )
+        elif source.kind == "configs":
+            parts.append(
+                "the Dataset classes the project's configs name as `target`,"
+                f" made by `{source.function}`"
+            )
         else:
             parts.append(f"the datasets `{source.function}` may return")
     if not parts:
         return ""
-    if len(parts) == 1 and datasets.registries:
+    if len(parts) == 1 and (
+        datasets.registries or all(source.kind == "configs" for source in datasets.sources)
+    ):
         return f" (resting on {parts[0]})"
     return f" (resting on a candidate set: {'; '.join(parts)})"
 
