@@ -300,6 +300,17 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
                 else classes_of(project, element, where, depth)
                 for element in option.args
             )
+        elif option.kind is Kind.DICT and option.keywords:
+            # `datasets["train"]` of a dict: any of its values.
+            results.extend(classes_of(project, item, where, depth) for _, item in option.keywords)
+        elif (
+            option.kind is Kind.ATTRIBUTE
+            and option.base is not None
+            and option.base.kind is Kind.SELF
+        ):
+            own = project.class_of_function(where)
+            held = _held(project, own, option.name, elements_of, depth=deeper) if own else None
+            results.append(held if held is not None and held.classes else DatasetsOf((), False))
         elif option.kind is Kind.PARAM:
             results.append(_from_callers(project, option.name, where, deeper, elements_of))
         elif option.kind is Kind.CALL:

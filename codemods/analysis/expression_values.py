@@ -47,6 +47,13 @@ class _ValueSummariser(_BindingCollector):
             base = self.value(node.value, scope, deeper)
             return _attribute(base, node.attr, span)
         if isinstance(node, ast.Call):
+            if _is_pairs(node) and self.value(node.func, scope, deeper).qualnames == _DICT:
+                # `dict((key, make(key)) for key in keys)`: as `{key: make(key) for ...}`.
+                pairs = node.args[0]
+                assert isinstance(pairs, ast.GeneratorExp)
+                assert isinstance(pairs.elt, ast.Tuple)
+                made = self._per_item(pairs, pairs.elt.elts[1], scope, deeper)
+                return Value(Kind.DICT, span, keywords=((None, made),))
             args = tuple(self.value(arg, scope, deeper) for arg in node.args)
             keywords = tuple(
                 (keyword.arg, self.value(keyword.value, scope, deeper)) for keyword in node.keywords
@@ -138,11 +145,37 @@ class _ValueSummariser(_BindingCollector):
             or not isinstance(element, ast.Name)
             or element.id != loop.target.id
         ):
-            return Value(Kind.UNKNOWN, span)
+            if not isinstance(element, ast.Call):
+                return Value(Kind.UNKNOWN, span)
+            # `{key: make(key) for key in keys}`: each element is what the call makes.
+            made = self._per_item(node, element, scope, depth)
+            if isinstance(node, ast.DictComp):
+                return Value(Kind.DICT, span, keywords=((None, made),))
+            return Value(Kind.SEQUENCE, span, args=(made,))
         elements = Value(Kind.STARRED, span, base=self.value(loop.iter, scope, depth))
         if isinstance(node, ast.DictComp):
             return Value(Kind.DICT, span, keywords=((None, elements),))
         return Value(Kind.SEQUENCE, span, args=(elements,))
+
+    def _per_item(
+        self,
+        node: ast.DictComp | ast.ListComp | ast.SetComp | ast.GeneratorExp,
+        element: ast.expr,
+        scope: _Scope,
+        depth: int,
+    ) -> Value:
+        """Return what `element` is for each item: the loop's names are unknown there."""
+        names = {
+            sub.id
+            for generator in node.generators
+            for sub in ast.walk(generator.target)
+            if isinstance(sub, ast.Name)
+        }
+        self._comprehension_names.append(names)
+        try:
+            return self.value(element, scope, depth)
+        finally:
+            self._comprehension_names.pop()
 
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
@@ -293,4 +326,19 @@ def compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...],
         return None
     return tuple(key for key in keys if key is not None), isinstance(
         operator, ast.NotEq | ast.NotIn
+    )
+
+
+_DICT = ("builtins.dict",)
+
+
+def _is_pairs(node: ast.Call) -> bool:
+    """Return True for `dict(<generator of (key, call) pairs>)`."""
+    if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], ast.GeneratorExp):
+        return False
+    element = node.args[0].elt
+    return (
+        isinstance(element, ast.Tuple)
+        and len(element.elts) == 2
+        and isinstance(element.elts[1], ast.Call)
     )
