@@ -22,7 +22,8 @@ class CandidateSource:
     """Where a candidate set of datasets comes from, other than a registry."""
 
     #: "elements": the elements of sequence parameter `parameter` that callers pass to
-    #: `function`; "returns": a position of the tuples `function` may return.
+    #: `function`; "returns": a position of the tuples `function` may return; "configs":
+    #: the classes the project's configs name under key `parameter`, made by `function`.
     kind: str
     function: str
     parameter: str = ""

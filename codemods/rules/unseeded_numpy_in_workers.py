@@ -323,7 +323,7 @@ def _candidate_note(datasets: DatasetsOf) -> str:
             )
         elif source.kind == "configs":
             parts.append(
-                "the Dataset classes the project's configs name as `target`,"
+                f"the Dataset classes the project's configs name as `{source.parameter}`,"
                 f" made by `{source.function}`"
             )
         else:
