@@ -2,9 +2,10 @@
 
 Per-item code often tests a value set from a constructor argument (`if self.train:`,
 `if self.split == "train":`). When every construction of the instances in question passes
-that argument as a literal, or as a parameter that an enclosing `if mode == "test":` /
-`elif` / `else` pins down, the outcome of the test is known and the code in the branch not
-taken never runs in a worker.
+that argument as a literal, leaves it to a literal default, or passes a parameter that an
+enclosing `if mode == "test":` / `elif` / `else` pins down, the outcome of the test is known
+and the code in the branch not taken never runs in a worker. Arguments are followed through
+the `super().__init__(...)` calls that hand them on to the base `__init__` storing them.
 """
 
 from __future__ import annotations
