@@ -2,21 +2,22 @@
 
 Per-item code often tests a value set from a constructor argument (`if self.train:`,
 `if self.split == "train":`). When every construction of the instances in question passes
-that argument as a literal, or as a parameter that an enclosing `if mode == "test":` /
-`elif` / `else` pins down, the outcome of the test is known and the code in the branch not
-taken never runs in a worker.
+that argument as a literal, leaves it to a literal default, or passes a parameter that an
+enclosing `if mode == "test":` / `elif` / `else` pins down, the outcome of the test is known
+and the code in the branch not taken never runs in a worker. Arguments are followed through
+the `super().__init__(...)` calls that hand them on to the base `__init__` storing them.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..types import Span
+from .base_inits import base_init_callers
 from .branch_facts import Branch
-from .facts import Kind, Value, literal_key
+from .facts import Assignment, FunctionFacts, Kind, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -94,10 +95,11 @@ def _attribute_values(
     """Return what `self.<attribute>` may be in the instances of `ref` built (None: unknown).
 
     Only an attribute stored by `__init__` (of `ref` or a candidate base) counts: one set by
-    other methods may change between items.
+    other methods may change between items. A store in a branch of `__init__` that the
+    arguments at a construction rule out does not count for the instances it builds.
     """
     order = project.mro(ref)
-    stores: list[tuple[ClassRef, FunctionRef, Value]] = []
+    stores: list[tuple[FunctionRef, Assignment]] = []
     for owner in order:
         for _, qualname in owner.cls.methods:
             function = owner.module.function(qualname)
@@ -107,7 +109,7 @@ def _attribute_values(
                 if assignment.target == subject:
                     if function.name != "__init__":
                         return None
-                    stores.append((owner, FunctionRef.of(owner.module, function), assignment.value))
+                    stores.append((FunctionRef.of(owner.module, function), assignment))
     if not stores:
         return None
     sites = made_by
@@ -115,24 +117,96 @@ def _attribute_values(
         sites = tuple((site.call, site.function) for site in project.callers(ref))
     if not sites:
         return None
+    arguments = _Arguments(project, order, sites)
     found: list[Known] = []
-    for owner, init, value in stores:
-        params = [option for option in value.alternatives() if option.kind is Kind.PARAM]
-        if params and _overridden(project, order, owner):
-            return None  # a subclass `__init__` decides what reaches this one
-        for call, where in sites if params else sites[:1]:
-            # `split = "all" if split == "train" else split`: each value the name may hold.
-            options = [
-                _passed(call, where, init.function.params, option.name)
+    for index in range(len(sites)):
+        options: list[Known | None] = []
+        for init, assignment in stores:
+            if arguments.rules_out(init, assignment.span, index):
+                continue
+            options.extend(
+                arguments.at(init, option.name, index)
                 if option.kind is Kind.PARAM
                 else _literal_known(option)
-                for option in value.alternatives()
-            ]
-            known = _union(options)
-            if known is None:
-                return None
-            found.append(known)
+                for option in assignment.value.alternatives()
+            )
+        known = _union(options)
+        if known is None:
+            return None
+        found.append(known)
     return found
+
+
+class _Arguments:
+    """What the parameters of the `__init__`s run on the instances that `sites` build are.
+
+    The constructor's own `__init__` takes its arguments from each construction; a base's
+    `__init__` takes them from the `super().__init__(...)` / `Base.__init__(self, ...)` calls
+    that hand them on, back to the construction.
+    """
+
+    def __init__(
+        self,
+        project: Project,
+        order: list[ClassRef],
+        sites: tuple[Construction, ...],
+    ) -> None:
+        self._project = project
+        self._order = order
+        self._sites = sites
+        self._seen: dict[tuple[FunctionRef, str, int], Known | None] = {}
+
+    def at(self, init: FunctionRef, param: str, index: int, depth: int = 0) -> Known | None:
+        """Return what parameter `param` of `init` is for construction `index`."""
+        key = (init, param, index)
+        if key not in self._seen:
+            self._seen[key] = None  # a cycle of `__init__` calls tells nothing
+            self._seen[key] = self._resolve(init, param, index, depth)
+        return self._seen[key]
+
+    def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
+        """Return True if code at `span` of `init` does not run for construction `index`."""
+        for branch in init.function.branches:
+            if branch.subject.startswith("self.") or branch.governs(span) is None:
+                continue
+            known = self.at(init, branch.subject, index)
+            holds = None if known is None else outcome(branch, known)
+            if holds is not None and branch.excludes(span, holds):
+                return True
+        return False
+
+    def _resolve(self, init: FunctionRef, param: str, index: int, depth: int) -> Known | None:
+        if not self._overridden(init):
+            call, where = self._sites[index]
+            return _passed(call, where, init.function, param)
+        if depth > _MAX_FORWARDING:
+            return None
+        options: list[Known | None] = []
+        for call, caller in base_init_callers(self._project, init):
+            owner = self._project.class_of_function(caller)
+            if owner not in self._order:
+                continue
+            passed = _argument(call, init.function, param)
+            if isinstance(passed, Known) or passed is None:
+                options.append(passed)
+            elif passed.kind is Kind.PARAM:
+                options.append(self.at(caller, passed.name, index, depth + 1))
+            else:
+                options.append(None)
+        return _union(options) if options else None
+
+    def _overridden(self, init: FunctionRef) -> bool:
+        """Return True if a subclass of `init`'s class in the order defines its own `__init__`
+        (then that `__init__`, not the construction, decides what reaches `init`)."""
+        owner = self._project.class_of_function(init)
+        return any(
+            other != owner and other.cls.method("__init__") and owner in self._project.mro(other)
+            for other in self._order
+        )
+
+
+#: How many `__init__`s a value is followed through on its way to the one storing it.
+_MAX_FORWARDING = 8
 
 
 def _literal_known(value: Value) -> Known | None:
@@ -152,32 +226,35 @@ def _union(options: list[Known | None]) -> Known | None:
     return Known(frozenset(keys))
 
 
-def _overridden(project: Project, order: Iterable[ClassRef], owner: ClassRef) -> bool:
-    """Return True if a subclass of `owner` in `order` defines its own `__init__`."""
-    return any(
-        other != owner and other.cls.method("__init__") and owner in project.mro(other)
-        for other in order
-    )
-
-
-def _passed(call: Value, where: FunctionRef, params: tuple[str, ...], param: str) -> Known | None:
-    """Return what construction `call` (in `where`) passes as `param` of `__init__`."""
-    if any(arg.kind is Kind.STARRED for arg in call.args) or any(
-        key is None for key, _ in call.keywords
-    ):
-        return None
-    passed = call.keyword(param)
-    index = params.index(param) - 1 if param in params else -1
-    if passed is None and 0 <= index < len(call.args):
-        passed = call.args[index]
-    if passed is None:
-        return None  # the default: not known here
-    key = literal_key(passed)
-    if key is not None:
-        return Known(frozenset({key}))
+def _passed(call: Value, where: FunctionRef, init: FunctionFacts, param: str) -> Known | None:
+    """Return what construction `call` (in `where`) passes as `param` of `__init__` `init`."""
+    passed = _argument(call, init, param)
+    if passed is None or isinstance(passed, Known):
+        return passed
     if passed.kind is Kind.PARAM and call.span is not None:
         return constrained(where, passed.name, call.span)
     return None
+
+
+def _argument(call: Value, init: FunctionFacts, param: str) -> Value | Known | None:
+    """Return the argument `call` passes as `param` of `init`: the value written, what is
+    known of it when it is a literal or left to its literal default, or None if unknown."""
+    passed = call.keyword(param)
+    index = init.params.index(param) - 1 if param in init.params else -1
+    if passed is None and 0 <= index < len(call.args):
+        if any(arg.kind is Kind.STARRED for arg in call.args[: index + 1]):
+            return None  # the position may be filled from a `*args`
+        passed = call.args[index]
+    if passed is None:
+        if any(arg.kind is Kind.STARRED for arg in call.args) or any(
+            key is None for key, _ in call.keywords
+        ):
+            return None  # it may come in a `*args` / `**kwargs`
+        # Not passed: the parameter takes its default, as known as a literal written here.
+        default = init.default_of(param)
+        return None if default is None else Known(frozenset({default}))
+    key = literal_key(passed)
+    return passed if key is None else Known(frozenset({key}))
 
 
 def constrained(where: FunctionRef, param: str, span: Span) -> Known | None:

@@ -21,6 +21,7 @@ from .config_targets import configured_datasets
 from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import classes_returned, made_by_type, registry_candidates
 from .facts import Kind, Value
+from .forwarded_calls import through_splats
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .memo import per_project
 from .project import Project
@@ -91,7 +92,7 @@ def _classes_of_option(
         and value.base.kind is Kind.ATTRIBUTE
         and value.base.base is not None
     ):
-        return _method_returns(project, value.base, where, deeper)
+        return _method_returns(project, value.base, where, deeper, value)
     configured = configured_datasets(project, value, where) if value.kind is Kind.CALL else None
     if configured is not None:
         return configured
@@ -119,7 +120,7 @@ def _classes_of_option(
         targets = project.targets(value.base, where.module)
         method = None if targets else method_of_variable(project, value.base, where)
         if method is not None:
-            return _method_returns(project, method, where, deeper)
+            return _method_returns(project, method, where, deeper, value)
         if not targets:
             return DatasetsOf((), False)
         results: list[DatasetsOf] = []
@@ -161,7 +162,9 @@ def _classes_of_option(
                 results.extend(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
-                    else classes_of(project, ret, target, deeper)
+                    else through_splats(
+                        classes_of(project, ret, target, deeper), target, value, where, 0
+                    )
                     for ret in returns
                 )
                 if not returns:
@@ -234,7 +237,9 @@ def _applied(
     )
 
 
-def _method_returns(project: Project, method: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+def _method_returns(
+    project: Project, method: Value, where: FunctionRef, depth: int, call: Value | None = None
+) -> DatasetsOf:
     """Return what `receiver.method(...)` returns, for receivers of project classes.
 
     `self.build()`, `self.factory.build()`, `Factory(cfg).build()`: the objects a factory
@@ -263,7 +268,11 @@ def _method_returns(project: Project, method: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
             continue
         methods.add(found[1])
-        results.extend(classes_of(project, value, found[1], depth) for value in returns)
+        for value in returns:
+            returned = classes_of(project, value, found[1], depth)
+            if call is not None:
+                returned = through_splats(returned, found[1], call, where, 1)
+            results.append(returned)
     merged = merge(results)
     if len(methods) < 2 or not merged.classes:
         return merged

@@ -319,6 +319,9 @@ def compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...],
         options = [right]
     elif isinstance(operator, ast.In | ast.NotIn) and right.kind is Kind.SEQUENCE:
         options = list(right.args)
+    elif isinstance(operator, ast.Is | ast.IsNot) and literal_key(right) == "None":
+        # `x is None` holds exactly when `x == None` does for the values followed here.
+        return ("None",), isinstance(operator, ast.IsNot)
     else:
         return None
     keys = [literal_key(option) for option in options]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .expression_values import _ValueSummariser
-from .facts import FunctionFacts, Kind
+from .facts import _LITERAL_CUT, FunctionFacts, Kind
 from .scopes import _Binding, _FunctionBuilder, _Scope
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
@@ -201,3 +201,24 @@ def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
 
 def _defaults(args: ast.arguments) -> list[ast.expr]:
     return [default for default in (*args.defaults, *args.kw_defaults) if default is not None]
+
+
+def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """Return the parameters of `args` whose default is a short literal, with its repr."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+    ]
+    found: list[tuple[str, str]] = []
+    for arg, default in pairs:
+        if not isinstance(default, ast.Constant | ast.UnaryOp):
+            continue
+        try:
+            literal = ast.literal_eval(default)
+        except ValueError:
+            continue
+        key = repr(literal)
+        if len(key) < _LITERAL_CUT and not isinstance(literal, complex | bytes):
+            found.append((arg.arg, key))
+    return tuple(found)

@@ -21,7 +21,12 @@ from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
 from .expression_values import compared_literals
-from .expression_visitor import _defaults, _ExpressionVisitor, _parameter_names
+from .expression_visitor import (
+    _defaults,
+    _ExpressionVisitor,
+    _literal_defaults,
+    _parameter_names,
+)
 from .facts import (
     UNKNOWN,
     Assignment,
@@ -400,6 +405,7 @@ class _Extractor(_ExpressionVisitor):
                 conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
+                literal_defaults=_literal_defaults(node.args),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope
                 ),

@@ -214,6 +214,16 @@ class FunctionFacts:
     #: `if` statements testing `self.<attribute>` or a parameter (`Branch`), for code that
     #: only runs on some instances or for some arguments.
     branches: tuple[Branch, ...] = ()
+    #: Parameters whose default is a short literal, with that literal (see `literal_key`):
+    #: what a call that does not pass the parameter gives it.
+    literal_defaults: tuple[tuple[str, str], ...] = ()
+
+    def default_of(self, param: str) -> str | None:
+        """Return the literal default of parameter `param` (None if it has none)."""
+        for name, key in self.literal_defaults:
+            if name == param:
+                return key
+        return None
 
     def reads_of(self, name: str) -> int:
         """Return how often local variable `name` is read in this function's own code."""

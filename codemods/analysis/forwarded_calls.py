@@ -1,0 +1,103 @@
+"""Constructor calls that a factory makes with the arguments its caller handed on.
+
+`def get_dataset(self, *args, **kwargs): return ACDC(self, *args, **kwargs)` builds its
+dataset with whatever `param.get_dataset(split="test")` passed: seen from that call, the
+construction is `ACDC(<self>, split="test")`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .candidates import Construction, DatasetsOf
+from .facts import UNKNOWN, Kind, Value, literal_key
+from .refs import FunctionRef
+
+
+def through_splats(
+    found: DatasetsOf, callee: FunctionRef, call: Value, where: FunctionRef, bound: int
+) -> DatasetsOf:
+    """Return `found` (what `callee` returns when `call` in `where` calls it) with the
+    constructions `callee` makes from its own `*args` / `**kwargs` seen as made by `call`.
+
+    `bound`: how many leading parameters of `callee` the call binds itself (1 for the
+    `self` of a method called on an instance).
+    """
+    if not found.made:
+        return found
+    made = tuple(
+        (ref, _substituted(site, callee, call, where, bound) or site) for ref, site in found.made
+    )
+    return replace(found, made=made)
+
+
+def _substituted(
+    site: Construction, callee: FunctionRef, call: Value, where: FunctionRef, bound: int
+) -> Construction | None:
+    inner, inner_where = site
+    function = callee.function
+    if inner_where != callee or call.span is None:
+        return None
+    if any(arg.kind is Kind.STARRED for arg in call.args) or any(
+        key is None for key, _ in call.keywords
+    ):
+        return None  # the caller's own splats: nothing more is known
+    named = function.params[: function.positional_count]
+    var_positional = _splatted(inner.args, function.params, named)
+    var_keyword = [value for key, value in inner.keywords if key is None]
+    if var_positional is None or len(var_keyword) > 1:
+        return None
+    if var_keyword and not (
+        function.has_var_keyword
+        and var_keyword[0].kind is Kind.PARAM
+        and var_keyword[0].name == function.params[-1]
+    ):
+        return None
+    if not var_keyword and var_positional == "":
+        return None  # nothing is handed on
+    extra_positional = call.args[max(len(named) - bound, 0) :] if var_positional else ()
+    extra_keywords = (
+        tuple((key, value) for key, value in call.keywords if key not in function.params)
+        if var_keyword
+        else ()
+    )
+    args: list[Value] = []
+    for arg in inner.args:
+        if arg.kind is Kind.STARRED:
+            args.extend(extra_positional)
+        else:
+            args.append(_kept(arg))
+    keywords = tuple((key, _kept(value)) for key, value in inner.keywords if key is not None)
+    substituted = replace(
+        inner, args=tuple(args), keywords=(*keywords, *extra_keywords), span=call.span
+    )
+    return substituted, where
+
+
+def _splatted(
+    args: tuple[Value, ...], params: tuple[str, ...], named: tuple[str, ...]
+) -> str | None:
+    """Return the name of the `*args` parameter `args` splats ("" if none; None if `args`
+    splats anything else, or splats it before other positional arguments)."""
+    found = ""
+    for index, arg in enumerate(args):
+        if arg.kind is not Kind.STARRED:
+            continue
+        base = arg.base
+        if (
+            found
+            or index != len(args) - 1
+            or base is None
+            or base.kind is not Kind.PARAM
+            or base.name not in params
+            or base.name in named
+        ):
+            return None
+        found = base.name
+    return found
+
+
+def _kept(value: Value) -> Value:
+    """An argument the factory writes itself: a literal stays, anything else is read in the
+    factory, not where the caller is, and is unknown there."""
+    return value if literal_key(value) is not None else UNKNOWN
