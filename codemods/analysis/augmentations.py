@@ -26,7 +26,7 @@ from .facts import Kind, Value
 from .loaders import LoaderCall
 from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
-from .per_item import Reached, per_item_code
+from .per_item import per_item_code
 from .pipeline_files import (
     Drawing,
     deserialises,
@@ -156,12 +156,6 @@ class PipelineIndex(RngIndex):
             for function in self._with_lambdas(current.function):
                 uses.extend(_PipelineScan(self, current, function).uses())
         return PerItemRngs(dataset, reached, tuple(uses), frozenset(), ())
-
-    def reseeded_in(self, function: FunctionRef, self_class: ClassRef | None) -> list[RngObject]:
-        """Return the pipelines `function` reseeds (the helper, or the library's own calls)."""
-        reached = Reached(function, self_class, (function.qualname,))
-        scan = _PipelineScan(self, reached, function)
-        return [use.obj for use in scan.uses() if use.kind is UseKind.RESEED]
 
 
 class _PipelineScan(_Scan):

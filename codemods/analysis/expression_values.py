@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ..types import Span
 from .facts import Kind, Value, literal_key
@@ -165,6 +167,14 @@ class _ValueSummariser(_BindingCollector):
         depth: int,
     ) -> Value:
         """Return what `element` is for each item: the loop's names are unknown there."""
+        with self._loop_names_unknown(node):
+            return self.value(element, scope, depth)
+
+    @contextmanager
+    def _loop_names_unknown(
+        self, node: ast.DictComp | ast.ListComp | ast.SetComp | ast.GeneratorExp
+    ) -> Iterator[None]:
+        """Within `node`, the names its loops bind stand for no one value."""
         names = {
             sub.id
             for generator in node.generators
@@ -173,7 +183,7 @@ class _ValueSummariser(_BindingCollector):
         }
         self._comprehension_names.append(names)
         try:
-            return self.value(element, scope, depth)
+            yield
         finally:
             self._comprehension_names.pop()
 

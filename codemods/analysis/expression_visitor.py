@@ -135,22 +135,13 @@ class _ExpressionVisitor(_ValueSummariser):
     def _visit_comprehension(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: _Scope
     ) -> None:
-        names = {
-            sub.id
-            for generator in node.generators
-            for sub in ast.walk(generator.target)
-            if isinstance(sub, ast.Name)
-        }
-        self._comprehension_names.append(names)
-        try:
+        with self._loop_names_unknown(node):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self._visit_expression(child, scope)
                 elif isinstance(child, ast.comprehension):
                     for sub in (child.iter, *child.ifs):
                         self._visit_expression(sub, scope)
-        finally:
-            self._comprehension_names.pop()
 
     def _visit_lambda(self, node: ast.Lambda, scope: _Scope) -> None:
         self._visit_arguments(node.args, scope)
