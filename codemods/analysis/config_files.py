@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .memo import per_project
 from .project import Project
 
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -25,8 +26,8 @@ _MAX_FILES = 2000
 def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, str]]:
     """Return (file, value) for every configuration file giving a string under `keys`."""
     found: list[tuple[Path, str]] = []
-    for path, _ in _listing(project.root):
-        value = _parsed(path, path.stat().st_mtime_ns)
+    for path, mtime_ns in _versions(project):
+        value = _parsed(path, mtime_ns)
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
         if isinstance(value, str):
@@ -36,8 +37,14 @@ def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, s
 
 def config_files(project: Project) -> list[object]:
     """Return the content of every configuration file of the project that parses."""
-    parsed = (_parsed(path, path.stat().st_mtime_ns) for path, _ in _listing(project.root))
+    parsed = (_parsed(path, mtime_ns) for path, mtime_ns in _versions(project))
     return [content for content in parsed if content is not None]
+
+
+@per_project
+def _versions(project: Project) -> tuple[tuple[Path, int], ...]:
+    """Return each configuration file with its mtime, walking the tree once per project."""
+    return tuple((path, stat.st_mtime_ns) for path, stat in _listing(project.root))
 
 
 def config_stamps(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
@@ -46,15 +53,14 @@ def config_stamps(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
     Size, mtime, ctime and inode, as for the project's Python files (docs/caching.md).
     """
     stamps: list[tuple[str, int, int, int, int]] = []
-    for path, _ in _listing(root):
-        stat = path.stat()
+    for path, stat in _listing(root):
         relative = path.relative_to(root).as_posix()
         stamps.append((relative, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino))
     return tuple(stamps)
 
 
-def _listing(root: Path) -> list[tuple[Path, int]]:
-    found: list[tuple[Path, int]] = []
+def _listing(root: Path) -> list[tuple[Path, os.stat_result]]:
+    found: list[tuple[Path, os.stat_result]] = []
     for directory, folders, names in os.walk(root):
         folders[:] = sorted(
             folder for folder in folders if not folder.startswith(".") and folder not in _SKIPPED
@@ -62,9 +68,9 @@ def _listing(root: Path) -> list[tuple[Path, int]]:
         for name in sorted(names):
             if name.endswith(_SUFFIXES):
                 path = Path(directory, name)
-                size = path.stat().st_size
-                if size <= _MAX_BYTES:
-                    found.append((path, size))
+                stat = path.stat()
+                if stat.st_size <= _MAX_BYTES:
+                    found.append((path, stat))
         if len(found) >= _MAX_FILES:
             break
     return found[:_MAX_FILES]
