@@ -97,16 +97,20 @@ def _classes_of_option(
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
-        # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
-        classes, complete = classes_returned(project, value.base, where)
+        # `Composed = make_class(a, b)` or `Picked = pick_class(name)`, then `Composed(...)`:
+        # the classes the factory returns.
+        returned = classes_returned(project, value.base, where)
         return merge(
             [
-                DatasetsOf((), complete),
+                DatasetsOf((), returned.complete),
                 *(
                     DatasetsOf(
-                        (ref,), True, project.chosen_bases(ref), made=((ref, (value, where)),)
+                        (ref,),
+                        True,
+                        (*project.chosen_bases(ref), *returned.picked_from),
+                        made=((ref, (value, where)),),
                     )
-                    for ref in classes
+                    for ref in returned.classes
                 ),
             ]
         )
