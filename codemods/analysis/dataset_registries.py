@@ -75,9 +75,7 @@ def classes_returned(
                 found.extend(returned.classes)
                 picked.extend(returned.picked_from)
                 complete = complete and returned.complete
-    return ReturnedClasses(
-        tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(picked))
-    )
+    return ReturnedClasses(tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(picked)))
 
 
 def _class_denoted(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader
@@ -15,8 +16,10 @@ from ..analysis.init_functions import (
 )
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.per_item import per_item_code
+from ..analysis.randomness import NUMPY_GLOBAL_DRAWS, calls_to
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import (
+    NUMPY_SEEDED_SINCE,
     SeedScope,
     Source,
     Verdict,
@@ -73,6 +76,11 @@ class _Context:
     #: Every loader that uses it passes `shuffle=False` and no sampler: repeating epochs may
     #: be the point (a fixed evaluation set), so the finding is a warning and its fix unsafe.
     fixed_order: bool = False
+    #: Per-item Dataset code on torch < 1.9 in which no NumPy draw is seen: the draws a
+    #: per-item NumPy reseed is there for are in code not seen (a third-party transform), and
+    #: deleting the reseed would leave them to the NumPy state every worker inherits, with
+    #: nothing that WS101 could report at a loader.
+    numpy_draws_unseen: bool = False
 
 
 class EpochInvariantWorkerSeed(Rule):
@@ -258,7 +266,12 @@ class EpochInvariantWorkerSeed(Rule):
                 loader.may_start_workers() and not loader.persistent_workers() for loader in used_by
             )
             applied = applied_note(found, ref)
-            for reached in per_item_code(project, ref):
+            code = per_item_code(project, ref)
+            draws_unseen = project.target.is_before(NUMPY_SEEDED_SINCE) and not (
+                any(calls_to(project, code, NUMPY_GLOBAL_DRAWS))
+                or global_numpy_library_calls(project, ref)
+            )
+            for reached in code:
                 entry = reached.chain[0].rpartition(".")[2]
                 function = reached.function
                 context = _Context(
@@ -266,6 +279,7 @@ class EpochInvariantWorkerSeed(Rule):
                     SeedScope(function, self_class=reached.self_class),
                     entry=entry,
                     repeats=repeats,
+                    numpy_draws_unseen=draws_unseen and entry != "__iter__",
                 )
                 for seeding in seedings(project, function, self_class=reached.self_class):
                     self._check_seeding(seeding, context)
@@ -309,18 +323,29 @@ class EpochInvariantWorkerSeed(Rule):
             return  # no stream a worker draws comes from a CUDA generator: nothing repeats
         sources = self._sources(seeding, context.scope)
         in_dataset = context.entry is not None
-        if in_dataset and Source.WORKER_ID not in sources and Source.WORKER_SEED not in sources:
+        per_item = context.entry not in (None, "__iter__")
+        involves_workers = sources & {Source.WORKER_ID, Source.WORKER_SEED, Source.CLOCK}
+        if in_dataset and not involves_workers:
             return  # seeding per item from the index or a constant is a choice, not a worker bug
-        result = verdict(sources, self.project.target, parameters_fixed=not in_dataset)
+        result = verdict(
+            sources, self.project.target, parameters_fixed=not in_dataset, per_item=per_item
+        )
         version = self.project.target.describe()
         what = describe_seeding(seeding)
         if result is Verdict.PER_EPOCH:
             self._check_range(seeding, context, what)
             return
-        if not context.repeats or result is Verdict.UNKNOWN:
+        if result is Verdict.UNKNOWN:
             return
         description = describe_sources(sources, self.project.target)
-        if in_dataset and Source.WORKER_ID not in sources:
+        if result is Verdict.CLOCK and per_item:
+            # Reseeded for every item, the clock collides whether or not workers persist.
+            reason = clock_reason(sources, description, version, per_item=True)
+            self._add_cause(seeding, context, what, reason, "warning")
+            return
+        if not context.repeats:
+            return
+        if in_dataset and Source.WORKER_ID not in sources and result is not Verdict.CLOCK:
             return
         if result is Verdict.NOT_REPRODUCIBLE:
             # Distinct streams, merely irreproducible: nothing is duplicated.
@@ -345,6 +370,9 @@ class EpochInvariantWorkerSeed(Rule):
             fix = self._fix(seeding, context)
             if fix is not None and context.fixed_order:
                 fix = replace(fix, safety=Safety.UNSAFE)  # it changes evaluation augmentations
+            if fix is not None and context.numpy_draws_unseen and _reseeds_numpy(seeding):
+                # Deleting it may leave unseen draws duplicated across workers.
+                fix = replace(fix, safety=Safety.UNSAFE)
             calls.append(_Call(seeding, what, fix))
 
     def _report_causes(self) -> None:
@@ -396,3 +424,7 @@ class EpochInvariantWorkerSeed(Rule):
             self.project, context.scope, context.entry, called_directly=context.called_directly
         )
         return planner.fix(seeding)
+
+
+def _reseeds_numpy(seeding: Seeding) -> bool:
+    return seeding.kind is SinkKind.GLOBAL and seeding.library == "numpy"
