@@ -4,9 +4,10 @@ that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 
@@ -69,17 +70,41 @@ def classes_returned(
     for function in functions:
         returns = function.function.returns
         complete = complete and bool(returns)
+        literals = _literal_arguments(function, call)
         for value in returns:
             for option in value.alternatives():
-                returned = _class_denoted(project, option, function, depth + 1)
+                returned = _class_denoted(project, option, function, depth + 1, literals)
                 found.extend(returned.classes)
                 picked.extend(returned.picked_from)
                 complete = complete and returned.complete
     return ReturnedClasses(tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(picked)))
 
 
+def _literal_arguments(function: FunctionRef, call: Value) -> dict[str, str]:
+    """Return the literals `call` passes to plain function `function`, by parameter name,
+    as `literal_key` writes them."""
+    facts = function.function
+    if facts.class_qualname is not None:
+        return {}  # a method: which parameter an argument fills depends on how it is called
+    passed: dict[str, Value] = {}
+    for index, argument in enumerate(call.args):
+        if argument.kind is Kind.STARRED or index >= facts.positional_count:
+            break
+        passed[facts.params[index]] = argument
+    for name, argument in call.keywords:
+        if name is not None and name in facts.params:
+            passed[name] = argument
+    return {
+        name: key for name, argument in passed.items() if (key := literal_key(argument)) is not None
+    }
+
+
 def _class_denoted(
-    project: Project, value: Value, where: FunctionRef, depth: int
+    project: Project,
+    value: Value,
+    where: FunctionRef,
+    depth: int,
+    literals: Mapping[str, str] | None = None,
 ) -> ReturnedClasses:
     if value.kind is Kind.NAME:
         targets = project.targets(value, where.module)
@@ -88,7 +113,8 @@ def _class_denoted(
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         table = value.base
         if table.kind in (Kind.DICT, Kind.SEQUENCE):
-            return _table_entry(project, table, where, depth)
+            key = value.args[0] if value.args else None
+            return _table_entry(project, table, _key_literal(key, literals or {}), where, depth)
         for target in project.targets(table, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
@@ -100,15 +126,34 @@ def _class_denoted(
     return ReturnedClasses((), False)
 
 
-def _table_entry(project: Project, table: Value, where: FunctionRef, depth: int) -> ReturnedClasses:
+def _key_literal(key: Value | None, literals: Mapping[str, str]) -> str | None:
+    """Return the literal a table is indexed with: written there, or passed to the factory."""
+    if key is None:
+        return None
+    if key.kind is Kind.PARAM:
+        return literals.get(key.name)
+    return literal_key(key)
+
+
+def _table_entry(
+    project: Project, table: Value, key: str | None, where: FunctionRef, depth: int
+) -> ReturnedClasses:
     """Return the classes an entry of a dict or list literal written in factory `where` may be.
 
-    The key is the factory's argument, so any entry may be picked: several distinct classes
-    are candidates, named after the factory.
+    With the key a literal (`pick("b")` for `return {"a": A, "b": B}[name]`), the entry it
+    selects in a dict whose keys are all string literals; otherwise any entry may be picked:
+    several distinct classes are candidates, named after the factory.
     """
     entries = [entry for _, entry in table.keywords] if table.kind is Kind.DICT else table.args
-    if not entries or any(entry.kind is Kind.STARRED for entry in entries):
+    keys = [name for name, _ in table.keywords] if table.kind is Kind.DICT else []
+    if key is not None and keys and None not in keys:
+        entries = [entry for name, entry in table.keywords if repr(name) == key]
+    if any(entry.kind is Kind.STARRED for entry in entries):
         return ReturnedClasses((), False)
+    if not entries:
+        # No entry for the key: the lookup raises KeyError and makes nothing (an empty
+        # literal table likewise holds nothing).
+        return ReturnedClasses((), True)
     found: list[ClassRef] = []
     complete = True
     for entry in entries:
