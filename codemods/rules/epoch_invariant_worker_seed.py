@@ -96,7 +96,10 @@ class EpochInvariantWorkerSeed(Rule):
     `worker_id` (with or without a rank term), or the `np.random.get_state()[1][0] +
     worker_id` snippet. A seed from the clock, alone or plus `worker_id`, is a warning (the
     workers of processes started within one tick, such as the ranks of a distributed run, get
-    the same seeds); one from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
+    the same seeds); so is a Dataset's `__getitem__` that reseeds from the clock for every
+    item (`np.random.seed(datetime.now().microsecond)`: items loaded within one tick, in
+    any worker, get the same seed). A per-item seed from the index or a constant is taken as
+    deliberate (fixed evaluation crops) and not reported. One from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
     distinct but irreproducible streams and is only an `info` note, as is seeding code that
     looks like a worker_init_fn but that no DataLoader uses.
 
@@ -160,11 +163,16 @@ class EpochInvariantWorkerSeed(Rule):
     `__getitem__` the seeding line runs for every item; it is deleted (torch seeds `random`,
     `torch` and, since 1.9, NumPy per worker). On torch < 1.9 NumPy is then seeded by the
     worker_init_fn WS101 adds at the loader; a per-item reseed left in place would override
-    it, so the two fixes apply together (select both, as by default).
+    it, so WS101 reports that loader once the reseed is gone, and `fix` applies the two in
+    turn (select both, as by default).
 
     ## Fix safety
     Safe: only the random numbers drawn in workers change. Unsafe when the function is also
-    called directly by project code (the fix changes what those calls seed too).
+    called directly by project code (the fix changes what those calls seed too), and, on
+    torch < 1.9, when it deletes a per-item NumPy reseed of a Dataset whose per-item code
+    shows no NumPy draw: the draws the reseed is there for are in code not seen (a
+    third-party transform), and without it they would come from the NumPy state every
+    worker inherits, with no draw for WS101 to report.
     `persistent_workers=True` passed literally keeps one seed for the whole run, so such
     loaders are left alone.
 
