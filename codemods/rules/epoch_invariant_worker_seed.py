@@ -99,9 +99,9 @@ class EpochInvariantWorkerSeed(Rule):
     the same seeds); so is a Dataset's `__getitem__` that reseeds from the clock for every
     item (`np.random.seed(datetime.now().microsecond)`: items loaded within one tick, in
     any worker, get the same seed). A per-item seed from the index or a constant is taken as
-    deliberate (fixed evaluation crops) and not reported. One from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
-    distinct but irreproducible streams and is only an `info` note, as is seeding code that
-    looks like a worker_init_fn but that no DataLoader uses.
+    deliberate (fixed evaluation crops) and not reported. One from OS entropy (`os.urandom`,
+    `secrets`, a uuid, a pid) gives distinct but irreproducible streams and is only an `info`
+    note, as is seeding code that looks like a worker_init_fn but that no DataLoader uses.
 
     It also reports, without a fix, `np.random.seed(torch.initial_seed())` (the seed does
     not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are
