@@ -4,7 +4,10 @@ that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
 
 from __future__ import annotations
 
-from .facts import Kind, ModuleFacts, Value
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 
@@ -34,50 +37,132 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
 _MAX_FACTORY_DEPTH = 4
 
 
+@dataclass(frozen=True)
+class ReturnedClasses:
+    """The project classes (class objects, not instances) a factory call may return."""
+
+    classes: tuple[ClassRef, ...]
+    #: False if some return could not be resolved to classes.
+    complete: bool
+    #: What the factory picks the class from by a key known only at run time: a registry
+    #: variable (`return DATASETS[name]`) or, for a table written in the factory itself
+    #: (`return {"a": A, "b": B}[name]`), the factory's name. The classes are candidates.
+    picked_from: tuple[str, ...] = ()
+
+
 def classes_returned(
     project: Project, call: Value, where: FunctionRef, depth: int = 0
-) -> tuple[tuple[ClassRef, ...], bool]:
+) -> ReturnedClasses:
     """Return the project classes (the class objects, not instances) that `call` may return.
 
     A factory returns a class it defines (possibly on bases chosen from registries), a
-    module-level class, a registry entry (`return DATASETS[name]`) or another factory's
-    result. The flag is False if some return could not be resolved to classes.
+    module-level class, a registry entry (`return DATASETS[name]`), an entry of a table it
+    spells out (`return {"a": A, "b": B}[name]`) or another factory's result.
     """
     if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
-        return (), False
+        return ReturnedClasses((), False)
     functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
     if not functions:
-        return (), False
+        return ReturnedClasses((), False)
     found: list[ClassRef] = []
+    picked: list[str] = []
     complete = True
     for function in functions:
         returns = function.function.returns
         complete = complete and bool(returns)
+        literals = _literal_arguments(function, call)
         for value in returns:
             for option in value.alternatives():
-                classes, known = _class_denoted(project, option, function, depth + 1)
-                found.extend(classes)
-                complete = complete and known
-    return tuple(dict.fromkeys(found)), complete
+                returned = _class_denoted(project, option, function, depth + 1, literals)
+                found.extend(returned.classes)
+                picked.extend(returned.picked_from)
+                complete = complete and returned.complete
+    return ReturnedClasses(tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(picked)))
+
+
+def _literal_arguments(function: FunctionRef, call: Value) -> dict[str, str]:
+    """Return the literals `call` passes to plain function `function`, by parameter name,
+    as `literal_key` writes them."""
+    facts = function.function
+    if facts.class_qualname is not None:
+        return {}  # a method: which parameter an argument fills depends on how it is called
+    passed: dict[str, Value] = {}
+    for index, argument in enumerate(call.args):
+        if argument.kind is Kind.STARRED or index >= facts.positional_count:
+            break
+        passed[facts.params[index]] = argument
+    for name, argument in call.keywords:
+        if name is not None and name in facts.params:
+            passed[name] = argument
+    return {
+        name: key for name, argument in passed.items() if (key := literal_key(argument)) is not None
+    }
 
 
 def _class_denoted(
-    project: Project, value: Value, where: FunctionRef, depth: int
-) -> tuple[tuple[ClassRef, ...], bool]:
+    project: Project,
+    value: Value,
+    where: FunctionRef,
+    depth: int,
+    literals: Mapping[str, str] | None = None,
+) -> ReturnedClasses:
     if value.kind is Kind.NAME:
         targets = project.targets(value, where.module)
         classes = tuple(t for t in targets if isinstance(t, ClassRef))
-        return classes, bool(targets) and len(classes) == len(targets)
+        return ReturnedClasses(classes, bool(targets) and len(classes) == len(targets))
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
-        for target in project.targets(value.base, where.module):
+        table = value.base
+        if table.kind in (Kind.DICT, Kind.SEQUENCE):
+            key = value.args[0] if value.args else None
+            return _table_entry(project, table, _key_literal(key, literals or {}), where, depth)
+        for target in project.targets(table, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
                 if candidates:
-                    return candidates, True
-        return (), False
+                    return ReturnedClasses(candidates, True, (target.name,))
+        return ReturnedClasses((), False)
     if value.kind is Kind.CALL:
         return classes_returned(project, value, where, depth)
-    return (), False
+    return ReturnedClasses((), False)
+
+
+def _key_literal(key: Value | None, literals: Mapping[str, str]) -> str | None:
+    """Return the literal a table is indexed with: written there, or passed to the factory."""
+    if key is None:
+        return None
+    if key.kind is Kind.PARAM:
+        return literals.get(key.name)
+    return literal_key(key)
+
+
+def _table_entry(
+    project: Project, table: Value, key: str | None, where: FunctionRef, depth: int
+) -> ReturnedClasses:
+    """Return the classes an entry of a dict or list literal written in factory `where` may be.
+
+    With the key a literal (`pick("b")` for `return {"a": A, "b": B}[name]`), the entry it
+    selects in a dict whose keys are all string literals; otherwise any entry may be picked:
+    several distinct classes are candidates, named after the factory.
+    """
+    entries = [entry for _, entry in table.keywords] if table.kind is Kind.DICT else table.args
+    keys = [name for name, _ in table.keywords] if table.kind is Kind.DICT else []
+    if key is not None and keys and None not in keys:
+        entries = [entry for name, entry in table.keywords if repr(name) == key]
+    if any(entry.kind is Kind.STARRED for entry in entries):
+        return ReturnedClasses((), False)
+    if not entries:
+        # No entry for the key: the lookup raises KeyError and makes nothing (an empty
+        # literal table likewise holds nothing).
+        return ReturnedClasses((), True)
+    found: list[ClassRef] = []
+    complete = True
+    for entry in entries:
+        denoted = _class_denoted(project, entry, where, depth)
+        found.extend(denoted.classes)
+        complete = complete and denoted.complete
+    classes = tuple(dict.fromkeys(found))
+    picked = (where.function.name,) if len(classes) > 1 else ()
+    return ReturnedClasses(classes, complete, picked)
 
 
 def registers(

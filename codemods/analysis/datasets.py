@@ -19,7 +19,12 @@ from .candidates import (
 )
 from .config_targets import configured_datasets
 from .dataset_arguments import applied_arguments, method_of_variable, spelled
-from .dataset_registries import classes_returned, made_by_type, registry_candidates
+from .dataset_registries import (
+    ReturnedClasses,
+    classes_returned,
+    made_by_type,
+    registry_candidates,
+)
 from .facts import Kind, Value
 from .forwarded_calls import through_splats
 from .loaders import LoaderCall, dataset_argument, loader_calls
@@ -97,19 +102,9 @@ def _classes_of_option(
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
-        # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
-        classes, complete = classes_returned(project, value.base, where)
-        return merge(
-            [
-                DatasetsOf((), complete),
-                *(
-                    DatasetsOf(
-                        (ref,), True, project.chosen_bases(ref), made=((ref, (value, where)),)
-                    )
-                    for ref in classes
-                ),
-            ]
-        )
+        # `Composed = make_class(a, b)` or `Picked = pick_class(name)`, then `Composed(...)`:
+        # the classes the factory returns.
+        return _instances_of(project, classes_returned(project, value.base, where), value, where)
     if value.kind is Kind.CALL and value.base is not None:
         registry = _registry_lookup(project, value, where)
         if registry is not None:
@@ -154,6 +149,15 @@ def _classes_of_option(
                 for assigned in target.values:
                     made = made_by_type(project, assigned, target.module)
                     results.append(DatasetsOf(made or (), made is not None))
+            elif isinstance(target, VariableRef) and any(
+                assigned.kind is Kind.CALL for assigned in target.values
+            ):
+                # A module-level `Picked = pick_class(name)`, then `Picked(...)`.
+                module_code = target.module.function("<module>")
+                context = FunctionRef.of(target.module, module_code) if module_code else where
+                for assigned in target.values:
+                    returned = classes_returned(project, assigned, context)
+                    results.append(_instances_of(project, returned, value, where))
             elif isinstance(target, FunctionRef):
                 returns = [
                     option for ret in target.function.returns for option in ret.alternatives()
@@ -195,6 +199,26 @@ def _classes_of_option(
         local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
         return local if local is not None else DatasetsOf((), False)
     return DatasetsOf((), False)
+
+
+def _instances_of(
+    project: Project, returned: ReturnedClasses, call: Value, where: FunctionRef
+) -> DatasetsOf:
+    """Return what `call` (in `where`) makes by calling one of the `returned` classes."""
+    return merge(
+        [
+            DatasetsOf((), returned.complete),
+            *(
+                DatasetsOf(
+                    (ref,),
+                    True,
+                    (*project.chosen_bases(ref), *returned.picked_from),
+                    made=((ref, (call, where)),),
+                )
+                for ref in returned.classes
+            ),
+        ]
+    )
 
 
 def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:

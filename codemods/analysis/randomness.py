@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from . import catalog
@@ -53,15 +53,75 @@ NUMPY_GLOBAL_SEED = frozenset(
 ) | frozenset(f"{module}.set_state" for module in catalog.NUMPY_RANDOM_MODULES)
 
 
+_NUMPY_SEED = frozenset(f"{module}.seed" for module in catalog.NUMPY_RANDOM_MODULES)
+
+
 def numpy_global_draws(
     project: Project, dataset: ClassRef, made_by: tuple[Construction, ...] | None = None
 ) -> list[GlobalCall]:
-    """Return the legacy `np.random.*` draws in the per-item code of `dataset`.
+    """Return the legacy `np.random.*` draws in the per-item code of `dataset` that draw
+    from the NumPy state a worker inherits (not after a per-item reseed).
 
     `made_by`: only the instances these constructor calls make (None: any instance).
     """
     code = per_item_code(project, dataset, made_by)
-    return list(calls_to(project, code, NUMPY_GLOBAL_DRAWS))
+    return inherited_state_draws(project, code, list(calls_to(project, code, NUMPY_GLOBAL_DRAWS)))
+
+
+def inherited_state_draws(
+    project: Project, code: Sequence[Reached], draws: list[GlobalCall]
+) -> list[GlobalCall]:
+    """Return the `draws` (in per-item `code`) that may draw from the NumPy state a worker
+    starts with: all but those that run after their entry method has reseeded NumPy.
+
+    An entry method (`__getitem__`, `__iter__`) that calls `np.random.seed(...)` on every
+    call, before it draws or calls into the project, replaces that state: what the worker
+    inherited is never drawn from, and a `worker_init_fn` seeding NumPy would change
+    nothing. (Whether such a seed repeats is a question of the seed, not of the workers'
+    inherited state.) A function reached from another entry as well counts as not reseeded.
+    """
+    entries = [reached for reached in code if len(reached.chain) == 1]
+    reseeded = {entry.function.qualname for entry in entries if _reseeds_first(project, entry)}
+    if not reseeded:
+        return draws
+    unseeded_entries = [entry for entry in entries if entry.function.qualname not in reseeded]
+    exposed = {reached.function for reached in reachable(project, unseeded_entries)}
+    return [
+        draw for draw in draws if draw.reached.chain[0] not in reseeded or draw.function in exposed
+    ]
+
+
+def _reseeds_first(project: Project, entry: Reached) -> bool:
+    """Return True if `entry` reseeds NumPy's global RNG on every call before anything it
+    runs may draw: an unconditional `np.random.seed(...)` statement that no NumPy draw and no
+    project call precedes (its own argument included)."""
+    facts = entry.function.function
+    module = entry.function.module
+    seeds = [
+        call.span
+        for call in facts.calls
+        if call.base is not None
+        and call.span is not None
+        and call.span in facts.statement_calls
+        and call.span not in facts.conditional_calls
+        and project.qualnames(call.base, module) & _NUMPY_SEED
+    ]
+    if not seeds:
+        return False
+    first = min(seeds, key=lambda span: (span.line, span.column))
+    end = (first.end_line, first.end_column)
+    for call in facts.calls:
+        span = call.span
+        if call.base is None or span is None or span == first or (span.line, span.column) >= end:
+            continue
+        if project.qualnames(call.base, module) & NUMPY_GLOBAL_DRAWS:
+            return False
+        if any(
+            isinstance(target, FunctionRef | ClassRef)
+            for target in project.targets(call.base, module)
+        ) or any(call_targets(project, entry, call)):
+            return False
+    return True
 
 
 def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False) -> bool:

@@ -71,12 +71,18 @@ class Verdict(enum.Enum):
 
 
 def verdict(
-    sources: frozenset[Source], target: TorchTarget, *, parameters_fixed: bool = True
+    sources: frozenset[Source],
+    target: TorchTarget,
+    *,
+    parameters_fixed: bool = True,
+    per_item: bool = False,
 ) -> Verdict:
     """Return how a seed with these sources behaves in workers on torch `target`.
 
     `parameters_fixed` says whether other parameters of the function hold values fixed for
     the run (a worker_init_fn's partial-bound arguments) or may change per call (an index).
+    `per_item`: the seed is computed for every item (a Dataset's `__getitem__`), not once
+    per worker.
     """
     if Source.WORKER_SEED in sources or Source.WORKER_STREAM in sources:
         return Verdict.PER_EPOCH
@@ -90,7 +96,8 @@ def verdict(
         # The rank added to the clock keeps the processes of a run apart. Without it, every
         # process that starts workers within one tick (each rank of a distributed run) gives
         # them the same seeds, whether or not the worker id is added.
-        if Source.RANK in sources:
+        # Per item, the workers of one process read the clock alike whatever the rank.
+        if Source.RANK in sources and not per_item:
             return Verdict.NOT_REPRODUCIBLE
         return Verdict.CLOCK
     return Verdict.EPOCH_INVARIANT

@@ -61,18 +61,30 @@ def describe_sources(sources: frozenset[Source], target: TorchTarget) -> str:
     return "a fixed value"
 
 
-def clock_reason(sources: frozenset[Source], description: str, version: str) -> str:
-    """Return why a seed from the clock (`description`) is a problem, in WS102's words."""
-    if Source.WORKER_ID in sources:
+def clock_reason(
+    sources: frozenset[Source], description: str, version: str, *, per_item: bool = False
+) -> str:
+    """Return why a seed from the clock (`description`) is a problem, in WS102's words;
+    `per_item`: the seeding runs for every item, not once per worker."""
+    if per_item and Source.WORKER_ID in sources:
+        alike = "the items one worker loads within one tick of it get the same seed"
+    elif per_item:
+        alike = "items loaded within one tick of it, in any worker, get the same seed"
+    elif Source.WORKER_ID in sources:
         alike = (
             "the workers of processes started within one tick of it (the ranks of a "
             "distributed run) get the same seeds"
         )
     else:
         alike = "workers started within one tick of it get the same seed"
+    advice = (
+        "seed once per worker from `torch.initial_seed()` instead"
+        if per_item
+        else "derive the seed from `torch.initial_seed()`"
+    )
     return (
         f"from {description}: {alike}, and no `torch.manual_seed` can reproduce the run on "
-        f"{version}; derive the seed from `torch.initial_seed()`"
+        f"{version}; {advice}"
     )
 
 

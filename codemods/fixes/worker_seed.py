@@ -73,7 +73,7 @@ class WorkerSeedFix:
         title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
         edits: tuple[Edit, ...] = (
             RemoveStatement(seeding.span),
-            *_unread_after_fix(seeding.function),
+            *_unread_after_fix(seeding.function, seeding.seed),
         )
         return Fix(title, Safety.SAFE, (FileEdits(seeding.function.path, edits),))
 
@@ -195,9 +195,12 @@ def _unread_after_fix(function: FunctionRef, replaced: Value | None = None) -> t
         (qualname,) = values[0].qualnames
         parent, _, child = qualname.rpartition(".")
         alias = None if name == child else name
-        if qualname in called and parent:
+        used_through = any(call.startswith(f"{qualname}.") for call in called)
+        if parent and (qualname in called or used_through):
+            # Also `from datetime import datetime` for `datetime.now()`; the edit removes
+            # only an import spelled so (not `import a.b as c`), and only if unused.
             edits.append(RemoveUnusedImport(parent, child, alias))
-        elif any(call.startswith(f"{qualname}.") for call in called):
+        if used_through:
             edits.append(RemoveUnusedImport(qualname, None, None if name == qualname else name))
     return tuple(edits)
 

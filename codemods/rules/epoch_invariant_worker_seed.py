@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader
@@ -15,8 +16,10 @@ from ..analysis.init_functions import (
 )
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.per_item import per_item_code
+from ..analysis.randomness import NUMPY_GLOBAL_DRAWS, calls_to
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import (
+    NUMPY_SEEDED_SINCE,
     SeedScope,
     Source,
     Verdict,
@@ -73,6 +76,11 @@ class _Context:
     #: Every loader that uses it passes `shuffle=False` and no sampler: repeating epochs may
     #: be the point (a fixed evaluation set), so the finding is a warning and its fix unsafe.
     fixed_order: bool = False
+    #: Per-item Dataset code on torch < 1.9 in which no NumPy draw is seen: the draws a
+    #: per-item NumPy reseed is there for are in code not seen (a third-party transform), and
+    #: deleting the reseed would leave them to the NumPy state every worker inherits, with
+    #: nothing that WS101 could report at a loader.
+    numpy_draws_unseen: bool = False
 
 
 class EpochInvariantWorkerSeed(Rule):
@@ -88,9 +96,12 @@ class EpochInvariantWorkerSeed(Rule):
     `worker_id` (with or without a rank term), or the `np.random.get_state()[1][0] +
     worker_id` snippet. A seed from the clock, alone or plus `worker_id`, is a warning (the
     workers of processes started within one tick, such as the ranks of a distributed run, get
-    the same seeds); one from OS entropy (`os.urandom`, `secrets`, a uuid, a pid) gives
-    distinct but irreproducible streams and is only an `info` note, as is seeding code that
-    looks like a worker_init_fn but that no DataLoader uses.
+    the same seeds); so is a Dataset's `__getitem__` that reseeds from the clock for every
+    item (`np.random.seed(datetime.now().microsecond)`: items loaded within one tick, in
+    any worker, get the same seed). A per-item seed from the index or a constant is taken as
+    deliberate (fixed evaluation crops) and not reported. One from OS entropy (`os.urandom`,
+    `secrets`, a uuid, a pid) gives distinct but irreproducible streams and is only an `info`
+    note, as is seeding code that looks like a worker_init_fn but that no DataLoader uses.
 
     It also reports, without a fix, `np.random.seed(torch.initial_seed())` (the seed does
     not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are
@@ -152,11 +163,16 @@ class EpochInvariantWorkerSeed(Rule):
     `__getitem__` the seeding line runs for every item; it is deleted (torch seeds `random`,
     `torch` and, since 1.9, NumPy per worker). On torch < 1.9 NumPy is then seeded by the
     worker_init_fn WS101 adds at the loader; a per-item reseed left in place would override
-    it, so the two fixes apply together (select both, as by default).
+    it, so WS101 reports that loader once the reseed is gone, and `fix` applies the two in
+    turn (select both, as by default).
 
     ## Fix safety
     Safe: only the random numbers drawn in workers change. Unsafe when the function is also
-    called directly by project code (the fix changes what those calls seed too).
+    called directly by project code (the fix changes what those calls seed too), and, on
+    torch < 1.9, when it deletes a per-item NumPy reseed of a Dataset whose per-item code
+    shows no NumPy draw: the draws the reseed is there for are in code not seen (a
+    third-party transform), and without it they would come from the NumPy state every
+    worker inherits, with no draw for WS101 to report.
     `persistent_workers=True` passed literally keeps one seed for the whole run, so such
     loaders are left alone.
 
@@ -258,7 +274,12 @@ class EpochInvariantWorkerSeed(Rule):
                 loader.may_start_workers() and not loader.persistent_workers() for loader in used_by
             )
             applied = applied_note(found, ref)
-            for reached in per_item_code(project, ref):
+            code = per_item_code(project, ref)
+            draws_unseen = project.target.is_before(NUMPY_SEEDED_SINCE) and not (
+                any(calls_to(project, code, NUMPY_GLOBAL_DRAWS))
+                or global_numpy_library_calls(project, ref)
+            )
+            for reached in code:
                 entry = reached.chain[0].rpartition(".")[2]
                 function = reached.function
                 context = _Context(
@@ -266,6 +287,7 @@ class EpochInvariantWorkerSeed(Rule):
                     SeedScope(function, self_class=reached.self_class),
                     entry=entry,
                     repeats=repeats,
+                    numpy_draws_unseen=draws_unseen and entry != "__iter__",
                 )
                 for seeding in seedings(project, function, self_class=reached.self_class):
                     self._check_seeding(seeding, context)
@@ -309,18 +331,29 @@ class EpochInvariantWorkerSeed(Rule):
             return  # no stream a worker draws comes from a CUDA generator: nothing repeats
         sources = self._sources(seeding, context.scope)
         in_dataset = context.entry is not None
-        if in_dataset and Source.WORKER_ID not in sources and Source.WORKER_SEED not in sources:
+        per_item = context.entry not in (None, "__iter__")
+        involves_workers = sources & {Source.WORKER_ID, Source.WORKER_SEED, Source.CLOCK}
+        if in_dataset and not involves_workers:
             return  # seeding per item from the index or a constant is a choice, not a worker bug
-        result = verdict(sources, self.project.target, parameters_fixed=not in_dataset)
+        result = verdict(
+            sources, self.project.target, parameters_fixed=not in_dataset, per_item=per_item
+        )
         version = self.project.target.describe()
         what = describe_seeding(seeding)
         if result is Verdict.PER_EPOCH:
             self._check_range(seeding, context, what)
             return
-        if not context.repeats or result is Verdict.UNKNOWN:
+        if result is Verdict.UNKNOWN:
             return
         description = describe_sources(sources, self.project.target)
-        if in_dataset and Source.WORKER_ID not in sources:
+        if result is Verdict.CLOCK and per_item:
+            # Reseeded for every item, the clock collides whether or not workers persist.
+            reason = clock_reason(sources, description, version, per_item=True)
+            self._add_cause(seeding, context, what, reason, "warning")
+            return
+        if not context.repeats:
+            return
+        if in_dataset and Source.WORKER_ID not in sources and result is not Verdict.CLOCK:
             return
         if result is Verdict.NOT_REPRODUCIBLE:
             # Distinct streams, merely irreproducible: nothing is duplicated.
@@ -345,6 +378,9 @@ class EpochInvariantWorkerSeed(Rule):
             fix = self._fix(seeding, context)
             if fix is not None and context.fixed_order:
                 fix = replace(fix, safety=Safety.UNSAFE)  # it changes evaluation augmentations
+            if fix is not None and context.numpy_draws_unseen and _reseeds_numpy(seeding):
+                # Deleting it may leave unseen draws duplicated across workers.
+                fix = replace(fix, safety=Safety.UNSAFE)
             calls.append(_Call(seeding, what, fix))
 
     def _report_causes(self) -> None:
@@ -396,3 +432,7 @@ class EpochInvariantWorkerSeed(Rule):
             self.project, context.scope, context.entry, called_directly=context.called_directly
         )
         return planner.fix(seeding)
+
+
+def _reseeds_numpy(seeding: Seeding) -> bool:
+    return seeding.kind is SinkKind.GLOBAL and seeding.library == "numpy"

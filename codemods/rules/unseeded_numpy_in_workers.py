@@ -10,7 +10,13 @@ from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
-from ..analysis.randomness import GlobalCall, numpy_global_draws, seeds_numpy
+from ..analysis.per_item import per_item_code
+from ..analysis.randomness import (
+    GlobalCall,
+    inherited_state_draws,
+    numpy_global_draws,
+    seeds_numpy,
+)
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
@@ -44,6 +50,13 @@ class UnseededNumpyInWorkers(Rule):
     `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
+
+    Draws that follow a per-item reseed are not counted: a `__getitem__` or `__iter__` that
+    calls `np.random.seed(...)` every time, before it draws or calls into the project, never
+    draws from the state the worker inherited, and a `worker_init_fn` would change nothing.
+    Whether that seed repeats across workers or epochs is WS102's question (a seed from the
+    worker id or the clock is reported there; once WS102's fix deletes the per-item reseed,
+    this rule reports the loader, so `fix` applies both in turn).
 
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
@@ -133,7 +146,9 @@ class UnseededNumpyInWorkers(Rule):
             # A transform of a library drawing from NumPy's global RNG is a NumPy draw too;
             # which one does not depend on the loader.
             if ref not in library:
-                library[ref] = global_numpy_library_calls(project, ref)
+                code = per_item_code(project, ref)
+                calls = global_numpy_library_calls(project, ref)
+                library[ref] = inherited_state_draws(project, code, calls)
             return library[ref]
 
         unsited: dict[ClassRef, list[GlobalCall]] = {}
