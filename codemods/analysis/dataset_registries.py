@@ -1,8 +1,13 @@
 """Registries: module-level dicts or lists of classes that a `REGISTRY[key](...)` or a
-`build(cfg, REGISTRY)` call picks a Dataset class from; and factories, project functions
-that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
+`build(cfg, REGISTRY)` call picks a Dataset class from; factories, project functions
+that return a class (`def make(name): class D(BASES[name]): ...; return D`); and classes
+looked up by name in a project module imported by name
+(`getattr(importlib.import_module("pkg.transforms"), name)`)."""
 
 from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
 
 from .facts import Kind, ModuleFacts, Value
 from .project import Project
@@ -34,50 +39,123 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
 _MAX_FACTORY_DEPTH = 4
 
 
+@dataclass(frozen=True)
+class ReturnedClasses:
+    """The project classes (the class objects, not instances) a call may return."""
+
+    classes: tuple[ClassRef, ...]
+    #: False if some return could not be resolved to classes.
+    complete: bool
+    #: The modules the classes are looked up in by a name known only at run time: the
+    #: classes are candidates, one of which the run picks.
+    looked_up_in: tuple[str, ...] = ()
+
+
 def classes_returned(
     project: Project, call: Value, where: FunctionRef, depth: int = 0
-) -> tuple[tuple[ClassRef, ...], bool]:
+) -> ReturnedClasses:
     """Return the project classes (the class objects, not instances) that `call` may return.
 
     A factory returns a class it defines (possibly on bases chosen from registries), a
-    module-level class, a registry entry (`return DATASETS[name]`) or another factory's
-    result. The flag is False if some return could not be resolved to classes.
+    module-level class, a registry entry (`return DATASETS[name]`), a class it looks up by
+    name in a module it imports by name, or another factory's result; the factory is a
+    function or a method of the calling instance (`self.transform_class(name)`).
     """
     if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
-        return (), False
+        return ReturnedClasses((), False)
+    looked_up = looked_up_by_name(project, call, where)
+    if looked_up is not None:
+        return looked_up
     functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
     if not functions:
-        return (), False
+        functions = _own_methods(project, call.base, where)
+    if not functions:
+        return ReturnedClasses((), False)
     found: list[ClassRef] = []
+    modules: list[str] = []
     complete = True
     for function in functions:
         returns = function.function.returns
         complete = complete and bool(returns)
         for value in returns:
             for option in value.alternatives():
-                classes, known = _class_denoted(project, option, function, depth + 1)
-                found.extend(classes)
-                complete = complete and known
-    return tuple(dict.fromkeys(found)), complete
+                denoted = _class_denoted(project, option, function, depth + 1)
+                found.extend(denoted.classes)
+                modules.extend(denoted.looked_up_in)
+                complete = complete and denoted.complete
+    return ReturnedClasses(tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(modules)))
+
+
+def _own_methods(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:
+    """Return the method `self.<name>` denotes in a method of a project class."""
+    if (
+        callee.kind is not Kind.ATTRIBUTE
+        or callee.base is None
+        or callee.base.kind is not Kind.SELF
+    ):
+        return []
+    own = project.class_of_function(where)
+    found = project.find_method(own, callee.name) if own is not None else None
+    return [found[1]] if found is not None else []
 
 
 def _class_denoted(
     project: Project, value: Value, where: FunctionRef, depth: int
-) -> tuple[tuple[ClassRef, ...], bool]:
+) -> ReturnedClasses:
     if value.kind is Kind.NAME:
         targets = project.targets(value, where.module)
         classes = tuple(t for t in targets if isinstance(t, ClassRef))
-        return classes, bool(targets) and len(classes) == len(targets)
+        return ReturnedClasses(classes, bool(targets) and len(classes) == len(targets))
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         for target in project.targets(value.base, where.module):
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
                 if candidates:
-                    return candidates, True
-        return (), False
+                    return ReturnedClasses(candidates, True)
+        return ReturnedClasses((), False)
     if value.kind is Kind.CALL:
         return classes_returned(project, value, where, depth)
-    return (), False
+    return ReturnedClasses((), False)
+
+
+_GETATTR = frozenset({"builtins.getattr"})
+_IMPORT_MODULE = frozenset({"importlib.import_module"})
+
+
+def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> ReturnedClasses | None:
+    """Resolve `getattr(importlib.import_module("pkg.mod"), name)` to the classes `pkg.mod`
+    defines, if `call` is such a lookup in a project module named by a literal.
+
+    The name looked up is known only at run time: every class the module defines at its
+    top level is a candidate. None if `call` is no such lookup.
+    """
+    if (
+        call.base is None
+        or len(call.args) not in (2, 3)
+        or not project.is_one_of(call.base, where.module, _GETATTR)
+    ):
+        return None
+    imported = call.args[0]
+    if (
+        imported.kind is not Kind.CALL
+        or imported.base is None
+        or len(imported.args) != 1
+        or imported.keywords
+        or imported.args[0].kind is not Kind.CONSTANT
+        or not project.is_one_of(imported.base, where.module, _IMPORT_MODULE)
+    ):
+        return None
+    try:
+        name = ast.literal_eval(imported.args[0].name)
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(name, str) or name.startswith("."):
+        return None
+    module = project.module_named(name, where.module)
+    if module is None:
+        return None  # a third-party module: none of its classes is the project's
+    classes = tuple(ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname)
+    return ReturnedClasses(classes, True, (name,))
 
 
 def registers(

@@ -12,6 +12,7 @@ from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
 from .candidates import (
     MAX_CALL_DEPTH,
+    CandidateSource,
     Construction,
     DatasetsOf,
     Resolver,
@@ -98,15 +99,21 @@ def _classes_of_option(
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
         # `Composed = make_class(a, b)` then `Composed(...)`: the classes the factory returns.
-        classes, complete = classes_returned(project, value.base, where)
+        returned = classes_returned(project, value.base, where)
         return merge(
             [
-                DatasetsOf((), complete),
+                DatasetsOf((), returned.complete),
                 *(
                     DatasetsOf(
-                        (ref,), True, project.chosen_bases(ref), made=((ref, (value, where)),)
+                        (ref,),
+                        True,
+                        project.chosen_bases(ref),
+                        made=((ref, (value, where)),),
+                        sources=tuple(
+                            CandidateSource("module", module) for module in returned.looked_up_in
+                        ),
                     )
-                    for ref in classes
+                    for ref in returned.classes
                 ),
             ]
         )

@@ -20,6 +20,7 @@ from ..fixes.rng_reseed import (
     walker_fix,
 )
 from ..rule import FixAvailability, FixSafety, Rule
+from ..types import Span
 
 
 class RngObjectSharedByWorkers(Rule):
@@ -171,8 +172,8 @@ class RngObjectSharedByWorkers(Rule):
             # The walker's helpers must handle these objects' libraries too.
             for _, creation in creations:
                 plan.need(loader.module.path, creation)
-        for candidate in candidates.values():
-            self._report(candidate, plan)
+        for group in _by_creation(candidates.values(), plan):
+            self._report(group, plan)
         for loader, creations in walkers:
             self._report_walker(loader, creations, plan)
 
@@ -228,12 +229,13 @@ class RngObjectSharedByWorkers(Rule):
 
     # --- reports and fixes for project datasets ---
 
-    def _report(self, candidate: ReseedCandidate, plan: ReseedPlan) -> None:
+    def _report(self, group: list[ReseedCandidate], plan: ReseedPlan) -> None:
+        candidate = group[0]
         obj = candidate.obj
         where, span = obj.report_at
         message = (
-            f"{self._describe(obj)} is copied into every DataLoader worker and never "
-            "reseeded, so all workers draw the same numbers: "
+            f"{self._describe(obj, [other.obj for other in group[1:]])} is copied into every "
+            "DataLoader worker and never reseeded, so all workers draw the same numbers: "
             + self._describe_draw(candidate.draw, candidate.dataset)
         )
         chosen = self.project.chosen_bases(candidate.dataset)
@@ -241,19 +243,33 @@ class RngObjectSharedByWorkers(Rule):
             # The dataset's bases are picked at run time: say that the finding rests on that.
             names = ", ".join(f"`{name}`" for name in chosen)
             message += f" (resting on the candidate classes of {names}, chosen at run time)"
+        looked_up = candidate.draw.reached.looked_up_in
+        if looked_up:
+            # The class holding the object is picked by a name known only at run time.
+            names = ", ".join(f"`{name}`" for name in looked_up)
+            message += (
+                f" (resting on the candidate classes {names} defines, looked up by name at run"
+                " time)"
+            )
         fix = candidate_fix(candidate, plan)
         if candidate.reasons:
             message += "; no automatic fix: " + candidate.reasons[0]
         self.report(where, span, message, fix=fix)
 
-    def _describe(self, obj: RngObject) -> str:
+    def _describe(self, obj: RngObject, others: list[RngObject]) -> str:
         creation = obj.creation
         made = creation.constructor
         if creation.factory:
             made += f" via `{creation.factory}`"
         location = self.location(creation.function.path, creation.span.line)
         if obj.place is Place.ATTRIBUTE and obj.owner is not None:
-            return f"`{obj.label}` of `{obj.owner.name}` ({made}, {location})"
+            owners = [
+                f"`{owner.name}`" for owner in (obj.owner, *(o.owner for o in others)) if owner
+            ]
+            shown = ", ".join(owners[:_OWNERS_SHOWN])
+            if len(owners) > _OWNERS_SHOWN:
+                shown += f" and {len(owners) - _OWNERS_SHOWN} more candidate classes"
+            return f"`{obj.label}` of {shown} ({made}, {location})"
         return f"`{obj.label}` ({obj.place.value}, {made}, {location})"
 
     def _describe_draw(self, draw: RngUse, dataset: ClassRef) -> str:
@@ -283,6 +299,34 @@ class RngObjectSharedByWorkers(Rule):
         span = loader.call.span
         assert span is not None
         self.report(loader.function, span, message, fix=fix)
+
+
+#: How many of the candidate classes holding one passed-in object a message names.
+_OWNERS_SHOWN = 3
+
+
+def _by_creation(
+    candidates: Iterable[ReseedCandidate], plan: ReseedPlan
+) -> Iterator[list[ReseedCandidate]]:
+    """Yield the candidates to report together: one object created by one call and handed
+    to each candidate class of a set looked up by name at run time is one finding there
+    (when none of them gets a fix); any other candidate is a finding of its own."""
+    groups: dict[tuple[str, Span, str], list[ReseedCandidate]] = {}
+    for candidate in candidates:
+        obj = candidate.obj
+        if (
+            obj.created_in == obj.store
+            or not candidate.draw.reached.looked_up_in
+            or candidate_fix(candidate, plan) is not None
+        ):
+            yield [candidate]
+            continue
+        where, span = obj.report_at
+        groups.setdefault((where.path.as_posix(), span, obj.label), []).append(candidate)
+    for group in groups.values():
+        yield sorted(
+            group, key=lambda candidate: candidate.obj.owner.name if candidate.obj.owner else ""
+        )
 
 
 def _by_object(uses: Iterable[RngUse]) -> Iterator[tuple[RngObject, list[RngUse]]]:
