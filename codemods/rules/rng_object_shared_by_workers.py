@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
+from ..analysis.datasets import (
+    dataset_classes,
+    datasets_of_loader,
+    looked_up_in,
+    single_process_only,
+)
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
 from ..analysis.rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
@@ -243,7 +248,9 @@ class RngObjectSharedByWorkers(Rule):
             # The dataset's bases are picked at run time: say that the finding rests on that.
             names = ", ".join(f"`{name}`" for name in chosen)
             message += f" (resting on the candidate classes of {names}, chosen at run time)"
-        looked_up = candidate.draw.reached.looked_up_in
+        looked_up = candidate.draw.reached.looked_up_in or looked_up_in(
+            self.project, candidate.dataset, self.loaders
+        )
         if looked_up:
             # The class holding the object is picked by a name known only at run time.
             names = ", ".join(f"`{name}`" for name in looked_up)
