@@ -132,7 +132,12 @@ class RngObjectSharedByWorkers(Rule):
       `__dict__` (torch's `Dataset` declares none), so it is fixed.
     - An RNG created as a default argument value (`def __init__(self, rng=default_rng(0))`),
       a per-item method assigned rather than defined (`__getitem__ = load`), or a transform
-      built dynamically (`getattr(module, name)(**config)`) is not seen.
+      looked up in a module that is not imported by a literal name
+      (`getattr(module, name)(**config)` on an imported module, a module name from a
+      config) is not seen. A class looked up by name in a module imported by a literal name
+      (`getattr(importlib.import_module("pkg.transforms"), name)`) may be any class that
+      module defines: such a finding says it rests on that candidate set. An RNG object such
+      a class holds in a transform list gets no automatic fix.
     - A `worker_init_fn` defined outside the project is assumed not to reseed RNG objects.
     - A dataset holding a `torch.Generator` cannot be sent to spawn or forkserver workers
       with torch's default sharing strategy (pytorch/pytorch#146828); the fix does not
