@@ -23,7 +23,9 @@ class CandidateSource:
 
     #: "elements": the elements of sequence parameter `parameter` that callers pass to
     #: `function`; "returns": a position of the tuples `function` may return; "configs":
-    #: the classes the project's configs name under key `parameter`, made by `function`.
+    #: the classes the project's configs name under key `parameter`, made by `function`;
+    #: "module": the classes project module `function` defines, looked up by a name known
+    #: only at run time (`getattr(importlib.import_module(...), name)`).
     kind: str
     function: str
     parameter: str = ""

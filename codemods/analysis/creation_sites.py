@@ -8,7 +8,7 @@ that builds it and a parameter back to the arguments its callers pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from ..types import Span
@@ -43,14 +43,22 @@ def created_at(call: Value, where: FunctionRef) -> tuple[FunctionRef, Span]:
 
 
 def arguments_for(
-    project: Project, callee: FunctionRef | ClassRef, function: FunctionFacts, param: str
+    project: Project,
+    callee: FunctionRef | ClassRef,
+    function: FunctionFacts,
+    param: str,
+    sites: Sequence[CallSite] | None = None,
 ) -> Iterator[tuple[CallSite, Value]]:
-    """Yield each call of `callee` (whose code is `function`) with what it passes as `param`."""
+    """Yield each call of `callee` (whose code is `function`) with what it passes as `param`.
+
+    `sites`: the calls known to make the instance in question; None: every call of
+    `callee` in the project.
+    """
     if param not in function.params:
         return
     offset = 1 if function.class_qualname is not None else 0
     index = function.params.index(param) - offset
-    for site in project.callers(callee):
+    for site in project.callers(callee) if sites is None else sites:
         args = site.call.args
         passed = site.call.keyword(param)
         if (

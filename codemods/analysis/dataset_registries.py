@@ -1,9 +1,12 @@
 """Registries: module-level dicts or lists of classes that a `REGISTRY[key](...)` or a
-`build(cfg, REGISTRY)` call picks a Dataset class from; and factories, project functions
-that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
+`build(cfg, REGISTRY)` call picks a Dataset class from; factories, project functions
+that return a class (`def make(name): class D(BASES[name]): ...; return D`); and classes
+looked up by name in a project module imported by name
+(`getattr(importlib.import_module("pkg.transforms"), name)`)."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -48,6 +51,9 @@ class ReturnedClasses:
     #: variable (`return DATASETS[name]`) or, for a table written in the factory itself
     #: (`return {"a": A, "b": B}[name]`), the factory's name. The classes are candidates.
     picked_from: tuple[str, ...] = ()
+    #: The modules the classes are looked up in by a name known only at run time: the
+    #: classes are candidates, one of which the run picks.
+    looked_up_in: tuple[str, ...] = ()
 
 
 def classes_returned(
@@ -57,15 +63,23 @@ def classes_returned(
 
     A factory returns a class it defines (possibly on bases chosen from registries), a
     module-level class, a registry entry (`return DATASETS[name]`), an entry of a table it
-    spells out (`return {"a": A, "b": B}[name]`) or another factory's result.
+    spells out (`return {"a": A, "b": B}[name]`), a class it looks up by name in a module it
+    imports by name, or another factory's result; the factory is a function or a method of
+    the calling instance (`self.transform_class(name)`).
     """
     if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
         return ReturnedClasses((), False)
+    looked_up = looked_up_by_name(project, call, where)
+    if looked_up is not None:
+        return looked_up
     functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
+    if not functions:
+        functions = _own_methods(project, call.base, where)
     if not functions:
         return ReturnedClasses((), False)
     found: list[ClassRef] = []
     picked: list[str] = []
+    modules: list[str] = []
     complete = True
     for function in functions:
         returns = function.function.returns
@@ -76,8 +90,14 @@ def classes_returned(
                 returned = _class_denoted(project, option, function, depth + 1, literals)
                 found.extend(returned.classes)
                 picked.extend(returned.picked_from)
+                modules.extend(returned.looked_up_in)
                 complete = complete and returned.complete
-    return ReturnedClasses(tuple(dict.fromkeys(found)), complete, tuple(dict.fromkeys(picked)))
+    return ReturnedClasses(
+        tuple(dict.fromkeys(found)),
+        complete,
+        tuple(dict.fromkeys(picked)),
+        tuple(dict.fromkeys(modules)),
+    )
 
 
 def _literal_arguments(function: FunctionRef, call: Value) -> dict[str, str]:
@@ -97,6 +117,19 @@ def _literal_arguments(function: FunctionRef, call: Value) -> dict[str, str]:
     return {
         name: key for name, argument in passed.items() if (key := literal_key(argument)) is not None
     }
+
+
+def _own_methods(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:
+    """Return the method `self.<name>` denotes in a method of a project class."""
+    if (
+        callee.kind is not Kind.ATTRIBUTE
+        or callee.base is None
+        or callee.base.kind is not Kind.SELF
+    ):
+        return []
+    own = project.class_of_function(where)
+    found = project.find_method(own, callee.name) if own is not None else None
+    return [found[1]] if found is not None else []
 
 
 def _class_denoted(
@@ -163,6 +196,46 @@ def _table_entry(
     classes = tuple(dict.fromkeys(found))
     picked = (where.function.name,) if len(classes) > 1 else ()
     return ReturnedClasses(classes, complete, picked)
+
+
+_GETATTR = frozenset({"builtins.getattr"})
+_IMPORT_MODULE = frozenset({"importlib.import_module"})
+
+
+def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> ReturnedClasses | None:
+    """Resolve `getattr(importlib.import_module("pkg.mod"), name)` to the classes `pkg.mod`
+    defines, if `call` is such a lookup in a project module named by a literal.
+
+    The name looked up is known only at run time: every class the module defines at its
+    top level is a candidate. None if `call` is no such lookup.
+    """
+    if (
+        call.base is None
+        or len(call.args) not in (2, 3)
+        or not project.is_one_of(call.base, where.module, _GETATTR)
+    ):
+        return None
+    imported = call.args[0]
+    if (
+        imported.kind is not Kind.CALL
+        or imported.base is None
+        or len(imported.args) != 1
+        or imported.keywords
+        or imported.args[0].kind is not Kind.CONSTANT
+        or not project.is_one_of(imported.base, where.module, _IMPORT_MODULE)
+    ):
+        return None
+    try:
+        name = ast.literal_eval(imported.args[0].name)
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(name, str) or name.startswith("."):
+        return None
+    module = project.module_named(name, where.module)
+    if module is None:
+        return None  # a third-party module: none of its classes is the project's
+    classes = tuple(ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname)
+    return ReturnedClasses(classes, True, looked_up_in=(name,))
 
 
 def registers(

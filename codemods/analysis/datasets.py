@@ -12,6 +12,7 @@ from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
 from .candidates import (
     MAX_CALL_DEPTH,
+    CandidateSource,
     Construction,
     DatasetsOf,
     Resolver,
@@ -75,7 +76,41 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     value = dataset_argument(loader)
     if value is None:
         return DatasetsOf((), False)
-    return classes_of(project, value, loader.function)
+    found = classes_of(project, value, loader.function)
+    if not any(source.kind == "module" for source in found.sources):
+        return found
+    # A class looked up by name in a module may be any class the module defines: only
+    # those a DataLoader can load (or a dataset applies per item) are candidates here.
+    applied = {ref for ref, _ in found.applied}
+    kept = tuple(
+        ref
+        for ref in found.classes
+        if ref in applied
+        or is_dataset(project, ref)
+        or project.chosen_bases(ref)
+        or any(project.find_method(ref, method) for method in catalog.PER_ITEM_METHODS)
+    )
+    return replace(
+        found, classes=kept, made=tuple((ref, site) for ref, site in found.made if ref in kept)
+    )
+
+
+def looked_up_in(
+    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
+) -> tuple[str, ...]:
+    """Return the modules a non-torch dataset is looked up in by name at run time, when every
+    DataLoader seen loading it gets it so: a finding about it rests on that candidate set."""
+    if is_dataset(project, dataset):
+        return ()  # any torch Dataset of the project may be loaded: no candidate set needed
+    modules: list[str] = []
+    for _, found in loaders:
+        if dataset not in found.classes:
+            continue
+        sources = [source.function for source in found.sources if source.kind == "module"]
+        if not sources:
+            return ()
+        modules.extend(sources)
+    return tuple(dict.fromkeys(modules))
 
 
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -214,6 +249,9 @@ def _instances_of(
                     True,
                     (*project.chosen_bases(ref), *returned.picked_from),
                     made=((ref, (call, where)),),
+                    sources=tuple(
+                        CandidateSource("module", module) for module in returned.looked_up_in
+                    ),
                 )
                 for ref in returned.classes
             ),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from . import catalog
 from .branch_feasibility import branch_not_taken
-from .candidates import MAX_CALL_DEPTH, Construction
+from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf
 from .datasets import _held, held_elements
 from .facts import Kind, Value
 from .function_registries import registered_functions
@@ -43,6 +43,9 @@ class Reached:
     #: The registries of functions (`OPS` of `OPS[name](x)`) the way here picks from at run
     #: time: `function` is one candidate of each, not certainly run.
     registries: tuple[str, ...] = ()
+    #: The project modules the way here looks a class up in by a name known only at run
+    #: time (`getattr(importlib.import_module(...), name)`): `self_class` is one candidate.
+    looked_up_in: tuple[str, ...] = ()
 
 
 @per_project
@@ -138,6 +141,7 @@ def callees(project: Project, caller: Reached) -> Iterator[Reached]:
                 caller.holder,
                 caller.made_by,
                 caller.registries,
+                caller.looked_up_in,
             )
             continue
         yield from call_targets(project, caller, call)
@@ -152,13 +156,22 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
     registry = _function_registry(callee)
     if registry is not None and registry.qualnames:
         registries = (*registries, registry.qualnames[0].rpartition(".")[2])
-    for function, self_class, holder, made_by in _resolve_callee(project, callee, caller):
+    for function, self_class, holder, made_by, looked_up in _resolve_callee(
+        project, callee, caller
+    ):
         chain = (*caller.chain, function.qualname)
-        yield Reached(function, self_class, chain, holder, made_by, registries)
+        modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
+        yield Reached(function, self_class, chain, holder, made_by, registries, modules)
 
 
+#: A function a call runs: on which class's instance, as which held object, made by which
+#: constructor calls, and the modules its class was looked up in by name at run time.
 _Callee = tuple[
-    FunctionRef, ClassRef | None, tuple[str, ...] | None, tuple[Construction, ...] | None
+    FunctionRef,
+    ClassRef | None,
+    tuple[str, ...] | None,
+    tuple[Construction, ...] | None,
+    tuple[str, ...],
 ]
 
 
@@ -170,16 +183,16 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if callee.kind is Kind.FUNCTION:
         nested = module.function(callee.name)
         if nested is not None:
-            yield FunctionRef.of(module, nested), self_class, same, made_by
+            yield FunctionRef.of(module, nested), self_class, same, made_by, ()
         return
     if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
         for target in project.targets(callee, module):
             if isinstance(target, FunctionRef):
-                yield target, project.class_of_function(target), None, None
+                yield target, project.class_of_function(target), None, None, ()
             elif isinstance(target, ClassRef):
                 found = project.find_method(target, "__init__")
                 if found is not None:
-                    yield found[1], target, None, None
+                    yield found[1], target, None, None, ()
         return
     registry = _function_registry(callee)
     if registry is not None:
@@ -188,7 +201,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             if isinstance(target, VariableRef):
                 field = callee.name if callee.kind is Kind.ATTRIBUTE else None
                 for registered in registered_functions(project, target, field):
-                    yield registered, None, None, None
+                    yield registered, None, None, None, ()
         return
     if self_class is None:
         return
@@ -202,12 +215,12 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 and iterable.base.kind is Kind.SELF
             ):
                 held = held_elements(project, self_class, iterable.name, made_by)
-                yield from _calls_of(project, (*held.classes, *held.contained))
+                yield from _calls_of(project, (*held.classes, *held.contained), held)
         return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
         if found is not None:
-            yield found[1], self_class, same, made_by
+            yield found[1], self_class, same, made_by, ()
         return
     if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
         return
@@ -215,22 +228,24 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if holder.kind is Kind.SELF:
         found = project.find_method(self_class, callee.name)
         if found is not None:
-            yield found[1], self_class, same, made_by
+            yield found[1], self_class, same, made_by, ()
             return
         # `self.transform(x)`: an object the dataset holds, called per item.
         held = _held(project, self_class, callee.name, sites=made_by)
+        looked_up = _looked_up_in(held)
         for ref in held.classes:
             for hook in _run_when_called(project, ref):
-                yield hook, ref, _extend(same, callee.name), held.made_by(ref)
+                yield hook, ref, _extend(same, callee.name), held.made_by(ref), looked_up
         # ... or the callables a `Compose` it holds calls.
-        yield from _calls_of(project, held.contained)
+        yield from _calls_of(project, held.contained, held)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         held = _held(project, self_class, holder.name, sites=made_by)
+        looked_up = _looked_up_in(held)
         for ref in held.classes:
             found = project.find_method(ref, callee.name)
             if found is not None:
-                yield found[1], ref, _extend(same, holder.name), held.made_by(ref)
+                yield found[1], ref, _extend(same, holder.name), held.made_by(ref), looked_up
         return
     if holder.kind is Kind.CALL and _is_super(holder):
         defining = project.class_of_function(caller.function)
@@ -240,7 +255,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 method = owner.cls.method(callee.name)
                 function = owner.module.function(method) if method else None
                 if function is not None:
-                    yield FunctionRef.of(owner.module, function), self_class, same, made_by
+                    yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
                     return
 
 
@@ -279,11 +294,22 @@ def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] |
     return None if holder is None else (*holder, attribute)
 
 
-def _calls_of(project: Project, classes: Sequence[ClassRef]) -> Iterator[_Callee]:
-    """Yield what calling each class's instances runs: objects in a list, not an attribute."""
+def _calls_of(project: Project, classes: Sequence[ClassRef], held: DatasetsOf) -> Iterator[_Callee]:
+    """Yield what calling each class's instances runs: objects in a list, not an attribute.
+
+    `held` tells which constructor calls made them: what their `__init__` stored comes from
+    those calls only (an object picked from a candidate set is made by the call that picks
+    it, not by every construction of its class in the project).
+    """
+    looked_up = _looked_up_in(held)
     for ref in classes:
         for function in _run_when_called(project, ref):
-            yield function, ref, None, None
+            yield function, ref, None, held.made_by(ref), looked_up
+
+
+def _looked_up_in(held: DatasetsOf) -> tuple[str, ...]:
+    """Return the modules a held object's class is looked up in by name at run time."""
+    return tuple(source.function for source in held.sources if source.kind == "module")
 
 
 def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:

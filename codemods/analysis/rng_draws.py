@@ -138,7 +138,8 @@ class _Scan:
             subject = option.base
             if subject.kind is Kind.SELF or _is_type_of_self(subject):
                 path = None if holder is None else (*holder, option.name)
-                for obj in self.index.attribute_objects(self_class, option.name):
+                made_by = self.reached.made_by
+                for obj in self.index.attribute_objects(self_class, option.name, 0, made_by):
                     yield obj, path, None
             elif (
                 subject.kind is Kind.ATTRIBUTE

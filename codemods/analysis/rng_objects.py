@@ -19,13 +19,13 @@ from dataclasses import replace
 
 from ..types import Span
 from . import catalog
-from .candidates import MAX_CALL_DEPTH
+from .candidates import MAX_CALL_DEPTH, Construction
 from .creation_sites import arguments_for, created_at, forwarded
 from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
 from .per_item import Reached, callees, method_candidates, per_item_code, reachable
 from .project import Project
-from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .refs import CallSite, ClassRef, ExternalRef, FunctionRef, VariableRef
 from .rng_draws import _Scan, is_reseed_helper
 from .rng_object_records import (
     RESEED_IN_WORKER,
@@ -53,9 +53,9 @@ class RngIndex:
         shared = project.memo.setdefault(type(self), {})
         if not shared:
             shared.update(attribute={}, init={}, module={}, per_item={})
-        self._attribute_cache: dict[tuple[ClassRef, str], tuple[RngObject, ...]] = shared[
-            "attribute"
-        ]
+        self._attribute_cache: dict[
+            tuple[ClassRef, str, tuple[Construction, ...] | None], tuple[RngObject, ...]
+        ] = shared["attribute"]
         self._init_cache: dict[ClassRef, tuple[Reached, ...]] = shared["init"]
         self._module_cache: dict[tuple[str, str], tuple[RngObject, ...]] = shared["module"]
         self._per_item_cache: dict[ClassRef, PerItemRngs] = shared["per_item"]
@@ -140,9 +140,20 @@ class RngIndex:
             self._init_cache[ref] = cached
         return cached
 
-    def attribute_objects(self, ref: ClassRef, name: str, depth: int = 0) -> tuple[RngObject, ...]:
-        """Return the RNG objects `self.<name>` of a `ref` instance holds from construction on."""
-        key = (ref, name)
+    def attribute_objects(
+        self,
+        ref: ClassRef,
+        name: str,
+        depth: int = 0,
+        made_by: tuple[Construction, ...] | None = None,
+    ) -> tuple[RngObject, ...]:
+        """Return the RNG objects `self.<name>` of a `ref` instance holds from construction on.
+
+        `made_by`: the constructor calls known to make the instance (one picked from a
+        candidate set is made where it is picked); what `__init__` stores from its
+        parameters then comes from those calls only. None: from every call of `ref`.
+        """
+        key = (ref, name, made_by)
         cached = self._attribute_cache.get(key)
         if cached is not None:
             return cached
@@ -154,7 +165,13 @@ class RngIndex:
                 if assignment.target == target:
                     found.extend(
                         self._stored(
-                            assignment.value, reached.function, ref, name, assignment.span, depth
+                            assignment.value,
+                            reached.function,
+                            ref,
+                            name,
+                            assignment.span,
+                            depth,
+                            made_by=made_by,
                         )
                     )
         if not found:
@@ -172,6 +189,7 @@ class RngIndex:
         span: Span,
         depth: int,
         created_in: FunctionRef | None = None,
+        made_by: tuple[Construction, ...] | None = None,
     ) -> Iterator[RngObject]:
         """Yield the RNG objects that `self.<name> = value` (in `where`) stores."""
         for creation in self.constructors(value, where, ref):
@@ -181,14 +199,21 @@ class RngIndex:
         for option in value.alternatives():
             if option.kind is Kind.ATTRIBUTE and option.base and option.base.kind is Kind.SELF:
                 # `self.alias = self.rng`: the same object.
-                yield from self.attribute_objects(ref, option.name, depth + 1)
+                yield from self.attribute_objects(ref, option.name, depth + 1, made_by)
             elif option.kind is Kind.NAME:
                 yield from self.name_objects(option, where.module)
             elif option.kind is Kind.PARAM:
-                yield from self._passed_in(option.name, where, ref, name, span, depth + 1)
+                yield from self._passed_in(option.name, where, ref, name, span, depth + 1, made_by)
 
     def _passed_in(
-        self, param: str, where: FunctionRef, ref: ClassRef, name: str, span: Span, depth: int
+        self,
+        param: str,
+        where: FunctionRef,
+        ref: ClassRef,
+        name: str,
+        span: Span,
+        depth: int,
+        made_by: tuple[Construction, ...] | None = None,
     ) -> Iterator[RngObject]:
         """Follow `self.<name> = <param of __init__>` to what the callers pass.
 
@@ -197,7 +222,8 @@ class RngIndex:
         """
         if where.function.name != "__init__":
             return
-        for site, passed in arguments_for(self.project, ref, where.function, param):
+        sites = None if made_by is None else [CallSite(at, call) for call, at in made_by]
+        for site, passed in arguments_for(self.project, ref, where.function, param, sites):
             yield from self._passed(passed, site.function, ref, name, where, span, depth)
             for caller, value in forwarded(self.project, passed, site.function, depth):
                 yield from self._passed(value, caller, ref, name, where, span, depth)

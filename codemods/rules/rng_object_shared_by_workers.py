@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
+from ..analysis.datasets import (
+    dataset_classes,
+    datasets_of_loader,
+    looked_up_in,
+    single_process_only,
+)
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
 from ..analysis.rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
@@ -20,6 +25,7 @@ from ..fixes.rng_reseed import (
     walker_fix,
 )
 from ..rule import FixAvailability, FixSafety, Rule
+from ..types import Span
 
 
 class RngObjectSharedByWorkers(Rule):
@@ -126,7 +132,12 @@ class RngObjectSharedByWorkers(Rule):
       `__dict__` (torch's `Dataset` declares none), so it is fixed.
     - An RNG created as a default argument value (`def __init__(self, rng=default_rng(0))`),
       a per-item method assigned rather than defined (`__getitem__ = load`), or a transform
-      built dynamically (`getattr(module, name)(**config)`) is not seen.
+      looked up in a module that is not imported by a literal name
+      (`getattr(module, name)(**config)` on an imported module, a module name from a
+      config) is not seen. A class looked up by name in a module imported by a literal name
+      (`getattr(importlib.import_module("pkg.transforms"), name)`) may be any class that
+      module defines: such a finding says it rests on that candidate set. An RNG object such
+      a class holds in a transform list gets no automatic fix.
     - A `worker_init_fn` defined outside the project is assumed not to reseed RNG objects.
     - A dataset holding a `torch.Generator` cannot be sent to spawn or forkserver workers
       with torch's default sharing strategy (pytorch/pytorch#146828); the fix does not
@@ -171,8 +182,8 @@ class RngObjectSharedByWorkers(Rule):
             # The walker's helpers must handle these objects' libraries too.
             for _, creation in creations:
                 plan.need(loader.module.path, creation)
-        for candidate in candidates.values():
-            self._report(candidate, plan)
+        for group in _by_creation(candidates.values(), plan):
+            self._report(group, plan)
         for loader, creations in walkers:
             self._report_walker(loader, creations, plan)
 
@@ -228,12 +239,13 @@ class RngObjectSharedByWorkers(Rule):
 
     # --- reports and fixes for project datasets ---
 
-    def _report(self, candidate: ReseedCandidate, plan: ReseedPlan) -> None:
+    def _report(self, group: list[ReseedCandidate], plan: ReseedPlan) -> None:
+        candidate = group[0]
         obj = candidate.obj
         where, span = obj.report_at
         message = (
-            f"{self._describe(obj)} is copied into every DataLoader worker and never "
-            "reseeded, so all workers draw the same numbers: "
+            f"{self._describe(obj, [other.obj for other in group[1:]])} is copied into every "
+            "DataLoader worker and never reseeded, so all workers draw the same numbers: "
             + self._describe_draw(candidate.draw, candidate.dataset)
         )
         chosen = self.project.chosen_bases(candidate.dataset)
@@ -241,19 +253,35 @@ class RngObjectSharedByWorkers(Rule):
             # The dataset's bases are picked at run time: say that the finding rests on that.
             names = ", ".join(f"`{name}`" for name in chosen)
             message += f" (resting on the candidate classes of {names}, chosen at run time)"
+        looked_up = candidate.draw.reached.looked_up_in or looked_up_in(
+            self.project, candidate.dataset, self.loaders
+        )
+        if looked_up:
+            # The class holding the object is picked by a name known only at run time.
+            names = ", ".join(f"`{name}`" for name in looked_up)
+            message += (
+                f" (resting on the candidate classes {names} defines, looked up by name at run"
+                " time)"
+            )
         fix = candidate_fix(candidate, plan)
         if candidate.reasons:
             message += "; no automatic fix: " + candidate.reasons[0]
         self.report(where, span, message, fix=fix)
 
-    def _describe(self, obj: RngObject) -> str:
+    def _describe(self, obj: RngObject, others: list[RngObject]) -> str:
         creation = obj.creation
         made = creation.constructor
         if creation.factory:
             made += f" via `{creation.factory}`"
         location = self.location(creation.function.path, creation.span.line)
         if obj.place is Place.ATTRIBUTE and obj.owner is not None:
-            return f"`{obj.label}` of `{obj.owner.name}` ({made}, {location})"
+            owners = [
+                f"`{owner.name}`" for owner in (obj.owner, *(o.owner for o in others)) if owner
+            ]
+            shown = ", ".join(owners[:_OWNERS_SHOWN])
+            if len(owners) > _OWNERS_SHOWN:
+                shown += f" and {len(owners) - _OWNERS_SHOWN} more candidate classes"
+            return f"`{obj.label}` of {shown} ({made}, {location})"
         return f"`{obj.label}` ({obj.place.value}, {made}, {location})"
 
     def _describe_draw(self, draw: RngUse, dataset: ClassRef) -> str:
@@ -283,6 +311,34 @@ class RngObjectSharedByWorkers(Rule):
         span = loader.call.span
         assert span is not None
         self.report(loader.function, span, message, fix=fix)
+
+
+#: How many of the candidate classes holding one passed-in object a message names.
+_OWNERS_SHOWN = 3
+
+
+def _by_creation(
+    candidates: Iterable[ReseedCandidate], plan: ReseedPlan
+) -> Iterator[list[ReseedCandidate]]:
+    """Yield the candidates to report together: one object created by one call and handed
+    to each candidate class of a set looked up by name at run time is one finding there
+    (when none of them gets a fix); any other candidate is a finding of its own."""
+    groups: dict[tuple[str, Span, str], list[ReseedCandidate]] = {}
+    for candidate in candidates:
+        obj = candidate.obj
+        if (
+            obj.created_in == obj.store
+            or not candidate.draw.reached.looked_up_in
+            or candidate_fix(candidate, plan) is not None
+        ):
+            yield [candidate]
+            continue
+        where, span = obj.report_at
+        groups.setdefault((where.path.as_posix(), span, obj.label), []).append(candidate)
+    for group in groups.values():
+        yield sorted(
+            group, key=lambda candidate: candidate.obj.owner.name if candidate.obj.owner else ""
+        )
 
 
 def _by_object(uses: Iterable[RngUse]) -> Iterator[tuple[RngObject, list[RngUse]]]:

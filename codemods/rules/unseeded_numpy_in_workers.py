@@ -341,6 +341,8 @@ def _candidate_note(datasets: DatasetsOf) -> str:
                 f"the Dataset classes the project's configs name as `{source.parameter}`,"
                 f" made by `{source.function}`"
             )
+        elif source.kind == "module":
+            parts.append(f"the classes `{source.function}` defines, looked up by name at run time")
         else:
             parts.append(f"the datasets `{source.function}` may return")
     if not parts:
