@@ -108,6 +108,9 @@ class UnseededNumpyInWorkers(Rule):
       has no fix: adding the keyword could raise `TypeError: got multiple values`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
+    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a
+      warning when some choice leaves NumPy unseeded (a `None`, or a function that never
+      seeds NumPy), and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
