@@ -30,8 +30,7 @@ from .per_item import per_item_code
 from .pipeline_files import (
     Drawing,
     deserialises,
-    loaded_pipeline_draws,
-    loaded_pipeline_note,
+    loaded_pipeline,
 )
 from .pipeline_libraries import (
     ALBUMENTATIONS,
@@ -118,10 +117,10 @@ class PipelineIndex(RngIndex):
             {library.name for name in names if (library := pipeline_library(name)) is not None}
         )
         if deserialises(self.project, value, where):
-            drawing = loaded_pipeline_draws(self.project, value, where)
-            if drawing is not Drawing.FIXED:
-                unknown = drawing is Drawing.UNKNOWN
-                note = loaded_pipeline_note(value, drawing)
+            loaded = loaded_pipeline(self.project, value, where)
+            if loaded.drawing is not Drawing.FIXED:
+                unknown = loaded.drawing is Drawing.UNKNOWN
+                note = loaded.note
                 kind = ALBUMENTATIONS.name
                 yield Creation(min(names), kind, written_in, span, None, unknown, note)
             return

@@ -25,12 +25,19 @@ _MAX_FILES = 2000
 
 def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, str]]:
     """Return (file, value) for every configuration file giving a string under `keys`."""
-    found: list[tuple[Path, str]] = []
+    return [
+        (path, value) for path, value in config_entries(project, keys) if isinstance(value, str)
+    ]
+
+
+def config_entries(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, object]]:
+    """Return (file, value) for every configuration file giving a value under `keys`."""
+    found: list[tuple[Path, object]] = []
     for path, mtime_ns in _versions(project):
         value = _parsed(path, mtime_ns)
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
-        if isinstance(value, str):
+        if value is not None:
             found.append((path, value))
     return found
 

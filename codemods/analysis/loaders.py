@@ -446,7 +446,25 @@ class WorkerInit:
 
 def worker_init(loader: LoaderCall) -> WorkerInit:
     """Return the `worker_init_fn` of a DataLoader call, resolved to project code if possible."""
+    return _worker_init_of(loader, loader.argument("worker_init_fn"))
+
+
+def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
+    """Return each `worker_init_fn` a DataLoader call may pass, one per choice made at run time.
+
+    `worker_init_fn=init` with `init = seed_fn` in one branch and `init = None` in the other
+    (or `seed_fn if flag else None`) is a choice: each option is resolved on its own, and a
+    `None` option is absent, so that "sometimes no worker_init_fn" is told apart from "an
+    unknown one". Any other value gives the one answer of `worker_init()`.
+    """
     lookup = loader.argument("worker_init_fn")
+    options = lookup.value.alternatives() if lookup.value is not None else ()
+    if len(options) < 2:
+        return (_worker_init_of(loader, lookup),)
+    return tuple(_worker_init_of(loader, replace(lookup, value=option)) for option in options)
+
+
+def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
     value = lookup.value
     if value is None:
         return WorkerInit(lookup)

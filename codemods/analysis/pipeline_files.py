@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import enum
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config_files import config_values
+from .config_files import config_entries, config_values
 from .facts import Kind, Value
 from .pipeline_randomness import DETERMINISTIC_TRANSFORMS
 from .project import Project
@@ -49,16 +50,89 @@ def deserialises(project: Project, call: Value, where: FunctionRef) -> bool:
     return bool(names) and names <= DESERIALISERS
 
 
+@dataclass(frozen=True)
+class LoadedPipeline:
+    """Whether a deserialised pipeline draws, and what a finding about it must say."""
+
+    drawing: Drawing
+    #: How the finding knows (or what it assumes): the candidate configuration files.
+    note: str | None = None
+
+
+def loaded_pipeline(project: Project, call: Value, where: FunctionRef) -> LoadedPipeline:
+    """Return whether the pipeline `albumentations.load` or `from_dict` builds draws.
+
+    `from_dict(config["aug"])` of a mapping read from configuration may get any mapping
+    one of the project's YAML or JSON configuration files gives under those keys: none of
+    them drawing means no draw; some drawing gives the files that do.
+    """
+    if _deserialiser(project, call, where) == "from_dict":
+        return _configured_mapping(project, call)
+    drawing = loaded_pipeline_draws(project, call, where)
+    return LoadedPipeline(drawing, loaded_pipeline_note(call, drawing))
+
+
+def _deserialiser(project: Project, call: Value, where: FunctionRef) -> str:
+    assert call.base is not None
+    return min(project.qualnames(call.base, where.module)).rpartition(".")[2]
+
+
+def _configured_mapping(project: Project, call: Value) -> LoadedPipeline:
+    """Return what `from_dict(config["a"]["b"])` builds, from the project's configuration."""
+    argument = call.keyword("transform_dict") or (call.args[0] if call.args else None)
+    keys = _config_keys(argument) if argument is not None else None
+    found = config_entries(project, keys) if keys is not None else []
+    unknown = LoadedPipeline(
+        Drawing.UNKNOWN,
+        "this assumes the pipeline `from_dict` builds has random transforms: the mapping it "
+        "reads is not known before run time",
+    )
+    if keys is None or not found:
+        return unknown
+    drawing = {path: _serialised_draws(value) for path, value in found}
+    if set(drawing.values()) == {Drawing.FIXED}:
+        return LoadedPipeline(Drawing.FIXED)
+    lookup = "".join(f"[{key!r}]" for key in keys)
+    random = [_shown(project, path) for path, draws in drawing.items() if draws is Drawing.DRAWS]
+    if not random:
+        return unknown
+    shown = ", ".join(random[:_MAX_FILES_NAMED])
+    if len(random) > _MAX_FILES_NAMED:
+        shown += f" and {len(random) - _MAX_FILES_NAMED} more"
+    if len(random) == len(drawing):
+        return LoadedPipeline(
+            Drawing.DRAWS,
+            f"the mapping is chosen by configuration (`{lookup}`), and every one the "
+            f"project's configuration files give there has random transforms ({shown})",
+        )
+    return LoadedPipeline(
+        Drawing.UNKNOWN,
+        f"the mapping is chosen by configuration (`{lookup}`): this assumes a run with "
+        f"random transforms there, as {shown} gives",
+    )
+
+
+def _shown(project: Project, path: Path) -> str:
+    """Return `path` as messages show it: relative to the project root."""
+    try:
+        return path.relative_to(project.root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+#: How many configuration files a message names.
+_MAX_FILES_NAMED = 3
+
+
 def loaded_pipeline_draws(project: Project, call: Value, where: FunctionRef) -> Drawing:
     """Return whether the pipeline `albumentations.load(path)` reads draws random numbers.
 
     Only JSON files the project holds are read: named by a literal or a module-level
     constant, or given under the looked-up keys by the project's configuration files. YAML
-    pipelines, paths made at run time and `from_dict` of a computed dict are unknown, and
-    so is a set of candidate files of which some draw and some do not.
+    pipelines, paths made at run time and `from_dict` (see `loaded_pipeline`) are unknown,
+    and so is a set of candidate files of which some draw and some do not.
     """
-    assert call.base is not None
-    if min(project.qualnames(call.base, where.module)).rpartition(".")[2] != "load":
+    if _deserialiser(project, call, where) != "load":
         return Drawing.UNKNOWN
     data_format = call.keyword("data_format") or (call.args[1] if len(call.args) > 1 else None)
     if data_format is not None and _string(data_format) != "json":
@@ -98,6 +172,11 @@ def _file_draws(path: Path) -> Drawing:
         serialised = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return Drawing.UNKNOWN
+    return _serialised_draws(serialised)
+
+
+def _serialised_draws(serialised: object) -> Drawing:
+    """Return whether a serialised pipeline (`{"transform": {...}}`) draws when applied."""
     transform = serialised.get("transform") if isinstance(serialised, dict) else None
     if not isinstance(transform, dict):
         return Drawing.UNKNOWN

@@ -23,7 +23,7 @@ from . import catalog
 from .config_settings import assigned_from_rank, setting_assumed_alike
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
-from .loaders import LoaderCall, Presence, worker_init
+from .loaders import LoaderCall, Presence, WorkerInit, worker_init_choices
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
@@ -324,7 +324,14 @@ def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
         generator_rank = _generator_rank(project, loader)
         if generator_rank is not RankDependence.SAME:
             return generator_rank
-    init = worker_init(loader)
+    # A worker_init_fn chosen at run time (`init = seed_fn if flag else None`) decides the
+    # answer only when every choice gives the same one.
+    answers = {_init_rank_source(project, loader, init) for init in worker_init_choices(loader)}
+    return answers.pop() if len(answers) == 1 else RankDependence.UNKNOWN
+
+
+def _init_rank_source(project: Project, loader: LoaderCall, init: WorkerInit) -> RankDependence:
+    """Return whether the worker seeds one `worker_init_fn` choice gives depend on the rank."""
     if init.is_absent:
         return RankDependence.SAME
     if init.lookup.presence is Presence.MAYBE or init.function is None:
@@ -334,7 +341,7 @@ def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
         if value is not None and project.is_one_of(value, loader.module, LIGHTNING_WORKER_INIT):
             return RankDependence.PER_RANK
         return RankDependence.UNKNOWN
-    if init.via_partial and _partial_binds_rank(project, loader):
+    if init.via_partial and _partial_binds_rank(project, loader, init):
         return RankDependence.PER_RANK
     if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
         return RankDependence.PER_RANK
@@ -351,8 +358,8 @@ def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
     )
 
 
-def _partial_binds_rank(project: Project, loader: LoaderCall) -> bool:
-    value = worker_init(loader).lookup.value
+def _partial_binds_rank(project: Project, loader: LoaderCall, init: WorkerInit) -> bool:
+    value = init.lookup.value
     if value is None:
         return False
     for option in value.alternatives():

@@ -144,8 +144,12 @@ class AugmentationPipelineSharedByWorkers(Rule):
       path is a literal or a module-level constant (read from the script's folder or the
       project root), or a lookup under literal keys (`config["aug"]`) that the project's
       YAML/JSON configuration files all answer with such files. Any other path, a YAML
-      pipeline, candidates that disagree, and `from_dict` give a warning that assumes the
-      pipeline draws.
+      pipeline and candidates that disagree give a warning that assumes the pipeline draws.
+    - A pipeline built with `albumentations.from_dict(config["aug"])` is judged by the
+      mappings the project's YAML/JSON configuration files give under those keys: none
+      drawing is no finding, all drawing is an error naming the files, some drawing a
+      warning naming the ones that do. A mapping no configuration file gives (or one built
+      in code) gives a warning that assumes the pipeline draws.
     - A pipeline held inside a list or a torchvision `Compose` has no path the fix can name:
       it is reported without a fix.
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.

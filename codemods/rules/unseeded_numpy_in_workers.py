@@ -9,7 +9,15 @@ from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
-from ..analysis.loaders import KnownDict, LoaderCall, Presence, loader_calls, worker_init
+from ..analysis.loaders import (
+    KnownDict,
+    LoaderCall,
+    Presence,
+    WorkerInit,
+    loader_calls,
+    worker_init,
+    worker_init_choices,
+)
 from ..analysis.per_item import per_item_code
 from ..analysis.randomness import (
     GlobalCall,
@@ -113,6 +121,9 @@ class UnseededNumpyInWorkers(Rule):
       has no fix: adding the keyword could raise `TypeError: got multiple values`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
+    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a
+      warning when some choice leaves NumPy unseeded (a `None`, or a function that never
+      seeds NumPy), and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
@@ -198,12 +209,20 @@ class UnseededNumpyInWorkers(Rule):
                     self._report_unresolved(drawing[ref], unresolved[0])
 
     def _leaves_numpy_unseeded(self, loader: LoaderCall) -> bool:
-        """Return True if `loader` is seen to pass no worker_init_fn that always seeds NumPy."""
-        init = worker_init(loader)
+        """Return True if `loader` is seen to pass no worker_init_fn that always seeds NumPy
+        (on some choice, when the function is chosen at run time)."""
+        choices = worker_init_choices(loader)
+        if len(choices) > 1:
+            return any(self._leaves_unseeded(init, always=False) for init in choices)
+        return self._leaves_unseeded(choices[0], always=True)
+
+    def _leaves_unseeded(self, init: WorkerInit, *, always: bool) -> bool:
+        """Return True if `init` is absent or a project function that does not seed NumPy
+        (`always`: on every call; otherwise: anywhere)."""
         if init.is_absent:
             return True
         function = init.function
-        return function is not None and not seeds_numpy(self.project, function, always=True)
+        return function is not None and not seeds_numpy(self.project, function, always=always)
 
     def _check_loader(
         self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf, applied: str = ""
@@ -232,6 +251,10 @@ class UnseededNumpyInWorkers(Rule):
             )
             self.report(loader.function, span, message)
             return
+        choices = worker_init_choices(loader)
+        if len(choices) > 1:
+            self._check_choices(loader, choices, where)
+            return
         function = init.function
         if function is None or seeds_numpy(self.project, function, always=True):
             return
@@ -246,6 +269,38 @@ class UnseededNumpyInWorkers(Rule):
         if not function.function.is_lambda:
             fix = self._seed_in_function(function)
         self.report(loader.function, span, message, fix=fix)
+
+    def _check_choices(
+        self, loader: LoaderCall, choices: tuple[WorkerInit, ...], where: str
+    ) -> None:
+        """Report a worker_init_fn chosen at run time of which some choice leaves NumPy alone.
+
+        Which branch a run takes is not known: the finding is a warning naming the choices
+        that leave the workers alike, and it has no fix (no one place covers every branch).
+        """
+        named: list[str] = []
+        for init in choices:
+            value = init.lookup.value
+            # Only a choice that never seeds NumPy is named: one seeding in each arm of an
+            # `if` does not count as "always" and would be blamed wrongly.
+            if not self._leaves_unseeded(init, always=False):
+                continue
+            if init.is_absent and value is not None and value.span is not None:
+                at = self.location(loader.module.path, value.span.line)
+                named.append(f"the `None` chosen at {at}")
+            elif init.function is not None:
+                named.append(f"`{init.function.function.name}`, which does not seed NumPy")
+        if not named:
+            return
+        span = loader.call.span
+        assert span is not None
+        message = (
+            f"DataLoader workers start with identical NumPy RNG state on "
+            f"{self.project.target.describe()} when worker_init_fn is "
+            f"{' or '.join(dict.fromkeys(named))}: {where}; the worker_init_fn is chosen at "
+            "run time, so it cannot be fixed here"
+        )
+        self.report(loader.function, span, message, severity="warning")
 
     def _report_unresolved(self, draw: GlobalCall, loader: LoaderCall) -> None:
         span = draw.call.span
