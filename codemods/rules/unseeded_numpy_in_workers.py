@@ -45,6 +45,10 @@ class UnseededNumpyInWorkers(Rule):
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
 
+    A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
+    `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
+    `num_workers` and `worker_init_fn` are given, and where the fix adds `worker_init_fn=`.
+
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
     Every worker process starts with a copy of the parent's NumPy state, so every worker
