@@ -427,15 +427,38 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
 
 
 def _builds_own_dataset(
-    project: Project, ref: ClassRef, building: dict[ClassRef, tuple[LoaderCall, ...]]
+    project: Project,
+    ref: ClassRef,
+    building: dict[ClassRef, tuple[LoaderCall, ...]],
+    depth: int = 0,
 ) -> bool:
-    """Return True if the `__init__` an instance of `ref` runs gives torch a dataset it built."""
+    """Return True if the `__init__` an instance of `ref` runs gives torch a dataset it built.
+
+    Either that `__init__` makes every DataLoader base call with a dataset of its own, or it
+    hands its arguments to project bases whose `__init__` does.
+    """
     found = project.find_method(ref, "__init__")
-    if found is None:
+    if found is None or depth > _MAX_SUBCLASS_DEPTH:
         return False
     owner = found[0]
-    sites = building.get(owner)
-    return sites is not None and len(sites) == len(list(_base_loader_inits(project, owner)))
+    calls = list(_base_loader_inits(project, owner))
+    if not calls:
+        return False
+    sites = building.get(owner, ())
+    return all(
+        call in sites
+        or (
+            call.subclasses
+            and all(
+                _builds_own_dataset(project, base, building, depth + 1) for base in call.subclasses
+            )
+        )
+        for call in calls
+    )
+
+
+#: How many project DataLoader subclasses deep a chain of base `__init__` calls is followed.
+_MAX_SUBCLASS_DEPTH = 4
 
 
 def _dataset_building_inits(project: Project, ref: ClassRef) -> tuple[LoaderCall, ...]:
