@@ -404,6 +404,12 @@ def loader_calls(project: Project) -> Iterator[LoaderCall]:
 def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
     names = loader_names(project)
     found: list[LoaderCall] = []
+    building: dict[ClassRef, tuple[LoaderCall, ...]] = {}
+    for ref in project.family(catalog.TORCH_DATALOADERS).classes:
+        sites = _dataset_building_inits(project, ref)
+        if sites:
+            building[ref] = sites
+            found.extend(sites)
     for function in project.functions_mentioning(*names):
         for call in function.function.calls:
             # Only a callee that spells a loader's name can be one: resolve no other.
@@ -412,8 +418,120 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             subclasses = loader_subclasses(project, call.base, function)
             if subclasses is None:
                 continue
+            # A subclass that builds its own dataset gives torch its arguments in its
+            # `__init__`: that base `__init__` call is the loader, not each instantiation.
+            if subclasses and all(_builds_own_dataset(project, r, building) for r in subclasses):
+                continue
             found.append(LoaderCall(project, function, call, subclasses))
     return tuple(found)
+
+
+def _builds_own_dataset(
+    project: Project,
+    ref: ClassRef,
+    building: dict[ClassRef, tuple[LoaderCall, ...]],
+    depth: int = 0,
+) -> bool:
+    """Return True if the `__init__` an instance of `ref` runs gives torch a dataset it built.
+
+    Either that `__init__` makes every DataLoader base call with a dataset of its own, or it
+    hands its arguments to project bases whose `__init__` does.
+    """
+    found = project.find_method(ref, "__init__")
+    if found is None or depth > _MAX_SUBCLASS_DEPTH:
+        return False
+    owner = found[0]
+    calls = list(_base_loader_inits(project, owner))
+    if not calls:
+        return False
+    sites = building.get(owner, ())
+    return all(
+        call in sites
+        or (
+            call.subclasses
+            and all(
+                _builds_own_dataset(project, base, building, depth + 1) for base in call.subclasses
+            )
+        )
+        for call in calls
+    )
+
+
+#: How many project DataLoader subclasses deep a chain of base `__init__` calls is followed.
+_MAX_SUBCLASS_DEPTH = 4
+
+
+def _dataset_building_inits(project: Project, ref: ClassRef) -> tuple[LoaderCall, ...]:
+    """Return the base `__init__` calls in `ref.__init__` that are DataLoader calls themselves.
+
+    `super().__init__(Shapes(root), num_workers=n)` in a project subclass creates the loader
+    with arguments given right there: the dataset is built (or chosen) in `__init__`, not
+    handed on from its parameters. A call that only forwards `__init__`'s own parameters
+    (`super().__init__(dataset, **kwargs)`) leaves the instantiations as the loader calls.
+    """
+    sites: list[LoaderCall] = []
+    for loader in _base_loader_inits(project, ref):
+        lookup = loader.argument("dataset")
+        if lookup.presence not in (Presence.PASSED, Presence.IN_DICT) or lookup.value is None:
+            continue
+        params = loader.function.function.params
+        if any(
+            option.kind is Kind.STARRED or (option.kind is Kind.PARAM and option.name in params)
+            for option in lookup.value.alternatives()
+        ):
+            continue
+        sites.append(loader)
+    return tuple(sites)
+
+
+def _base_loader_inits(project: Project, ref: ClassRef) -> Iterator[LoaderCall]:
+    """Yield the calls in `ref`'s own `__init__` that run a DataLoader base's `__init__`.
+
+    Each is given as a call of that base (without the explicit `self` of
+    `DataLoader.__init__(self, ...)`), whose project subclasses are those between `ref` and
+    torch's DataLoader.
+    """
+    qualname = ref.cls.method("__init__")
+    function = ref.module.function(qualname) if qualname else None
+    if function is None:
+        return
+    init = FunctionRef.of(ref.module, function)
+    bases = tuple(
+        base
+        for base in project.mro(ref)[1:]
+        if project.derives_from(base, catalog.TORCH_DATALOADERS)
+    )
+    for call in function.calls:
+        callee = call.base
+        offset = _base_init_offset(callee)
+        if offset is None or callee is None:
+            continue
+        if offset == 0:
+            if _is_super_call(callee.base):
+                yield LoaderCall(project, init, call, bases[:1])
+            continue
+        if not call.args or call.args[0].kind is not Kind.SELF:
+            continue
+        subclasses = loader_subclasses(project, _class_of_init(callee), init)
+        if subclasses is not None:
+            yield LoaderCall(project, init, replace(call, args=call.args[1:]), subclasses)
+
+
+def _is_super_call(value: Value | None) -> bool:
+    return (
+        value is not None
+        and value.kind is Kind.CALL
+        and value.base is not None
+        and "builtins.super" in value.base.qualnames
+    )
+
+
+def _class_of_init(callee: Value) -> Value:
+    """Return the class whose `__init__` the callee `Base.__init__` (or `mod.Base.__init__`) is."""
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        return callee.base
+    prefixes = tuple(qualname.rpartition(".")[0] for qualname in callee.qualnames)
+    return Value(Kind.NAME, callee.span, prefixes, callee.name)
 
 
 def dataset_argument(loader: LoaderCall) -> Value | None:

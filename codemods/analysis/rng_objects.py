@@ -21,8 +21,9 @@ from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
 from .creation_sites import arguments_for, created_at, forwarded
-from .datasets import held_classes
+from .datasets import dataset_classes, held_classes
 from .facts import Kind, ModuleFacts, Value
+from .memo import per_project
 from .per_item import Reached, callees, method_candidates, per_item_code, reachable
 from .project import Project
 from .refs import CallSite, ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -160,7 +161,7 @@ class RngIndex:
         self._attribute_cache[key] = ()  # guards against alias cycles
         found: list[RngObject] = []
         target = f"self.{name}"
-        for reached in self.init_code(ref):
+        for reached in (*self.init_code(ref), *run_by_holders(self.project, ref)):
             for assignment in reached.function.function.assignments:
                 if assignment.target == target:
                     found.extend(
@@ -402,6 +403,30 @@ class RngIndex:
             full = f"{qualname}.{rest}" if rest else qualname
             found.extend(self._qualname_objects(full, module))
         return tuple(dict.fromkeys(found))
+
+
+def run_by_holders(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
+    """Return the methods of `ref` that building a Dataset runs on a `ref` instance it holds.
+
+    `self.transforms.build(train)` in a Dataset's `__init__` makes the held object store
+    what `build` stores (`self.pipeline = self.train_pipeline()`) before any worker starts,
+    like its own `__init__` would.
+    """
+    return _run_by_holders(project).get(ref, ())
+
+
+@per_project
+def _run_by_holders(project: Project) -> dict[ClassRef, tuple[Reached, ...]]:
+    found: dict[ClassRef, list[Reached]] = {}
+    for dataset in dataset_classes(project):
+        starts = [
+            Reached(init, dataset, (init.qualname,))
+            for init in method_candidates(project, dataset, "__init__")
+        ]
+        for reached in reachable(project, starts):
+            if reached.self_class is not None and reached.holder:
+                found.setdefault(reached.self_class, []).append(reached)
+    return {ref: tuple(reached) for ref, reached in found.items()}
 
 
 def shards_here(project: Project, reached: Reached, functions: frozenset[FunctionRef]) -> bool:

@@ -66,6 +66,10 @@ class UnseededNumpyInWorkers(Rule):
     worker id or the clock is reported there; once WS102's fix deletes the per-item reseed,
     this rule reports the loader, so `fix` applies both in turn).
 
+    A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
+    `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
+    `num_workers` and `worker_init_fn` are given, and where the fix adds `worker_init_fn=`.
+
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
     Every worker process starts with a copy of the parent's NumPy state, so every worker
