@@ -117,12 +117,14 @@ class RankInvariantWorkerSeed(Rule):
     - The distributed evidence, the seeding and the loader count together when they belong
       to one run: the same file, or files whose functions call theirs (a few levels up,
       through plain function calls and `self.<method>()` calls of classes one object may be
-      an instance of, including mixins composed with `type(name, bases, {})`). Code reached
-      only through registries or callbacks a library calls is not linked, and then nothing
-      is reported. Module-level seeding counts for the runs of its own file. A seeding in a
-      function that hands the loader's function to a launcher (`mp.spawn(train, ...)`) and
-      otherwise calls it only with rank 0 does not count: spawned ranks start from their
-      own RNG state.
+      an instance of, including mixins composed with `type(name, bases, {})`). The loader
+      hooks Lightning calls (`train_dataloader()` of a `LightningDataModule` or
+      `LightningModule`) belong to the runs of the functions that make the instance. Other
+      code reached only through registries or callbacks a library calls is not linked, and
+      then nothing is reported. Module-level seeding counts for the runs of its own file. A
+      seeding in a function that hands the loader's function to a launcher
+      (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
+      spawned ranks start from their own RNG state.
     - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
       (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
       launcher's rank variable or a `DistributedSampler` that asks the process group does.
@@ -144,6 +146,13 @@ class RankInvariantWorkerSeed(Rule):
       (or the older `distributed_backend` / `accelerator`) literally ask for several
       processes, or a dict of options given to `Trainer.from_argparse_args` sets a DDP
       strategy.
+    - A Trainer Hydra makes from a config node (`hydra.utils.instantiate(cfg.trainer)`)
+      counts when the node's target is Lightning's `Trainer` (its `_target_`, that of a
+      file its `defaults` list names, or that of the structured config dataclass the project
+      keeps under the node's name) and one of the project's YAML files gives the node those
+      options: under a `trainer:` key, or as a file of the `trainer` config group. Hydra
+      chooses a run's files on its command line, so such findings are warnings that name
+      the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -226,9 +235,15 @@ class RankInvariantWorkerSeed(Rule):
             if self._runs(item.function) & entries & seeding_runs
             and not self._replaced_in_run_of(loader, item)
         ]
-        # Name the evidence nearest the loader, and a call that starts the job before a read
-        # of the rank.
-        shared.sort(key=lambda item: (item.function.path != loader.module.path, item.is_read))
+        # Name evidence that rests on no configuration file chosen first, then the evidence
+        # nearest the loader, and a call that starts the job before a read of the rank.
+        shared.sort(
+            key=lambda item: (
+                bool(item.config_files),
+                item.function.path != loader.module.path,
+                item.is_read,
+            )
+        )
         return next(iter(shared), None)
 
     def _replaced_in_run_of(self, loader: LoaderCall, evidence: Evidence) -> bool:
@@ -294,7 +309,14 @@ class RankInvariantWorkerSeed(Rule):
         evidence = seeded_by.job
         assert evidence.value.span is not None
         job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
-        certain = randomness.draw is not None and not seeded_by.assumed
+        if evidence.config_files:
+            job += (
+                f", asking for several processes in {self._files(evidence.config_files)}, "
+                "assumed to be a configuration the run is given"
+            )
+        certain = (
+            randomness.draw is not None and not seeded_by.assumed and not evidence.config_files
+        )
         severity = "error" if certain else "warning"
         if not loader.may_start_workers():
             if randomness.draw is None:
@@ -359,6 +381,13 @@ class RankInvariantWorkerSeed(Rule):
         if self.project.callers(init.function):
             safe = False  # also called in the main process, where the reseed would land too
         return call_in_worker_init(self.project, init, _safety(safe))
+
+    def _files(self, paths: tuple[Path, ...]) -> str:
+        """Name configuration files, the first few of them, as `a.yaml or b.yaml`."""
+        shown = [self._relative(path) for path in paths[:_MAX_NAMED]]
+        if len(paths) > _MAX_NAMED:
+            shown.append(f"{len(paths) - _MAX_NAMED} more")
+        return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
     def _at(self, function: FunctionRef, line: int) -> str:
         return f"{self._relative(function.path)}:{line}"
