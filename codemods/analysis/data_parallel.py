@@ -19,6 +19,7 @@ from ..types import Span
 from . import catalog
 from .config_targets import ConfigNode, config_nodes, structured_targets
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import ExternalRef, FunctionRef
 
@@ -227,6 +228,27 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
         return None
     label = "Trainer(...) made by instantiate(...)"
     return Evidence(function, call, label, tuple(dict.fromkeys(files)))
+
+
+#: Hydra's decorator of a command-line entry point, which composes its configuration files.
+_HYDRA_MAIN = frozenset({"hydra.main"})
+
+
+@per_project
+def hydra_entry_files(project: Project) -> frozenset[Path]:
+    """Return the files that define a `@hydra.main` entry point.
+
+    Hydra composes a run's configuration from the project's files only in a run it starts:
+    code that calls the training function with a config built in Python reads none of them.
+    """
+    found: set[Path] = set()
+    for module in project.modules_mentioning("hydra"):
+        for function in module.functions:
+            for decorator in function.decorators:
+                maker = decorator.base if decorator.kind is Kind.CALL else decorator
+                if maker is not None and project.is_one_of(maker, module, _HYDRA_MAIN):
+                    found.add(module.path)
+    return frozenset(found)
 
 
 def _node_key(config: Value) -> str | None:

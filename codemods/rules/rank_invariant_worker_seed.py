@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
+from ..analysis.data_parallel import (
+    Evidence,
+    distributed_evidence,
+    hydra_entry_files,
+    intends_shared_seeds,
+)
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.ranks import (
@@ -150,9 +155,10 @@ class RankInvariantWorkerSeed(Rule):
       counts when the node's target is Lightning's `Trainer` (its `_target_`, that of a
       file its `defaults` list names, or that of the structured config dataclass the project
       keeps under the node's name) and one of the project's YAML files gives the node those
-      options: under a `trainer:` key, or as a file of the `trainer` config group. Hydra
-      chooses a run's files on its command line, so such findings are warnings that name
-      the files assumed.
+      options: under a `trainer:` key, or as a file of the `trainer` config group. It
+      counts only in runs that a `@hydra.main` entry point starts (code that passes a config
+      built in Python reads no file), and since Hydra chooses a run's files on its command
+      line, such findings are warnings that name the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -232,7 +238,9 @@ class RankInvariantWorkerSeed(Rule):
         shared = [
             item
             for item in evidence
-            if self._runs(item.function) & entries & seeding_runs
+            if (run := self._runs(item.function) & entries & seeding_runs)
+            # Configuration files ask for several processes only in a run Hydra starts.
+            and (not item.config_files or run & hydra_entry_files(self.project))
             and not self._replaced_in_run_of(loader, item)
         ]
         # Name evidence that rests on no configuration file chosen first, then the evidence
