@@ -4,6 +4,9 @@ A project function that turns `cfg["target"]` into a class by import
 (`getattr(importlib.import_module(module), name)`), or Hydra's `instantiate` with
 `_target_:`, may make any class a configuration names. The candidates are the project's
 Dataset classes that its own YAML and JSON files name as `target` or `_target_`.
+
+`config_nodes()` and `structured_targets()` say what a config node (`cfg.trainer`) may hold:
+the options the project's files give it, and the `_target_` Hydra makes from it.
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ def config_nodes(project: Project, key: str) -> tuple[ConfigNode, ...]:
     for path, content in documents:
         if not isinstance(content, dict):
             continue
-        if path.parent.name == key and path.suffix != ".json":
+        if path.parent.name == key and path.suffix in (".yaml", ".yml"):
             nodes.append((path, content))
         elif isinstance(content.get(key), dict):
             nodes.append((path, content[key]))

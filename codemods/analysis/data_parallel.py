@@ -3,8 +3,9 @@ to share seeds?
 
 - `distributed_evidence()`: calls and reads that show the project runs on several ranks
   (`init_process_group`, `DistributedDataParallel`, `DistributedSampler`, the launchers'
-  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, Accelerate,
-  DeepSpeed, Horovod, `get_rank()`).
+  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, also one
+  Hydra makes from a config node the project's YAML files set so, Accelerate, DeepSpeed,
+  Horovod, `get_rank()`).
 - `intends_shared_seeds()`: tensor- or pipeline-parallel RNG trackers (Megatron-style),
   where identical seeds across ranks are the point.
 """
@@ -212,7 +213,9 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
         return None
     if not project.is_one_of(call.base, function.module, _HYDRA_INSTANTIATE):
         return None
-    config = call.keyword("config") or next(iter(call.args), None)
+    config = call.keyword("config")
+    if config is None and call.args:
+        config = call.args[0]
     if config is None:
         return None
     keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
@@ -257,7 +260,8 @@ def _node_key(config: Value) -> str | None:
         return config.name
     if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
         key = config.args[0]
-        return key.name.strip("'\"") or None if key.kind is Kind.CONSTANT else None
+        if key.kind is Kind.CONSTANT:
+            return key.name.strip("'\"") or None
     return None
 
 

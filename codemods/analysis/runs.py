@@ -4,7 +4,8 @@ A seeding, a DataLoader and the evidence of a distributed job matter together on
 belong to the same run: the script that seeds also builds the loader, or calls the function
 that does. Methods take part through `self.<method>()` calls of the classes an instance may
 be made of: the class, its ancestors and subclasses, and the classes composed with it at
-run time (`type(name, (cls, *mixins), {})`).
+run time (`type(name, (cls, *mixins), {})`). Lightning's loader hooks (`train_dataloader()`)
+take part in the runs of the functions that make their data module.
 """
 
 from __future__ import annotations
