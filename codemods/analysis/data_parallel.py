@@ -67,8 +67,8 @@ LIGHTNING_LAUNCHERS = frozenset(
 _DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
 #: Lightning's Trainer, as a configuration's `_target_` names it.
 LIGHTNING_TRAINERS = frozenset(name for name in LIGHTNING_LAUNCHERS if name.endswith(".Trainer"))
-#: Hydra's functions that make the object a config node's `_target_` names.
-_HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate", "hydra.utils.call"})
+#: Hydra's function that makes the object a config node's `_target_` names.
+_HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
 
 #: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
 #: ranks of one model-parallel group must draw the same dropout masks.
