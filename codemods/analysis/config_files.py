@@ -44,8 +44,13 @@ def config_entries(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, 
 
 def config_files(project: Project) -> list[object]:
     """Return the content of every configuration file of the project that parses."""
-    parsed = (_parsed(path, mtime_ns) for path, mtime_ns in _versions(project))
-    return [content for content in parsed if content is not None]
+    return [content for _, content in config_documents(project)]
+
+
+def config_documents(project: Project) -> list[tuple[Path, object]]:
+    """Return (file, content) for every configuration file of the project that parses."""
+    parsed = ((path, _parsed(path, mtime_ns)) for path, mtime_ns in _versions(project))
+    return [(path, content) for path, content in parsed if content is not None]
 
 
 @per_project

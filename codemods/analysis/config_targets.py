@@ -4,13 +4,19 @@ A project function that turns `cfg["target"]` into a class by import
 (`getattr(importlib.import_module(module), name)`), or Hydra's `instantiate` with
 `_target_:`, may make any class a configuration names. The candidates are the project's
 Dataset classes that its own YAML and JSON files name as `target` or `_target_`.
+
+`config_nodes()` and `structured_targets()` say what a config node (`cfg.trainer`) may hold:
+the options the project's files give it, and the `_target_` Hydra makes from it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from .candidates import CandidateSource, DatasetsOf
-from .config_files import config_files
-from .facts import Kind, Value
+from .config_files import config_documents, config_files
+from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -132,3 +138,104 @@ def _target_strings(content: object, target_key: str) -> list[str]:
         elif isinstance(current, list):
             pending.extend(current)
     return found
+
+
+@dataclass(frozen=True)
+class ConfigNode:
+    """The options one configuration file gives a config node (`trainer`), and its target."""
+
+    path: Path
+    #: The node's scalar options, as the file writes them (`("strategy", "ddp")`).
+    options: tuple[tuple[str, object], ...]
+    #: The `_target_` the node names itself or through its `defaults` list, if any.
+    target: str | None
+
+    def option(self, name: str) -> object:
+        """Return the value the file gives option `name` (None if it gives none)."""
+        return next((value for key, value in self.options if key == name), None)
+
+
+@per_project
+def config_nodes(project: Project, key: str) -> tuple[ConfigNode, ...]:
+    """Return what the project's configuration files give the config node `key`.
+
+    Hydra composes a node from a mapping under `key` (`trainer: {strategy: ddp}`, in a file
+    of the `_global_` package) or from a file of the config group `key` (a YAML file in a
+    folder named `key`, `configs/trainer/ddp.yaml`), which may take its `_target_` from
+    another file of its group through its `defaults` list.
+    """
+    documents = config_documents(project)
+    nodes: list[tuple[Path, dict[object, object]]] = []
+    for path, content in documents:
+        if not isinstance(content, dict):
+            continue
+        if path.parent.name == key and path.suffix in (".yaml", ".yml"):
+            nodes.append((path, content))
+        elif isinstance(content.get(key), dict):
+            nodes.append((path, content[key]))
+    by_path = dict(documents)
+    found: list[ConfigNode] = []
+    for path, node in nodes:
+        options = tuple(
+            (str(name), value)
+            for name, value in node.items()
+            if isinstance(value, str | int | float | bool | list)
+        )
+        found.append(ConfigNode(path, options, _node_target(path, node, by_path)))
+    return tuple(found)
+
+
+def _node_target(
+    path: Path, node: dict[object, object], documents: dict[Path, object]
+) -> str | None:
+    """Return the `_target_` of a node, or of the group files its `defaults` list names."""
+    target = node.get("_target_")
+    if isinstance(target, str):
+        return target
+    defaults = node.get("defaults")
+    if not isinstance(defaults, list):
+        return None
+    for entry in defaults:
+        if not isinstance(entry, str) or entry == "_self_":
+            continue
+        for suffix in (".yaml", ".yml"):
+            other = documents.get(path.with_name(entry + suffix))
+            if isinstance(other, dict) and isinstance(other.get("_target_"), str):
+                return str(other["_target_"])
+    return None
+
+
+@per_project
+def structured_targets(project: Project, key: str) -> tuple[str, ...]:
+    """Return the `_target_` of the structured configs the project keeps as setting `key`.
+
+    `trainer: TrainerConf = TrainerConf()` (or `field(default_factory=TrainerConf)`) in a
+    config dataclass, where `TrainerConf` or a base sets `_target_: str = "..."`.
+    """
+    found: list[str] = []
+    for module in project.modules_mentioning(key):
+        for cls in module.classes:
+            for attribute in cls.attributes:
+                if attribute.target != key:
+                    continue
+                for option in attribute.value.alternatives():
+                    for made in _made_classes(project, option, module):
+                        found.extend(_class_target(project, made))
+    return tuple(dict.fromkeys(found))
+
+
+def _made_classes(project: Project, value: Value, module: ModuleFacts) -> list[ClassRef]:
+    """Return the project classes a default makes: `Conf()`, `field(default_factory=Conf)`."""
+    if value.kind is not Kind.CALL or value.base is None:
+        return []
+    factory = value.keyword("default_factory")
+    maker = factory if factory is not None else value.base
+    return [ref for ref in project.targets(maker, module) if isinstance(ref, ClassRef)]
+
+
+def _class_target(project: Project, ref: ClassRef) -> list[str]:
+    for owner in project.mro(ref):
+        for attribute in owner.cls.attributes:
+            if attribute.target == "_target_" and attribute.value.kind is Kind.CONSTANT:
+                return [attribute.value.name.strip("'\"")]
+    return []

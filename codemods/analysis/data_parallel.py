@@ -3,8 +3,9 @@ to share seeds?
 
 - `distributed_evidence()`: calls and reads that show the project runs on several ranks
   (`init_process_group`, `DistributedDataParallel`, `DistributedSampler`, the launchers'
-  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, Accelerate,
-  DeepSpeed, Horovod, `get_rank()`).
+  `RANK` / `LOCAL_RANK` environment, a Lightning `Trainer` on several devices, also one
+  Hydra makes from a config node the project's YAML files set so, Accelerate, DeepSpeed,
+  Horovod, `get_rank()`).
 - `intends_shared_seeds()`: tensor- or pipeline-parallel RNG trackers (Megatron-style),
   where identical seeds across ranks are the point.
 """
@@ -17,7 +18,9 @@ from pathlib import Path
 
 from ..types import Span
 from . import catalog
+from .config_targets import ConfigNode, config_nodes, structured_targets
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import ExternalRef, FunctionRef
 
@@ -62,6 +65,10 @@ LIGHTNING_LAUNCHERS = frozenset(
     }
 )
 _DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
+#: Lightning's Trainer, as a configuration's `_target_` names it.
+LIGHTNING_TRAINERS = frozenset(name for name in LIGHTNING_LAUNCHERS if name.endswith(".Trainer"))
+#: Hydra's function that makes the object a config node's `_target_` names.
+_HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
 
 #: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
 #: ranks of one model-parallel group must draw the same dropout masks.
@@ -76,6 +83,9 @@ class Evidence:
     value: Value
     #: What it is, as the message names it: "init_process_group", "os.environ['RANK']".
     label: str
+    #: The configuration files whose options make it data-parallel, when it rests on one
+    #: of them being chosen (Hydra picks a run's files on the command line).
+    config_files: tuple[Path, ...] = ()
 
     @property
     def is_read(self) -> bool:
@@ -92,6 +102,7 @@ def distributed_evidence(project: Project) -> list[Evidence]:
     words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
     words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
     words |= set(catalog.RANK_ENVIRONMENT)
+    words |= {name.rpartition(".")[2] for name in _HYDRA_INSTANTIATE}
     found: dict[tuple[Path, Span | None], Evidence] = {}
     for module in project.modules_mentioning(*sorted(words)):
         # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
@@ -105,9 +116,15 @@ def distributed_evidence(project: Project) -> list[Evidence]:
         for facts in module.functions_spelling(frozenset(words | aliases)):
             function = FunctionRef.of(module, facts)
             for value in _values_in(function):
+                if value.span is None:
+                    continue
                 label = _evidence_label(project, function, value)
-                if label is not None and value.span is not None:
+                if label is not None:
                     found[(function.path, value.span)] = Evidence(function, value, label)
+                    continue
+                configured = _configured_trainer(project, function, value)
+                if configured is not None:
+                    found[(function.path, value.span)] = configured
     return sorted(found.values(), key=_position)
 
 
@@ -182,6 +199,95 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
 _LIGHTNING_FROM_ARGUMENTS = frozenset(f"{name}.from_argparse_args" for name in LIGHTNING_LAUNCHERS)
 #: Trainer options that name the distributed strategy, across Lightning versions.
 _STRATEGY_OPTIONS = ("strategy", "distributed_backend", "accelerator")
+
+
+def _configured_trainer(project: Project, function: FunctionRef, call: Value) -> Evidence | None:
+    """Return the evidence of a Lightning Trainer Hydra makes from a data-parallel config node.
+
+    `hydra.utils.instantiate(cfg.trainer)`, where the node's target is Lightning's Trainer
+    (its `_target_`, or that of the structured config the project keeps as `trainer`) and a
+    project configuration file gives the node a data-parallel strategy or several devices.
+    Which files a run composes is chosen on its command line: the evidence names the files.
+    """
+    if call.kind is not Kind.CALL or call.base is None:
+        return None
+    if not project.is_one_of(call.base, function.module, _HYDRA_INSTANTIATE):
+        return None
+    config = call.keyword("config")
+    if config is None and call.args:
+        config = call.args[0]
+    if config is None:
+        return None
+    keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
+    files: list[Path] = []
+    for key in sorted(keys):
+        structured = structured_targets(project, key)
+        for node in config_nodes(project, key):
+            targets = (node.target,) if node.target is not None else structured
+            lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
+            if lightning and _node_asks_data_parallel(node):
+                files.append(node.path)
+    if not files:
+        return None
+    label = "Trainer(...) made by instantiate(...)"
+    return Evidence(function, call, label, tuple(dict.fromkeys(files)))
+
+
+#: Hydra's decorator of a command-line entry point, which composes its configuration files.
+_HYDRA_MAIN = frozenset({"hydra.main"})
+
+
+@per_project
+def hydra_entry_files(project: Project) -> frozenset[Path]:
+    """Return the files that define a `@hydra.main` entry point.
+
+    Hydra composes a run's configuration from the project's files only in a run it starts:
+    code that calls the training function with a config built in Python reads none of them.
+    """
+    found: set[Path] = set()
+    for module in project.modules_mentioning("hydra"):
+        for function in module.functions:
+            for decorator in function.decorators:
+                maker = decorator.base if decorator.kind is Kind.CALL else decorator
+                if maker is not None and project.is_one_of(maker, module, _HYDRA_MAIN):
+                    found.add(module.path)
+    return frozenset(found)
+
+
+def _node_key(config: Value) -> str | None:
+    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
+    if config.kind is Kind.ATTRIBUTE:
+        return config.name
+    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
+        key = config.args[0]
+        if key.kind is Kind.CONSTANT:
+            return key.name.strip("'\"") or None
+    return None
+
+
+def _node_asks_data_parallel(node: ConfigNode) -> bool:
+    """Return True if a config node's options certainly ask Lightning for several processes.
+
+    The same options as `Trainer(...)` keywords: a data-parallel strategy, or several
+    devices, GPUs or nodes.
+    """
+    for option in _STRATEGY_OPTIONS:
+        strategy = node.option(option)
+        if isinstance(strategy, str) and any(
+            word in strategy.lower() for word in _DATA_PARALLEL_STRATEGIES
+        ):
+            return True
+    for keyword in ("devices", "gpus", "num_nodes"):
+        value = node.option(keyword)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and (value > 1 or (value == -1 and keyword != "num_nodes")):
+            return True
+        if isinstance(value, list) and len(value) > 1:
+            return True
+        if value == "-1" and keyword != "num_nodes":
+            return True
+    return False
 
 
 def _options_ask_data_parallel(function: FunctionRef) -> bool:

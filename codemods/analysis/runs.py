@@ -4,7 +4,8 @@ A seeding, a DataLoader and the evidence of a distributed job matter together on
 belong to the same run: the script that seeds also builds the loader, or calls the function
 that does. Methods take part through `self.<method>()` calls of the classes an instance may
 be made of: the class, its ancestors and subclasses, and the classes composed with it at
-run time (`type(name, (cls, *mixins), {})`).
+run time (`type(name, (cls, *mixins), {})`). Lightning's loader hooks (`train_dataloader()`)
+take part in the runs of the functions that make their data module.
 """
 
 from __future__ import annotations
@@ -52,6 +53,52 @@ def _callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
         yield site.function
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
+        yield from _lightning_hook_callers(project, function)
+
+
+#: Lightning's classes whose loader hooks the Trainer calls on the instance it is given.
+_LIGHTNING_HOOK_OWNERS = frozenset(
+    {
+        "pytorch_lightning.LightningDataModule",
+        "pytorch_lightning.core.LightningDataModule",
+        "pytorch_lightning.core.datamodule.LightningDataModule",
+        "lightning.LightningDataModule",
+        "lightning.pytorch.LightningDataModule",
+        "lightning.pytorch.core.LightningDataModule",
+        "lightning.pytorch.core.datamodule.LightningDataModule",
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+    }
+)
+_LIGHTNING_LOADER_HOOKS = frozenset(
+    {"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"}
+)
+
+
+def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that make an instance whose loader hook `method` is.
+
+    The Trainer calls `train_dataloader()` of the data module (or module) it is given: the
+    function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook.
+    """
+    if method.function.name not in _LIGHTNING_LOADER_HOOKS:
+        return
+    owner = project.class_of_function(method)
+    if owner is None or not project.derives_from(owner, _LIGHTNING_HOOK_OWNERS):
+        return
+    for cls in project.subclasses_of(_LIGHTNING_HOOK_OWNERS):
+        if owner in project.mro(cls) and project.find_method(cls, method.function.name) == (
+            owner,
+            method,
+        ):
+            for site in project.callers(cls):
+                yield site.function
 
 
 def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:

@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
+from ..analysis.data_parallel import (
+    Evidence,
+    distributed_evidence,
+    hydra_entry_files,
+    intends_shared_seeds,
+)
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls, worker_init
 from ..analysis.ranks import (
@@ -30,10 +35,13 @@ class RankInvariantWorkerSeed(Rule):
     `DistributedDataParallel`, `DistributedSampler`, the launchers' `RANK` / `LOCAL_RANK`
     environment, a Lightning `Trainer` on several devices, Accelerate, DeepSpeed) that seed
     torch with the same value on every rank (`torch.manual_seed(args.seed)`, a project
-    helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders with
-    random items (a draw in the Dataset's per-item code, or a shuffling loader) whose worker
-    seed does not depend on the rank: no `worker_init_fn` that reads it, no `generator=`
-    seeded per rank.
+    helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders that may
+    start workers whose seed does not depend on the rank: no `worker_init_fn` that reads it,
+    no `generator=` seeded per rank.
+
+    Such a loader is reported whether or not its items are random today: an `error` when its
+    Dataset's per-item code draws, a `warning` when it draws nothing visible (the worker
+    seeds are alike, but nothing repeats until a random transform is added).
 
     The message names the call that seeds torch (inside a helper, with the call that runs
     it) and, when several training scripts build the loader, each of their seedings.
@@ -50,8 +58,8 @@ class RankInvariantWorkerSeed(Rule):
     Not reported: seeds that add the rank (`args.seed + get_rank()`, `cfg.seed + local_rank`),
     Lightning's `seed_everything(seed, workers=True)`, Accelerate's
     `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
-    seeding at all (each rank then starts from its own entropy), loaders with neither
-    per-item draws nor shuffling (evaluation), and projects with tensor- or
+    seeding at all (each rank then starts from its own entropy), a loader with
+    `num_workers=0` whose per-item code draws nothing, and projects with tensor- or
     pipeline-parallel RNG trackers (`model_parallel_cuda_manual_seed`), where ranks of a
     model-parallel group must draw alike.
 
@@ -114,12 +122,14 @@ class RankInvariantWorkerSeed(Rule):
     - The distributed evidence, the seeding and the loader count together when they belong
       to one run: the same file, or files whose functions call theirs (a few levels up,
       through plain function calls and `self.<method>()` calls of classes one object may be
-      an instance of, including mixins composed with `type(name, bases, {})`). Code reached
-      only through registries or callbacks a library calls is not linked, and then nothing
-      is reported. Module-level seeding counts for the runs of its own file. A seeding in a
-      function that hands the loader's function to a launcher (`mp.spawn(train, ...)`) and
-      otherwise calls it only with rank 0 does not count: spawned ranks start from their
-      own RNG state.
+      an instance of, including mixins composed with `type(name, bases, {})`). The loader
+      hooks Lightning calls (`train_dataloader()` of a `LightningDataModule` or
+      `LightningModule`) belong to the runs of the functions that make the instance. Other
+      code reached only through registries or callbacks a library calls is not linked, and
+      then nothing is reported. Module-level seeding counts for the runs of its own file. A
+      seeding in a function that hands the loader's function to a launcher
+      (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
+      spawned ranks start from their own RNG state.
     - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
       (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
       launcher's rank variable or a `DistributedSampler` that asks the process group does.
@@ -133,13 +143,22 @@ class RankInvariantWorkerSeed(Rule):
     - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
       per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
       in) is assumed to augment at random: such findings are warnings.
+    - A loader whose per-item code draws nothing visible, and that is not assumed to
+      augment (its code is fully visible, or it does not shuffle), is still reported when
+      it may start workers, as a warning that says so: its worker seeds are the same on
+      every rank, but no random numbers repeat until a random transform is added.
     - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes`, `strategy`
       (or the older `distributed_backend` / `accelerator`) literally ask for several
       processes, or a dict of options given to `Trainer.from_argparse_args` sets a DDP
       strategy.
-    - A loader whose dataset's per-item code is fully visible and draws nothing is not
-      reported, even when its worker seeds are alike on every rank: nothing random happens
-      in its workers.
+    - A Trainer Hydra makes from a config node (`hydra.utils.instantiate(cfg.trainer)`)
+      counts when the node's target is Lightning's `Trainer` (its `_target_`, that of a
+      file its `defaults` list names, or that of the structured config dataclass the project
+      keeps under the node's name) and one of the project's YAML files gives the node those
+      options: under a `trainer:` key, or as a file of the `trainer` config group. It
+      counts only in runs that a `@hydra.main` entry point starts (code that passes a config
+      built in Python reads no file), and since Hydra chooses a run's files on its command
+      line, such findings are warnings that name the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -206,10 +225,7 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            randomness = loader_randomness(project, loader)
-            if not randomness.random:
-                continue
-            self._report(loader, seeded_by, randomness)
+            self._report(loader, seeded_by, loader_randomness(project, loader))
 
     def _job(
         self,
@@ -222,12 +238,20 @@ class RankInvariantWorkerSeed(Rule):
         shared = [
             item
             for item in evidence
-            if self._runs(item.function) & entries & seeding_runs
+            if (run := self._runs(item.function) & entries & seeding_runs)
+            # Configuration files ask for several processes only in a run Hydra starts.
+            and (not item.config_files or run & hydra_entry_files(self.project))
             and not self._replaced_in_run_of(loader, item)
         ]
-        # Name the evidence nearest the loader, and a call that starts the job before a read
-        # of the rank.
-        shared.sort(key=lambda item: (item.function.path != loader.module.path, item.is_read))
+        # Name evidence that rests on no configuration file chosen first, then the evidence
+        # nearest the loader, and a call that starts the job before a read of the rank.
+        shared.sort(
+            key=lambda item: (
+                bool(item.config_files),
+                item.function.path != loader.module.path,
+                item.is_read,
+            )
+        )
         return next(iter(shared), None)
 
     def _replaced_in_run_of(self, loader: LoaderCall, evidence: Evidence) -> bool:
@@ -293,12 +317,19 @@ class RankInvariantWorkerSeed(Rule):
         evidence = seeded_by.job
         assert evidence.value.span is not None
         job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
-        draws = self._draws(randomness)
-        certain = randomness.draw is not None and not seeded_by.assumed
+        if evidence.config_files:
+            job += (
+                f", asking for several processes in {self._files(evidence.config_files)}, "
+                "assumed to be a configuration the run is given"
+            )
+        certain = (
+            randomness.draw is not None and not seeded_by.assumed and not evidence.config_files
+        )
         severity = "error" if certain else "warning"
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
+            draws = self._draws(randomness)
             message = (
                 f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; seed "
@@ -306,13 +337,36 @@ class RankInvariantWorkerSeed(Rule):
             )
             self.report(loader.function, span, message, severity=severity)
             return
+        if randomness.random:
+            outcome = (
+                "worker k of this DataLoader draws the same random numbers on every rank "
+                f"({self._draws(randomness)})"
+            )
+        else:
+            # The worker seeds are alike all the same: a bug that waits for a random transform.
+            outcome = (
+                f"the worker seeds of this DataLoader ({self._seeded_rngs()}) are the same on "
+                "every rank, but "
+            ) + (
+                "no per-item draw is visible and it does not shuffle: nothing is known to "
+                "repeat, and any random transform its dataset applies would draw the same "
+                "numbers on every rank"
+                if randomness.opaque
+                else "no per-item code draws today: nothing repeats yet, and any random "
+                "transform added later would draw the same numbers on every rank"
+            )
         message = (
-            f"{seeded_by.text} in a distributed job ({job}), so worker k of this DataLoader "
-            f"draws the same random numbers on every rank ({draws}); mix the rank into the "
-            "worker seed"
+            f"{seeded_by.text} in a distributed job ({job}), so {outcome}; mix the rank into "
+            "the worker seed"
         )
         fix = self._fix(loader, randomness)
         self.report(loader.function, span, message, fix=fix, severity=severity)
+
+    def _seeded_rngs(self) -> str:
+        """Name the RNGs torch seeds in each worker from its seed, on the target torch."""
+        if self.project.target.is_before((1, 9)):
+            return "torch and `random`"
+        return "torch, `random` and NumPy"
 
     def _draws(self, randomness: LoaderRandomness) -> str:
         draw = randomness.draw
@@ -335,6 +389,13 @@ class RankInvariantWorkerSeed(Rule):
         if self.project.callers(init.function):
             safe = False  # also called in the main process, where the reseed would land too
         return call_in_worker_init(self.project, init, _safety(safe))
+
+    def _files(self, paths: tuple[Path, ...]) -> str:
+        """Name configuration files, the first few of them, as `a.yaml or b.yaml`."""
+        shown = [self._relative(path) for path in paths[:_MAX_NAMED]]
+        if len(paths) > _MAX_NAMED:
+            shown.append(f"{len(paths) - _MAX_NAMED} more")
+        return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
     def _at(self, function: FunctionRef, line: int) -> str:
         return f"{self._relative(function.path)}:{line}"
