@@ -30,6 +30,45 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
     return tuple(dict.fromkeys(found))
 
 
+#: The lookup method of a registry object: `dict.get`, and the `get` of fvcore / mmengine /
+#: detectron2 style `Registry` classes, which return the class registered under a name.
+_LOOKUP_METHOD = "get"
+
+
+def picked_registry(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[VariableRef, tuple[ClassRef, ...]] | None:
+    """Return the registry a class is picked from by `REGISTRY[key]` or `REGISTRY.get(key)`,
+    and its candidate classes; None if `value` is neither, or the object holds no classes
+    (a dict-like object that is no registry: what it gives is unknown)."""
+    if value.kind is Kind.SUBSCRIPT:
+        holder = value.base
+    elif value.kind is Kind.CALL and value.args and value.base is not None:
+        holder = _lookup_holder(value.base)
+    else:
+        return None
+    if holder is None:
+        return None
+    for target in project.targets(holder, module):
+        if isinstance(target, VariableRef):
+            candidates = registry_candidates(project, target)
+            if candidates:
+                return target, candidates
+    return None
+
+
+def _lookup_holder(callee: Value) -> Value | None:
+    """Return the object whose lookup method `callee` is (`REGISTRY` of `REGISTRY.get`)."""
+    if callee.kind is Kind.ATTRIBUTE:
+        return callee.base if callee.name == _LOOKUP_METHOD else None
+    if callee.kind is not Kind.NAME:
+        return None
+    # A module-level object's method resolves as one dotted name: `pkg.build.REGISTRY.get`.
+    suffix = f".{_LOOKUP_METHOD}"
+    holders = tuple(q.removesuffix(suffix) for q in callee.qualnames if q.endswith(suffix))
+    return Value(Kind.NAME, qualnames=holders) if holders else None
+
+
 #: How many factory calls deep (`make()` returning `inner()`'s class) returns are followed.
 _MAX_FACTORY_DEPTH = 4
 
@@ -68,12 +107,10 @@ def _class_denoted(
         targets = project.targets(value, where.module)
         classes = tuple(t for t in targets if isinstance(t, ClassRef))
         return classes, bool(targets) and len(classes) == len(targets)
-    if value.kind is Kind.SUBSCRIPT and value.base is not None:
-        for target in project.targets(value.base, where.module):
-            if isinstance(target, VariableRef):
-                candidates = registry_candidates(project, target)
-                if candidates:
-                    return candidates, True
+    picked = picked_registry(project, value, where.module)
+    if picked is not None:
+        return picked[1], True
+    if value.kind is Kind.SUBSCRIPT:
         return (), False
     if value.kind is Kind.CALL:
         return classes_returned(project, value, where, depth)

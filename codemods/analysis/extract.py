@@ -38,6 +38,7 @@ from .facts import (
     ItemStore,
     Kind,
     ModuleFacts,
+    TypeTest,
     Value,
 )
 from .scopes import _Binding, _Function, _FunctionBuilder, _Scope
@@ -116,6 +117,7 @@ class _Extractor(_ExpressionVisitor):
                 has_docstring=_has_docstring(tree.body),
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
+                type_tests=tuple(builder.type_tests),
             )
         )
         pending = {
@@ -212,11 +214,17 @@ class _Extractor(_ExpressionVisitor):
                 span = Span(start.line, start.column, body.end_line, body.end_column)
                 builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
             return
+        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
+        test, negated = node.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        if isinstance(test, ast.Call) and len(test.args) == 2 and not test.keywords:
+            call = self.value(test, scope)
+            builder.type_tests.append(TypeTest(call, negated, body, orelse))
         found = self._branch_test(node.test, scope)
         if found is None:
             return
         subject, negated, literals = found
-        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
         builder.branches.append(Branch(subject, negated, body, orelse, literals))
 
     def _branch_test(
@@ -405,6 +413,7 @@ class _Extractor(_ExpressionVisitor):
                 conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
+                type_tests=tuple(builder.type_tests),
                 literal_defaults=_literal_defaults(node.args),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope

@@ -21,6 +21,7 @@ from .facts import (
     ClassFacts,
     FunctionFacts,
     ItemStore,
+    TypeTest,
     Value,
 )
 
@@ -93,6 +94,7 @@ class _FunctionBuilder:
     self_reads: set[str] = field(default_factory=set)
     statement_calls: list[Span] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
+    type_tests: list[TypeTest] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)

@@ -199,9 +199,12 @@ class UnseededNumpyInWorkers(Rule):
         where = self._describe_draw(draw, applied) + _candidate_note(datasets)
         version = self.project.target.describe()
         if init.is_absent:
+            none = ""
+            if init.factory is not None:
+                none = f"`{init.factory.function.name}` returns None, so "
             message = (
                 f"DataLoader workers start with identical NumPy RNG state on {version}: "
-                f"{where}, and no worker_init_fn reseeds NumPy"
+                f"{where}, and {none}no worker_init_fn reseeds NumPy"
             )
             if not loader.accepts_keyword("worker_init_fn"):
                 names = ", ".join(f"`{ref.name}.__init__`" for ref in loader.subclasses)
@@ -268,6 +271,8 @@ class UnseededNumpyInWorkers(Rule):
         edits.extend(names.imports)
         files = [FileEdits(module.path, tuple(edits))]
         lookup = loader.argument("worker_init_fn")
+        if lookup.value is not None and not lookup.value.is_none:
+            return None  # a call that evaluates to None (a factory's result): not ours to drop
         if lookup.value is not None and lookup.value.span is not None:
             # A literal `worker_init_fn=None`, spelled out or in a known `**dict`.
             path = module.path
