@@ -215,12 +215,12 @@ class _Extractor(_ExpressionVisitor):
                 builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
             return
         orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
-        test, negated = node.test, False
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, True
-        if isinstance(test, ast.Call) and len(test.args) == 2 and not test.keywords:
-            call = self.value(test, scope)
-            builder.type_tests.append(TypeTest(call, negated, body, orelse))
+        tested, inverted = node.test, False
+        if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
+            tested, inverted = tested.operand, True
+        if isinstance(tested, ast.Call) and len(tested.args) == 2 and not tested.keywords:
+            call = self.value(tested, scope)
+            builder.type_tests.append(TypeTest(call, inverted, body, orelse))
         found = self._branch_test(node.test, scope)
         if found is None:
             return
