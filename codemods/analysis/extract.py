@@ -41,7 +41,7 @@ from .facts import (
     TypeTest,
     Value,
 )
-from .scopes import _Binding, _Function, _FunctionBuilder, _Scope
+from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -100,6 +100,9 @@ class _Extractor(_ExpressionVisitor):
     def run(self, tree: ast.Module) -> ModuleFacts:
         scope = self._module_scope
         self._collect_bindings(tree.body, scope)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._collect_declared(node, ast.Global, scope)
         builder = _FunctionBuilder("<module>")
         scope.facts = builder
         self._visit_body(tree.body, scope)
@@ -385,6 +388,9 @@ class _Extractor(_ExpressionVisitor):
             is_self = scope.kind == "class" and index == 0 and not is_static
             inner.bind(param, _Binding("self" if is_self else "param"))
         self._collect_bindings(node.body, inner)
+        for statement in _own_statements(node.body):
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._collect_declared(statement, ast.Nonlocal, inner)
         self._visit_body(node.body, inner)
         self._functions.append(
             FunctionFacts(

@@ -9,6 +9,7 @@ assignments, parameters and loop targets all bind.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -212,6 +213,52 @@ class _BindingCollector:
                         for statement in child.body:
                             self._collect_statement(statement, scope)
 
+    def _collect_declared(
+        self, function: _Function, declaration: type[ast.stmt], outer: _Scope
+    ) -> None:
+        """Bind in `outer` what `function` assigns to the names it declares `global` (or
+        `nonlocal`): those assignments bind the outer scope's name, not a local one.
+
+        A value that reads the function's own locals cannot be summarised where `outer`
+        sees it, so it binds the name to an unknown value.
+        """
+        statements = list(_own_statements(function.body))
+        declared = {
+            name
+            for statement in statements
+            if isinstance(statement, declaration)
+            for name in getattr(statement, "names", ())
+        }
+        if not declared:
+            return
+        local = set(_argument_names(function.args)) | {
+            sub.id
+            for statement in statements
+            for sub in ast.walk(statement)
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)
+        }
+        local -= declared
+        for statement in statements:
+            pairs: list[tuple[ast.expr, ast.expr | None]]
+            if isinstance(statement, ast.Assign):
+                pairs = [(target, statement.value) for target in statement.targets]
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                pairs = [(statement.target, statement.value)]
+            elif isinstance(statement, ast.AugAssign | ast.For | ast.AsyncFor):
+                pairs = [(statement.target, None)]
+            else:
+                continue
+            for target, value in pairs:
+                if not isinstance(target, ast.Name):
+                    value = None
+                reads_locals = value is not None and any(
+                    isinstance(sub, ast.Name) and sub.id in local for sub in ast.walk(value)
+                )
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name) and sub.id in declared:
+                        known = value if not reads_locals else None
+                        outer.bind(sub.id, _Binding("assign" if known else "unknown", node=known))
+
     def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
         for sub in ast.walk(node):
             if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
@@ -306,3 +353,27 @@ def _appended(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.expr] | None
             call.args[0].end_col_offset,
         )
     return name, added
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Yield the statements of a function body, nested blocks included, but not those of
+    the functions and classes it defines."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, _Function | ast.ClassDef):
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(statement, field_name, None)
+            if not isinstance(children, list):
+                continue
+            for child in children:
+                if isinstance(child, ast.stmt):
+                    yield from _own_statements([child])
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    yield from _own_statements(child.body)
+
+
+def _argument_names(args: ast.arguments) -> list[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [extra for extra in (args.vararg, args.kwarg) if extra is not None]
+    return [arg.arg for arg in every]
