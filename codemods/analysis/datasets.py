@@ -342,6 +342,11 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         elif option.kind is Kind.RECURSIVE:
             results.append(DatasetsOf((), True))
+        elif option.kind is Kind.BINOP and option.name in ("+", "*"):
+            # `first + second` holds the elements of both; `[step] * n` those of the list.
+            lists = [arg for arg in option.args if arg.kind is Kind.SEQUENCE]
+            operands = lists if option.name == "*" and lists else option.args
+            results.extend(elements_of(project, operand, where, deeper) for operand in operands)
         else:
             results.append(DatasetsOf((), False))
     return merge(results)
