@@ -66,6 +66,8 @@ class _Binding:
     kind: str  # "import", "def", "class", "assign", "param", "self", "unknown"
     qualname: str = ""
     node: ast.expr | None = None
+    #: The line of the statement or target that binds the name (None: bound on entry).
+    line: int | None = None
 
 
 @dataclass(eq=False)
@@ -78,9 +80,27 @@ class _Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     facts: _FunctionBuilder | None = None
+    #: The lines (first, last) of the loops of a function's own code.
+    loops: list[tuple[int, int]] = field(default_factory=list)
 
     def bind(self, name: str, binding: _Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
+
+    def reaching(self, bindings: list[_Binding], line: int) -> list[_Binding]:
+        """Return the bindings of a function's own name that a read at `line` may see.
+
+        Straight-line code runs top to bottom: a binding on a later line is seen only when
+        a loop holds both (its next pass sees it). None of them (a read before any binding,
+        as in code that is never run that way): all, as without flow.
+        """
+        seen = [
+            binding
+            for binding in bindings
+            if binding.line is None
+            or binding.line <= line
+            or any(first <= line and binding.line <= last for first, last in self.loops)
+        ]
+        return seen or bindings
 
 
 @dataclass
@@ -121,7 +141,8 @@ class _BindingCollector:
         #: Guard clauses (by node id): the statements after them, their implicit `else`.
         self._fallthrough: dict[int, Span | None] = {}
         self._module_scope = _Scope("module", "", None)
-        self._names: dict[tuple[_Scope, str], Value] = {}
+        #: Names resolved in a scope, by the bindings a read may see (None: every one).
+        self._names: dict[tuple[_Scope, str, tuple[int, ...] | None], Value] = {}
         # `:=` cannot bind anything in a file whose text does not contain it.
         self._has_walrus = ":=" in text
         #: Top-level functions and methods whose bodies are summarised when asked for.
@@ -139,18 +160,18 @@ class _BindingCollector:
         if scope.kind == "function":
             prefix = f"{scope.qualname}.<locals>."
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            scope.bind(node.name, _Binding("def", prefix + node.name))
+            scope.bind(node.name, _Binding("def", prefix + node.name, line=node.lineno))
             return
         if isinstance(node, ast.ClassDef):
-            scope.bind(node.name, _Binding("class", prefix + node.name))
+            scope.bind(node.name, _Binding("class", prefix + node.name, line=node.lineno))
             return
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    scope.bind(alias.asname, _Binding("import", alias.name))
+                    scope.bind(alias.asname, _Binding("import", alias.name, line=node.lineno))
                 else:
                     top = alias.name.partition(".")[0]
-                    scope.bind(top, _Binding("import", top))
+                    scope.bind(top, _Binding("import", top, line=node.lineno))
             return
         if isinstance(node, ast.ImportFrom):
             base = self._import_base(node)
@@ -161,8 +182,10 @@ class _BindingCollector:
                     continue
                 qualname = f"{base}.{alias.name}" if base else ""
                 kind = "import" if base is not None else "unknown"
-                scope.bind(alias.asname or alias.name, _Binding(kind, qualname))
+                scope.bind(alias.asname or alias.name, _Binding(kind, qualname, line=node.lineno))
             return
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind == "function":
+            scope.loops.append((node.lineno, node.end_lineno or node.lineno))
         if isinstance(node, ast.Global):
             scope.globals.update(node.names)
             return
@@ -191,13 +214,13 @@ class _BindingCollector:
         elif isinstance(node, ast.Try | ast.TryStar):
             for handler in node.handlers:
                 if handler.name:
-                    scope.bind(handler.name, _Binding("unknown"))
+                    scope.bind(handler.name, _Binding("unknown", line=handler.lineno))
         elif isinstance(node, ast.Match):
             for case in node.cases:
                 for sub in ast.walk(case.pattern):
                     name = getattr(sub, "name", None)
                     if isinstance(name, str):
-                        scope.bind(name, _Binding("unknown"))
+                        scope.bind(name, _Binding("unknown", line=case.pattern.lineno))
         # Walrus targets bind in this scope, wherever they appear in an expression.
         if self._has_walrus:
             for child in ast.iter_child_nodes(node):
@@ -262,12 +285,12 @@ class _BindingCollector:
     def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
         for sub in ast.walk(node):
             if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
-                scope.bind(sub.target.id, _Binding("assign", node=sub.value))
+                scope.bind(sub.target.id, _Binding("assign", node=sub.value, line=sub.lineno))
 
     def _bind_target(self, target: ast.expr, value: ast.expr | None, scope: _Scope) -> None:
         if isinstance(target, ast.Name):
             kind = "assign" if value is not None else "unknown"
-            scope.bind(target.id, _Binding(kind, node=value))
+            scope.bind(target.id, _Binding(kind, node=value, line=target.lineno))
         elif isinstance(target, ast.Tuple | ast.List):
             pairs: list[tuple[ast.expr, ast.expr | None]]
             if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
