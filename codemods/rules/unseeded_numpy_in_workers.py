@@ -99,6 +99,9 @@ class UnseededNumpyInWorkers(Rule):
     - When `worker_init_fn` may come from a `**kwargs` whose contents are unknown, the finding
       has no fix: adding the keyword could raise `TypeError: got multiple values`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
+    - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
+      every path, passes no worker_init_fn; the finding has no fix, because the call is not
+      removed.
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
