@@ -481,8 +481,8 @@ def _made_by_factory(
         return WorkerInit(lookup)
     factory = factories[0]
     returned = [option for ret in factory.function.returns for option in ret.alternatives()]
-    # No `return <value>` at all also returns None (a bare `return` is not recorded).
-    if all(option.is_none for option in returned):
+    # A function with no `return <value>` may raise or yield instead: not known to give None.
+    if returned and all(option.is_none for option in returned):
         return WorkerInit(lookup, factory=factory, factory_returns_none=True)
     found: set[tuple[FunctionRef | None, bool]] = set()
     for option in returned:

@@ -254,12 +254,15 @@ class _BindingCollector:
         }
         if not declared:
             return
-        local = set(_argument_names(function.args)) | {
-            sub.id
-            for statement in statements
-            for sub in ast.walk(statement)
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)
-        }
+        local = set(_argument_names(function.args))
+        for statement in statements:
+            for sub in ast.walk(statement):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    local.add(sub.id)
+                elif isinstance(sub, ast.Import | ast.ImportFrom):
+                    local.update((alias.asname or alias.name).split(".")[0] for alias in sub.names)
+                elif isinstance(sub, _Function | ast.ClassDef):
+                    local.add(sub.name)
         local -= declared
         for statement in statements:
             pairs: list[tuple[ast.expr, ast.expr | None]]
