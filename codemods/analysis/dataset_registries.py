@@ -36,6 +36,45 @@ def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassR
     return tuple(dict.fromkeys(found))
 
 
+#: The lookup method of a registry object: `dict.get`, and the `get` of fvcore / mmengine /
+#: detectron2 style `Registry` classes, which return the class registered under a name.
+_LOOKUP_METHOD = "get"
+
+
+def picked_registry(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[VariableRef, tuple[ClassRef, ...]] | None:
+    """Return the registry a class is picked from by `REGISTRY[key]` or `REGISTRY.get(key)`,
+    and its candidate classes; None if `value` is neither, or the object holds no classes
+    (a dict-like object that is no registry: what it gives is unknown)."""
+    if value.kind is Kind.SUBSCRIPT:
+        holder = value.base
+    elif value.kind is Kind.CALL and value.args and value.base is not None:
+        holder = _lookup_holder(value.base)
+    else:
+        return None
+    if holder is None:
+        return None
+    for target in project.targets(holder, module):
+        if isinstance(target, VariableRef):
+            candidates = registry_candidates(project, target)
+            if candidates:
+                return target, candidates
+    return None
+
+
+def _lookup_holder(callee: Value) -> Value | None:
+    """Return the object whose lookup method `callee` is (`REGISTRY` of `REGISTRY.get`)."""
+    if callee.kind is Kind.ATTRIBUTE:
+        return callee.base if callee.name == _LOOKUP_METHOD else None
+    if callee.kind is not Kind.NAME:
+        return None
+    # A module-level object's method resolves as one dotted name: `pkg.build.REGISTRY.get`.
+    suffix = f".{_LOOKUP_METHOD}"
+    holders = tuple(q.removesuffix(suffix) for q in callee.qualnames if q.endswith(suffix))
+    return Value(Kind.NAME, qualnames=holders) if holders else None
+
+
 #: How many factory calls deep (`make()` returning `inner()`'s class) returns are followed.
 _MAX_FACTORY_DEPTH = 4
 
@@ -143,16 +182,18 @@ def _class_denoted(
         targets = project.targets(value, where.module)
         classes = tuple(t for t in targets if isinstance(t, ClassRef))
         return ReturnedClasses(classes, bool(targets) and len(classes) == len(targets))
-    if value.kind is Kind.SUBSCRIPT and value.base is not None:
-        table = value.base
-        if table.kind in (Kind.DICT, Kind.SEQUENCE):
-            key = value.args[0] if value.args else None
-            return _table_entry(project, table, _key_literal(key, literals or {}), where, depth)
-        for target in project.targets(table, where.module):
-            if isinstance(target, VariableRef):
-                candidates = registry_candidates(project, target)
-                if candidates:
-                    return ReturnedClasses(candidates, True, (target.name,))
+    if (
+        value.kind is Kind.SUBSCRIPT
+        and value.base is not None
+        and value.base.kind in (Kind.DICT, Kind.SEQUENCE)
+    ):
+        key = value.args[0] if value.args else None
+        return _table_entry(project, value.base, _key_literal(key, literals or {}), where, depth)
+    picked = picked_registry(project, value, where.module)
+    if picked is not None:
+        registry, candidates = picked
+        return ReturnedClasses(candidates, True, (registry.name,))
+    if value.kind is Kind.SUBSCRIPT:
         return ReturnedClasses((), False)
     if value.kind is Kind.CALL:
         return classes_returned(project, value, where, depth)

@@ -24,6 +24,7 @@ from .dataset_registries import (
     ReturnedClasses,
     classes_returned,
     made_by_type,
+    picked_registry,
     registry_candidates,
 )
 from .facts import Kind, Value
@@ -33,6 +34,7 @@ from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .stored import stored_through
+from .type_tests import narrowed
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -77,6 +79,9 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     if value is None:
         return DatasetsOf((), False)
     found = classes_of(project, value, loader.function)
+    span = loader.call.span
+    if span:
+        found = narrowed(project, found, value, span, loader.function)
     if not any(source.kind == "module" for source in found.sources):
         return found
     # A class looked up by name in a module may be any class the module defines: only
@@ -137,6 +142,9 @@ def _classes_of_option(
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
+        registry = _registry_lookup(project, value, where)
+        if registry is not None:
+            return registry  # `REGISTRY.get(name)(...)`
         # `Composed = make_class(a, b)` or `Picked = pick_class(name)`, then `Composed(...)`:
         # the classes the factory returns.
         return _instances_of(project, classes_returned(project, value.base, where), value, where)
@@ -393,6 +401,11 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         elif option.kind is Kind.RECURSIVE:
             results.append(DatasetsOf((), True))
+        elif option.kind is Kind.BINOP and option.name in ("+", "*"):
+            # `first + second` holds the elements of both; `[step] * n` those of the list.
+            lists = [arg for arg in option.args if arg.kind is Kind.SEQUENCE]
+            operands = lists if option.name == "*" and lists else option.args
+            results.extend(elements_of(project, operand, where, deeper) for operand in operands)
         else:
             results.append(DatasetsOf((), False))
     return merge(results)
@@ -452,17 +465,24 @@ def _from_callers(
 
 
 def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
-    """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
+    """Resolve `REGISTRY[key](...)`, `REGISTRY.get(key)(...)` and `build(cfg, REGISTRY)` to
+    the registry's candidates.
 
-    A registry is a module-level dict (or list) of classes, filled by its literal, by
-    `@REGISTRY.register_module()` / `@REGISTRY.register(...)`, or by a project decorator
-    that stores the class into it (`@register("name")`).
+    A registry is a module-level dict (or list) of classes, filled by its literal, or an
+    object whose classes are registered by decorator (`@REGISTRY.register_module()`,
+    `@REGISTRY.register()`), or by a project decorator that stores the class into it
+    (`@register("name")`).
     """
     assert call.base is not None
-    constructs = call.base.kind is Kind.SUBSCRIPT
-    if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
-        subjects = [call.base.base]
-    elif project.qualnames(call.base, where.module):
+    picked = picked_registry(project, call.base, where.module)
+    if picked is not None:
+        # `REGISTRY[key](...)` and `REGISTRY.get(key)(...)` make the instance here.
+        registry, candidates = picked
+        made = tuple((ref, (call, where)) for ref in candidates)
+        return DatasetsOf(candidates, True, (registry.name,), made=made)
+    if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
+        return None
+    if project.qualnames(call.base, where.module):
         subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
     else:
         return None
@@ -473,9 +493,8 @@ def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datas
             if isinstance(target, VariableRef):
                 candidates = registry_candidates(project, target)
                 if candidates:
-                    # `REGISTRY[key](...)` makes the instance; a builder makes it itself.
-                    made = tuple((ref, (call, where)) for ref in candidates) if constructs else ()
-                    return DatasetsOf(candidates, True, (target.name,), made=made)
+                    # A builder makes the instance itself: no constructor call is seen.
+                    return DatasetsOf(candidates, True, (target.name,))
     return None
 
 

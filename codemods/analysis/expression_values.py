@@ -190,13 +190,34 @@ class _ValueSummariser(_BindingCollector):
     def _resolve_name(self, name: str, scope: _Scope, span: Span | None, depth: int = 0) -> Value:
         if any(name in names for names in self._comprehension_names):
             return Value(Kind.UNKNOWN, span, name=name)
-        key = (scope, name)
+        seen = self._reaching(name, scope, span)
+        key = (scope, name, seen)
         resolved = self._names.get(key)
         if resolved is None:
-            resolved = self._names[key] = self._lookup(name, scope, depth)
+            resolved = self._names[key] = self._lookup(name, scope, depth, seen)
         return resolved
 
-    def _lookup(self, name: str, scope: _Scope, depth: int) -> Value:
+    @staticmethod
+    def _reaching(name: str, scope: _Scope, span: Span | None) -> tuple[int, ...] | None:
+        """Return which of a function's own bindings of `name` a read at `span` may see (by
+        index), or None for all of them."""
+        bindings = scope.bindings.get(name)
+        if (
+            span is None
+            or scope.kind != "function"
+            or not bindings
+            or name in scope.globals
+            or name in scope.nonlocals
+        ):
+            return None
+        seen = scope.reaching(bindings, span.line)
+        if len(seen) == len(bindings):
+            return None
+        return tuple(index for index, binding in enumerate(bindings) if binding in seen)
+
+    def _lookup(
+        self, name: str, scope: _Scope, depth: int, seen: tuple[int, ...] | None = None
+    ) -> Value:
         span = None
         current: _Scope | None = scope
         crossed: list[_Scope] = []
@@ -211,7 +232,10 @@ class _ValueSummariser(_BindingCollector):
                     for inner in crossed:
                         if inner.facts is not None:
                             inner.facts.free_names.add(name)
-                values = self._binding_values(name, current, current.bindings[name], depth)
+                bindings = current.bindings[name]
+                if current is scope and seen is not None:
+                    bindings = [bindings[index] for index in seen]
+                values = self._binding_values(name, current, bindings, depth)
                 if len(values) == 1:
                     return values[0]
                 return Value(Kind.ALTERNATIVES, span, args=values)

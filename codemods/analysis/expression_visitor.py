@@ -140,6 +140,10 @@ class _ExpressionVisitor(_ValueSummariser):
                 if isinstance(child, ast.expr):
                     self._visit_expression(child, scope)
                 elif isinstance(child, ast.comprehension):
+                    if scope.facts is not None and isinstance(child.target, ast.Name):
+                        # `[t(x) for t in self.transforms]`: as a `for` loop over them.
+                        iterable = self.value(child.iter, scope)
+                        scope.facts.loops.append((child.target.id, iterable))
                     for sub in (child.iter, *child.ifs):
                         self._visit_expression(sub, scope)
 

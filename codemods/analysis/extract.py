@@ -38,9 +38,10 @@ from .facts import (
     ItemStore,
     Kind,
     ModuleFacts,
+    TypeTest,
     Value,
 )
-from .scopes import _Binding, _Function, _FunctionBuilder, _Scope
+from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -99,6 +100,9 @@ class _Extractor(_ExpressionVisitor):
     def run(self, tree: ast.Module) -> ModuleFacts:
         scope = self._module_scope
         self._collect_bindings(tree.body, scope)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._collect_declared(node, ast.Global, scope)
         builder = _FunctionBuilder("<module>")
         scope.facts = builder
         self._visit_body(tree.body, scope)
@@ -116,6 +120,7 @@ class _Extractor(_ExpressionVisitor):
                 has_docstring=_has_docstring(tree.body),
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
+                type_tests=tuple(builder.type_tests),
             )
         )
         pending = {
@@ -212,11 +217,17 @@ class _Extractor(_ExpressionVisitor):
                 span = Span(start.line, start.column, body.end_line, body.end_column)
                 builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
             return
+        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
+        tested, inverted = node.test, False
+        if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
+            tested, inverted = tested.operand, True
+        if isinstance(tested, ast.Call) and len(tested.args) == 2 and not tested.keywords:
+            call = self.value(tested, scope)
+            builder.type_tests.append(TypeTest(call, inverted, body, orelse))
         found = self._branch_test(node.test, scope)
         if found is None:
             return
         subject, negated, literals = found
-        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
         builder.branches.append(Branch(subject, negated, body, orelse, literals))
 
     def _branch_test(
@@ -377,6 +388,9 @@ class _Extractor(_ExpressionVisitor):
             is_self = scope.kind == "class" and index == 0 and not is_static
             inner.bind(param, _Binding("self" if is_self else "param"))
         self._collect_bindings(node.body, inner)
+        for statement in _own_statements(node.body):
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._collect_declared(statement, ast.Nonlocal, inner)
         self._visit_body(node.body, inner)
         self._functions.append(
             FunctionFacts(
@@ -405,6 +419,7 @@ class _Extractor(_ExpressionVisitor):
                 conditional_calls=tuple(builder.conditional_calls),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
+                type_tests=tuple(builder.type_tests),
                 literal_defaults=_literal_defaults(node.args),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope

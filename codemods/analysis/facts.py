@@ -157,6 +157,21 @@ class AttributeStore:
 
 
 @dataclass(frozen=True)
+class TypeTest:
+    """`if isinstance(subject, classes):` (or `if not ...`), and its two bodies.
+
+    `call` is the test's call as written; whether its callee is the builtin `isinstance` is
+    resolved by the project, like every other name.
+    """
+
+    call: Value
+    negated: bool
+    body: Span
+    #: The `else` body, or the statements after an `if` whose body always leaves.
+    orelse: Span | None = None
+
+
+@dataclass(frozen=True)
 class FunctionFacts:
     """A function, method, lambda, or a module's top-level code (qualname "<module>")."""
 
@@ -214,6 +229,8 @@ class FunctionFacts:
     #: `if` statements testing `self.<attribute>` or a parameter (`Branch`), for code that
     #: only runs on some instances or for some arguments.
     branches: tuple[Branch, ...] = ()
+    #: `if isinstance(...)` tests, for code that runs only for some types of a value.
+    type_tests: tuple[TypeTest, ...] = ()
     #: Parameters whose default is a short literal, with that literal (see `literal_key`):
     #: what a call that does not pass the parameter gives it.
     literal_defaults: tuple[tuple[str, str], ...] = ()

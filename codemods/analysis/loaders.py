@@ -552,11 +552,16 @@ class WorkerInit:
     function: FunctionRef | None = None
     #: Passed as `functools.partial(function, ...)`.
     via_partial: bool = False
+    #: The project function whose call makes the value passed (`worker_init_fn=make(cfg)`).
+    factory: FunctionRef | None = None
+    #: `factory` returns None on every path: no worker_init_fn runs.
+    factory_returns_none: bool = False
 
     @property
     def is_absent(self) -> bool:
-        """Return True if no worker_init_fn is passed (or it is a literal None)."""
-        if self.lookup.presence is Presence.ABSENT:
+        """Return True if no worker_init_fn runs: none is passed, a literal None is, or the
+        call of a project factory that always returns None."""
+        if self.lookup.presence is Presence.ABSENT or self.factory_returns_none:
             return True
         value = self.lookup.value
         return value is not None and value.is_none
@@ -591,8 +596,41 @@ def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
     if len(options) != 1:
         return WorkerInit(lookup)
     option = options[0]
-    if option.kind is Kind.CALL and option.base is not None and option.args:
-        if project.is_one_of(option.base, where, PARTIAL):
+    if option.kind is Kind.CALL and option.base is not None:
+        if option.args and project.is_one_of(option.base, where, PARTIAL):
             return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
-        return WorkerInit(lookup)
+        return _made_by_factory(lookup, project, option.base, where)
     return WorkerInit(lookup, project.function_of(option, where))
+
+
+def _made_by_factory(
+    lookup: ArgumentLookup, project: Project, callee: Value, where: ModuleFacts
+) -> WorkerInit:
+    """Resolve `worker_init_fn=factory(...)` through what the project function returns.
+
+    A factory that returns None on every path passes no worker_init_fn; one that returns a
+    single project function (or a `partial` of it) passes that function. Anything else, or a
+    callee that is not one project function, stays unknown.
+    """
+    factories = [t for t in project.targets(callee, where) if isinstance(t, FunctionRef)]
+    if len(factories) != 1 or factories[0].function.is_method:
+        return WorkerInit(lookup)
+    factory = factories[0]
+    returned = [option for ret in factory.function.returns for option in ret.alternatives()]
+    # A function with no `return <value>` may raise or yield instead: not known to give None.
+    if returned and all(option.is_none for option in returned):
+        return WorkerInit(lookup, factory=factory, factory_returns_none=True)
+    found: set[tuple[FunctionRef | None, bool]] = set()
+    for option in returned:
+        via_partial = (
+            option.kind is Kind.CALL
+            and option.base is not None
+            and bool(option.args)
+            and project.is_one_of(option.base, factory.module, PARTIAL)
+        )
+        named = option.args[0] if via_partial else option
+        found.add((project.function_of(named, factory.module), via_partial))
+    if len(found) != 1:
+        return WorkerInit(lookup, factory=factory)
+    ((function, via_partial),) = found
+    return WorkerInit(lookup, function, via_partial=via_partial, factory=factory)

@@ -152,6 +152,10 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
     callee = call.base
     if callee is None:
         return
+    mapped = _mapped_function(project, call, caller)
+    if mapped is not None:
+        yield from _mapped_calls(project, caller, mapped, call.args[1])
+        return
     registries = caller.registries
     registry = _function_registry(callee)
     if registry is not None and registry.qualnames:
@@ -206,16 +210,11 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if self_class is None:
         return
     if callee.kind is Kind.UNKNOWN and callee.name:
-        # `for t in self.transforms: x = t(x)`: each callable the held list holds.
+        # `for t in self.transforms: x = t(x)`, `[t(x) for t in self.transforms]`: each
+        # callable the held list holds.
         for name, iterable in caller.function.function.loops:
-            if (
-                name == callee.name
-                and iterable.kind is Kind.ATTRIBUTE
-                and iterable.base is not None
-                and iterable.base.kind is Kind.SELF
-            ):
-                held = held_elements(project, self_class, iterable.name, made_by)
-                yield from _calls_of(project, (*held.classes, *held.contained), held)
+            if name == callee.name:
+                yield from _held_elements_called(project, caller, iterable)
         return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
@@ -257,6 +256,68 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if function is not None:
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
                     return
+
+
+def _held_elements_called(project: Project, caller: Reached, iterable: Value) -> Iterator[_Callee]:
+    """Yield what calling each element of `iterable` runs, for a list held on `self`."""
+    if caller.self_class is None:
+        return
+    for option in iterable.alternatives():
+        if (
+            option.kind is Kind.ATTRIBUTE
+            and option.base is not None
+            and option.base.kind is Kind.SELF
+        ):
+            held = held_elements(project, caller.self_class, option.name, caller.made_by)
+            yield from _calls_of(project, (*held.classes, *held.contained), held)
+
+
+def _mapped_function(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
+    """Return the project function of `map(function, iterable)`, if the call is one."""
+    if call.base is None or len(call.args) != 2 or call.keywords:
+        return None
+    module = caller.function.module
+    if not project.is_one_of(call.base, module, _MAP):
+        return None
+    return project.function_of(call.args[0], module)
+
+
+def _mapped_calls(
+    project: Project, caller: Reached, function: FunctionRef, iterable: Value
+) -> Iterator[Reached]:
+    """Yield what `map(function, iterable)` runs once consumed: `function` itself and, when
+    it calls the element it is given (`lambda t: t(x)`), what calling each element runs."""
+    chain = (*caller.chain, function.qualname)
+    nested = function.function.nested
+    self_class = caller.self_class if nested else project.class_of_function(function)
+    holder = caller.holder if nested else None
+    made_by = caller.made_by if nested else None
+    yield Reached(
+        function, self_class, chain, holder, made_by, caller.registries, caller.looked_up_in
+    )
+    params = function.function.params
+    if not params or not any(
+        inner.base is not None and inner.base.kind is Kind.PARAM and inner.base.name == params[0]
+        for inner in function.function.calls
+    ):
+        return
+    for element, element_class, element_holder, element_made, looked_up in _held_elements_called(
+        project, caller, iterable
+    ):
+        element_chain = (*chain, element.qualname)
+        modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
+        yield Reached(
+            element,
+            element_class,
+            element_chain,
+            element_holder,
+            element_made,
+            caller.registries,
+            modules,
+        )
+
+
+_MAP = frozenset({"builtins.map"})
 
 
 def _function_registry(callee: Value) -> Value | None:

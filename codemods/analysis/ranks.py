@@ -343,6 +343,10 @@ def _init_rank_source(project: Project, loader: LoaderCall, init: WorkerInit) ->
         return RankDependence.UNKNOWN
     if init.via_partial and _partial_binds_rank(project, loader, init):
         return RankDependence.PER_RANK
+    if init.factory is not None and (
+        _factory_given_rank(project, loader, init) or reads_rank(project, init.factory)
+    ):
+        return RankDependence.PER_RANK  # `make_init(rank)` may bind it into what it returns
     if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
         return RankDependence.PER_RANK
     return RankDependence.SAME
@@ -356,6 +360,17 @@ def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
         and bool(seed_sources(project, seeding.seed, scope) & {Source.ENTROPY, Source.CLOCK})
         for seeding in seedings(project, function)
     )
+
+
+def _factory_given_rank(project: Project, loader: LoaderCall, init: WorkerInit) -> bool:
+    """Return True if the factory call passed as `worker_init_fn` is given the rank."""
+    value = init.lookup.value
+    if value is None:
+        return False
+    given = [arg for option in value.alternatives() for arg in option.args]
+    given += [arg for option in value.alternatives() for _, arg in option.keywords]
+    scope = SeedScope(loader.function)
+    return any(Source.RANK in seed_sources(project, arg, scope) for arg in given)
 
 
 def _partial_binds_rank(project: Project, loader: LoaderCall, init: WorkerInit) -> bool:

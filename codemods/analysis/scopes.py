@@ -9,6 +9,7 @@ assignments, parameters and loop targets all bind.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from .facts import (
     ClassFacts,
     FunctionFacts,
     ItemStore,
+    TypeTest,
     Value,
 )
 
@@ -64,6 +66,8 @@ class _Binding:
     kind: str  # "import", "def", "class", "assign", "param", "self", "unknown"
     qualname: str = ""
     node: ast.expr | None = None
+    #: The line of the statement or target that binds the name (None: bound on entry).
+    line: int | None = None
 
 
 @dataclass(eq=False)
@@ -76,9 +80,27 @@ class _Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     facts: _FunctionBuilder | None = None
+    #: The lines (first, last) of the loops of a function's own code.
+    loops: list[tuple[int, int]] = field(default_factory=list)
 
     def bind(self, name: str, binding: _Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
+
+    def reaching(self, bindings: list[_Binding], line: int) -> list[_Binding]:
+        """Return the bindings of a function's own name that a read at `line` may see.
+
+        Straight-line code runs top to bottom: a binding on a later line is seen only when
+        a loop holds both (its next pass sees it). None of them (a read before any binding,
+        as in code that is never run that way): all, as without flow.
+        """
+        seen = [
+            binding
+            for binding in bindings
+            if binding.line is None
+            or binding.line <= line
+            or any(first <= line and binding.line <= last for first, last in self.loops)
+        ]
+        return seen or bindings
 
 
 @dataclass
@@ -93,6 +115,7 @@ class _FunctionBuilder:
     self_reads: set[str] = field(default_factory=set)
     statement_calls: list[Span] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
+    type_tests: list[TypeTest] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)
@@ -118,7 +141,8 @@ class _BindingCollector:
         #: Guard clauses (by node id): the statements after them, their implicit `else`.
         self._fallthrough: dict[int, Span | None] = {}
         self._module_scope = _Scope("module", "", None)
-        self._names: dict[tuple[_Scope, str], Value] = {}
+        #: Names resolved in a scope, by the bindings a read may see (None: every one).
+        self._names: dict[tuple[_Scope, str, tuple[int, ...] | None], Value] = {}
         # `:=` cannot bind anything in a file whose text does not contain it.
         self._has_walrus = ":=" in text
         #: Top-level functions and methods whose bodies are summarised when asked for.
@@ -136,18 +160,18 @@ class _BindingCollector:
         if scope.kind == "function":
             prefix = f"{scope.qualname}.<locals>."
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            scope.bind(node.name, _Binding("def", prefix + node.name))
+            scope.bind(node.name, _Binding("def", prefix + node.name, line=node.lineno))
             return
         if isinstance(node, ast.ClassDef):
-            scope.bind(node.name, _Binding("class", prefix + node.name))
+            scope.bind(node.name, _Binding("class", prefix + node.name, line=node.lineno))
             return
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    scope.bind(alias.asname, _Binding("import", alias.name))
+                    scope.bind(alias.asname, _Binding("import", alias.name, line=node.lineno))
                 else:
                     top = alias.name.partition(".")[0]
-                    scope.bind(top, _Binding("import", top))
+                    scope.bind(top, _Binding("import", top, line=node.lineno))
             return
         if isinstance(node, ast.ImportFrom):
             base = self._import_base(node)
@@ -158,8 +182,10 @@ class _BindingCollector:
                     continue
                 qualname = f"{base}.{alias.name}" if base else ""
                 kind = "import" if base is not None else "unknown"
-                scope.bind(alias.asname or alias.name, _Binding(kind, qualname))
+                scope.bind(alias.asname or alias.name, _Binding(kind, qualname, line=node.lineno))
             return
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind == "function":
+            scope.loops.append((node.lineno, node.end_lineno or node.lineno))
         if isinstance(node, ast.Global):
             scope.globals.update(node.names)
             return
@@ -188,13 +214,13 @@ class _BindingCollector:
         elif isinstance(node, ast.Try | ast.TryStar):
             for handler in node.handlers:
                 if handler.name:
-                    scope.bind(handler.name, _Binding("unknown"))
+                    scope.bind(handler.name, _Binding("unknown", line=handler.lineno))
         elif isinstance(node, ast.Match):
             for case in node.cases:
                 for sub in ast.walk(case.pattern):
                     name = getattr(sub, "name", None)
                     if isinstance(name, str):
-                        scope.bind(name, _Binding("unknown"))
+                        scope.bind(name, _Binding("unknown", line=case.pattern.lineno))
         # Walrus targets bind in this scope, wherever they appear in an expression.
         if self._has_walrus:
             for child in ast.iter_child_nodes(node):
@@ -210,15 +236,64 @@ class _BindingCollector:
                         for statement in child.body:
                             self._collect_statement(statement, scope)
 
+    def _collect_declared(
+        self, function: _Function, declaration: type[ast.stmt], outer: _Scope
+    ) -> None:
+        """Bind in `outer` what `function` assigns to the names it declares `global` (or
+        `nonlocal`): those assignments bind the outer scope's name, not a local one.
+
+        A value that reads the function's own locals cannot be summarised where `outer`
+        sees it, so it binds the name to an unknown value.
+        """
+        statements = list(_own_statements(function.body))
+        declared = {
+            name
+            for statement in statements
+            if isinstance(statement, declaration)
+            for name in getattr(statement, "names", ())
+        }
+        if not declared:
+            return
+        local = set(_argument_names(function.args))
+        for statement in statements:
+            for sub in ast.walk(statement):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    local.add(sub.id)
+                elif isinstance(sub, ast.Import | ast.ImportFrom):
+                    local.update((alias.asname or alias.name).split(".")[0] for alias in sub.names)
+                elif isinstance(sub, _Function | ast.ClassDef):
+                    local.add(sub.name)
+        local -= declared
+        for statement in statements:
+            pairs: list[tuple[ast.expr, ast.expr | None]]
+            if isinstance(statement, ast.Assign):
+                pairs = [(target, statement.value) for target in statement.targets]
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                pairs = [(statement.target, statement.value)]
+            elif isinstance(statement, ast.AugAssign | ast.For | ast.AsyncFor):
+                pairs = [(statement.target, None)]
+            else:
+                continue
+            for target, value in pairs:
+                if not isinstance(target, ast.Name):
+                    value = None
+                reads_locals = value is not None and any(
+                    isinstance(sub, ast.Name) and sub.id in local for sub in ast.walk(value)
+                )
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name) and sub.id in declared:
+                        known = value if not reads_locals else None
+                        outer.bind(sub.id, _Binding("assign" if known else "unknown", node=known))
+
     def _collect_walrus(self, node: ast.expr, scope: _Scope) -> None:
         for sub in ast.walk(node):
             if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
-                scope.bind(sub.target.id, _Binding("assign", node=sub.value))
+                scope.bind(sub.target.id, _Binding("assign", node=sub.value, line=sub.lineno))
 
     def _bind_target(self, target: ast.expr, value: ast.expr | None, scope: _Scope) -> None:
         if isinstance(target, ast.Name):
             kind = "assign" if value is not None else "unknown"
-            scope.bind(target.id, _Binding(kind, node=value))
+            scope.bind(target.id, _Binding(kind, node=value, line=target.lineno))
         elif isinstance(target, ast.Tuple | ast.List):
             pairs: list[tuple[ast.expr, ast.expr | None]]
             if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
@@ -304,3 +379,27 @@ def _appended(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.expr] | None
             call.args[0].end_col_offset,
         )
     return name, added
+
+
+def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Yield the statements of a function body, nested blocks included, but not those of
+    the functions and classes it defines."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, _Function | ast.ClassDef):
+            continue
+        for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(statement, field_name, None)
+            if not isinstance(children, list):
+                continue
+            for child in children:
+                if isinstance(child, ast.stmt):
+                    yield from _own_statements([child])
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    yield from _own_statements(child.body)
+
+
+def _argument_names(args: ast.arguments) -> list[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [extra for extra in (args.vararg, args.kwarg) if extra is not None]
+    return [arg.arg for arg in every]

@@ -82,6 +82,8 @@ def pass_rank_worker_init(project: Project, loader: LoaderCall, safety: Safety) 
     helper, edits = helper_edits
     files = [FileEdits(module.path, tuple(edits))]
     lookup = loader.argument("worker_init_fn")
+    if lookup.value is not None and not lookup.value.is_none:
+        return None  # a call that evaluates to None (a factory's result): not ours to drop
     if lookup.value is not None and lookup.value.span is not None:
         # A literal `worker_init_fn=None`, spelled out or in a known `**dict`.
         path = module.path
@@ -102,6 +104,8 @@ def call_in_worker_init(project: Project, init: WorkerInit, safety: Safety) -> F
     function = init.function
     if function is None or function.function.is_lambda or not function.function.params:
         return None
+    if init.via_partial and init.factory is not None:
+        return None  # the partial is built inside the factory: its bound arguments are unseen
     if init.via_partial and init.lookup.value is not None:
         partial = init.lookup.value.alternatives()[0]
         if len(partial.args) > 1:

@@ -163,6 +163,9 @@ class RankInvariantWorkerSeed(Rule):
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
     - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
+    - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
+      every path, passes no worker_init_fn; the finding has no fix, because the call is not
+      removed.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading](https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading)

@@ -124,6 +124,9 @@ class UnseededNumpyInWorkers(Rule):
     - When `worker_init_fn` may come from a `**kwargs` whose contents are unknown, the finding
       has no fix: adding the keyword could raise `TypeError: got multiple values`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
+    - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
+      every path, passes no worker_init_fn; the finding has no fix, because the call is not
+      removed.
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
     - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a
       warning when some choice leaves NumPy unseeded (a `None`, or a function that never
@@ -237,9 +240,12 @@ class UnseededNumpyInWorkers(Rule):
         where = self._describe_draw(draw, applied) + _candidate_note(datasets)
         version = self.project.target.describe()
         if init.is_absent:
+            none = ""
+            if init.factory is not None:
+                none = f"`{init.factory.function.name}` returns None, so "
             message = (
                 f"DataLoader workers start with identical NumPy RNG state on {version}: "
-                f"{where}, and no worker_init_fn reseeds NumPy"
+                f"{where}, and {none}no worker_init_fn reseeds NumPy"
             )
             if not loader.accepts_keyword("worker_init_fn"):
                 names = ", ".join(f"`{ref.name}.__init__`" for ref in loader.subclasses)
@@ -342,6 +348,8 @@ class UnseededNumpyInWorkers(Rule):
         edits.extend(names.imports)
         files = [FileEdits(module.path, tuple(edits))]
         lookup = loader.argument("worker_init_fn")
+        if lookup.value is not None and not lookup.value.is_none:
+            return None  # a call that evaluates to None (a factory's result): not ours to drop
         if lookup.value is not None and lookup.value.span is not None:
             # A literal `worker_init_fn=None`, spelled out or in a known `**dict`.
             path = module.path
