@@ -18,7 +18,6 @@ from pathlib import Path
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
 from .analysis.facts import ClassFacts, FunctionFacts, FunctionSource, ModuleFacts
-from .lines import source_lines
 from .types import Failed, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.
@@ -92,15 +91,12 @@ class ReopenedModule:
     def __init__(self, path: Path, raw: bytes, mode: int, root: Path) -> None:
         self._path, self._raw, self._mode, self._root = path, raw, mode, root
         self._text: str | None = None
-        self._lines: list[str] | None = None
         self._functions: FunctionSource | None = None
 
     @property
-    def lines(self) -> list[str]:
-        """Return the module's text, line by line."""
-        if self._lines is None:
-            self._lines = source_lines(self._read())
-        return self._lines
+    def text(self) -> str:
+        """Return the module's text."""
+        return self._read()
 
     def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise function `qualname` (and what it contains), parsing the file once."""
