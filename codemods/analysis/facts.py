@@ -73,6 +73,27 @@ class Value:
     args: tuple[Value, ...] = ()
     keywords: tuple[tuple[str | None, Value], ...] = ()
     number: int | None = None
+    #: The hash, computed when first asked for: candidate sets and call sites are kept in
+    #: dicts keyed by values, and hashing a value hashes every sub-expression again.
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash(
+                (
+                    self.kind,
+                    self.span,
+                    self.qualnames,
+                    self.name,
+                    self.base,
+                    self.args,
+                    self.keywords,
+                    self.number,
+                )
+            )
+            object.__setattr__(self, "_hash", known)
+        return known
 
     def __reduce__(self) -> tuple[type[Value], tuple[object, ...]]:
         # Positional state: summaries are cached and sent between processes by the
