@@ -59,15 +59,20 @@ def module_name_for(path: Path, root: Path) -> str:
     return ".".join([*relative.parts, *parts])
 
 
-def extract(tree: ast.Module, text: str, path: Path, module: str) -> ModuleFacts:
+def extract(
+    tree: ast.Module, text: str, path: Path, module: str, *, keep_tree: bool = False
+) -> ModuleFacts:
     """Summarise the parsed module `tree` of file `path`, imported as `module`.
 
     Every function is summarised now, while the tree is at hand: a summary keeps no part
     of the tree, which is many times larger than the file and would otherwise live as long
-    as the run (see `facts.FunctionTable.release`).
+    as the run (see `facts.FunctionTable.release`). With `keep_tree`, module-level code,
+    classes and bindings are summarised now and each function when first asked for, from
+    the tree the summary keeps: less work when few functions matter, more memory.
     """
     facts = _Extractor(text, path, module).run(tree)
-    facts.table.release(text)
+    if not keep_tree:
+        facts.table.release(text)
     return facts
 
 
