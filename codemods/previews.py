@@ -53,10 +53,6 @@ def text_edits(old: str, new: str) -> tuple[TextEdit, ...]:
 
 def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePreview, ...]]:
     """Return what each finding's fix alone would change; leave out fixes that cannot apply."""
-    # libcst is imported only when something is fixed: it costs more than checking a tree.
-    from .fixes.apply import FixError, apply_edits
-    from .fixes.import_placement import first_party_modules
-
     sources: dict[Path, SourceFile | None] = {}
 
     def source(path: Path) -> SourceFile | None:
@@ -67,6 +63,16 @@ def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePrevie
                 sources[path] = None
         return sources[path]
 
+    # Findings of one cause often carry the same fix (each loader of a shared Dataset):
+    # each distinct change of a file is made once, as rewriting costs most of a preview.
+    made: dict[tuple[Path, tuple[Edit, ...]], FilePreview | None] = {}
+
+    def change(path: Path, path_edits: tuple[Edit, ...]) -> FilePreview | None:
+        key = (path, path_edits)
+        if key not in made:
+            made[key] = _change(path, path_edits, source(path))
+        return made[key]
+
     previews: dict[Finding, tuple[FilePreview, ...]] = {}
     for finding in findings:
         if finding.fix is None:
@@ -76,19 +82,30 @@ def preview_fixes(findings: Iterable[Finding]) -> dict[Finding, tuple[FilePrevie
             edits.setdefault(file_edits.path, []).extend(file_edits.edits)
         changes = []
         for path, path_edits in edits.items():
-            original = source(path)
-            if original is None:
+            preview = change(path, tuple(path_edits))
+            if preview is None:
                 break
-            try:
-                first_party = first_party_modules(files.find_project_root(path))
-                new = apply_edits(original.text, path_edits, first_party=first_party)
-                old = original.text
-                if notebooks.is_notebook(path):
-                    file_source, new = notebooks.file_change(original, new)
-                    old = file_source.text
-            except (FixError, notebooks.NotebookError):
-                break
-            changes.append(FilePreview(path, old, new, text_edits(old, new)))
+            changes.append(preview)
         else:
             previews[finding] = tuple(changes)
     return previews
+
+
+def _change(path: Path, edits: tuple[Edit, ...], original: SourceFile | None) -> FilePreview | None:
+    """Return file `path` before and after `edits` (None if they cannot be applied)."""
+    # libcst is imported only when something is fixed: it costs more than checking a tree.
+    from .fixes.apply import FixError, apply_edits
+    from .fixes.import_placement import first_party_modules
+
+    if original is None:
+        return None
+    try:
+        first_party = first_party_modules(files.find_project_root(path))
+        new = apply_edits(original.text, edits, first_party=first_party)
+        old = original.text
+        if notebooks.is_notebook(path):
+            file_source, new = notebooks.file_change(original, new)
+            old = file_source.text
+    except (FixError, notebooks.NotebookError):
+        return None
+    return FilePreview(path, old, new, text_edits(old, new))

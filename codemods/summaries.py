@@ -18,7 +18,6 @@ from pathlib import Path
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
 from .analysis.facts import ClassFacts, FunctionFacts, FunctionSource, ModuleFacts
-from .lines import source_lines
 from .types import Failed, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.
@@ -38,8 +37,11 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
-    """Parse `source` and summarise it, or say why it is skipped."""
+def summarise_source(
+    source: SourceFile, root: Path, *, keep_tree: bool = False
+) -> Parsed | Skipped:
+    """Parse `source` and summarise it, or say why it is skipped (`keep_tree`: see
+    `extract`)."""
     if files.is_generated(source.text):
         return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
     try:
@@ -51,7 +53,7 @@ def summarise_source(source: SourceFile, root: Path) -> Parsed | Skipped:
         return Skipped(source.path, SkipReason.SYNTAX_ERROR, str(error) or type(error).__name__)
     module = module_name_for(source.path, root)
     with collector_paused():
-        facts = extract(tree, source.text, source.path, module)
+        facts = extract(tree, source.text, source.path, module, keep_tree=keep_tree)
     return Parsed(replace(facts, digest=digest(source.raw)), source)
 
 
@@ -92,15 +94,12 @@ class ReopenedModule:
     def __init__(self, path: Path, raw: bytes, mode: int, root: Path) -> None:
         self._path, self._raw, self._mode, self._root = path, raw, mode, root
         self._text: str | None = None
-        self._lines: list[str] | None = None
         self._functions: FunctionSource | None = None
 
     @property
-    def lines(self) -> list[str]:
-        """Return the module's text, line by line."""
-        if self._lines is None:
-            self._lines = source_lines(self._read())
-        return self._lines
+    def text(self) -> str:
+        """Return the module's text."""
+        return self._read()
 
     def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise function `qualname` (and what it contains), parsing the file once."""
@@ -117,7 +116,7 @@ class ReopenedModule:
 
 
 def summarise_bytes(
-    path: Path, raw: bytes, mode: int, root: Path
+    path: Path, raw: bytes, mode: int, root: Path, keep_tree: bool = False
 ) -> ModuleFacts | Skipped | Failed:
     """Decode, parse and summarise one file's bytes; never raise."""
     try:
@@ -125,7 +124,7 @@ def summarise_bytes(
     except files.SourceError as error:
         return Skipped(path, error.reason, error.detail)
     try:
-        outcome = summarise_source(source, root)
+        outcome = summarise_source(source, root, keep_tree=keep_tree)
     except Exception as error:  # one file's crash must not stop the run
         return Failed(path, f"{type(error).__name__}: {error}", traceback.format_exc())
     return outcome.facts if isinstance(outcome, Parsed) else outcome
@@ -186,17 +185,27 @@ def _store(result: tuple[Path, bytes, files.Stamp] | Skipped, contents: Contents
 
 
 def summarise_many(
-    items: Sequence[tuple[Path, bytes, int]], root: Path, jobs: int | None
+    items: Sequence[tuple[Path, bytes, int]],
+    root: Path,
+    jobs: int | None,
+    *,
+    keep_tree: bool = False,
 ) -> Iterator[ModuleFacts | Skipped | Failed]:
     """Summarise many files, in worker processes when there are enough of them."""
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers <= 1 or len(items) < PARALLEL_THRESHOLD:
         for path, raw, mode in items:
-            yield summarise_bytes(path, raw, mode, root)
+            yield summarise_bytes(path, raw, mode, root, keep_tree)
         return
     chunk = max(1, len(items) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         paths, raws, modes = zip(*items, strict=True)
         yield from pool.map(
-            summarise_bytes, paths, raws, modes, [root] * len(items), chunksize=chunk
+            summarise_bytes,
+            paths,
+            raws,
+            modes,
+            [root] * len(items),
+            [keep_tree] * len(items),
+            chunksize=chunk,
         )

@@ -24,6 +24,11 @@ from .types import Failed, Skipped, SourceFile
 #: Where each project keeps summaries between runs (safe to delete).
 CACHE_DIRECTORY = ".workerseed_cache"
 
+#: Below this many bytes of files, summaries keep their syntax trees and summarise each
+#: function when first asked for: less work when few functions matter. Above it, the
+#: trees (many times the size of the files) would cost more memory than the work saved.
+KEEP_TREES_BELOW = 8_000_000
+
 #: Progress callback: (stage, done, total).
 Progress = Callable[[str, int, int], None]
 
@@ -87,13 +92,14 @@ def open_workspace(
                 contents.digests[path] = known
     problems: dict[Path, Skipped | Failed] = dict(contents.problems)
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
+    keep_tree = sum(map(len, contents.raw.values())) < KEEP_TREES_BELOW
 
     def summarise(path: Path) -> ModuleFacts | None:
         raw = contents.raw[path]
         cached = cache.get(path, contents.digest(path), root)
         if cached is not None:
             return cached
-        outcome = summarise_bytes(path, raw, contents.modes[path], root)
+        outcome = summarise_bytes(path, raw, contents.modes[path], root, keep_tree)
         if isinstance(outcome, Skipped | Failed):
             problems[path] = outcome
             return None
@@ -119,7 +125,8 @@ def open_workspace(
             sources.add(path, cached)
         else:
             items.append((path, contents.raw[path], contents.modes[path]))
-    for done, outcome in enumerate(summarise_many(items, root, settings.jobs), 1):
+    summaries = summarise_many(items, root, settings.jobs, keep_tree=keep_tree)
+    for done, outcome in enumerate(summaries, 1):
         if isinstance(outcome, Skipped | Failed):
             problems[outcome.path] = outcome
             sources.add(outcome.path, None)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fixture_cases import Case, copy_repository, discover_cases
 
-from codemods import Settings, run_paths
+from codemods import Settings, run_paths, workspace
 from codemods.analysis.facts import ClassFacts, FunctionFacts
 from codemods.summaries import ReopenedModule
 
@@ -168,6 +168,26 @@ def test_cached_summaries_summarise_their_functions_from_the_file(
     monkeypatch.setattr(ReopenedModule, "summarise", summarise)
     assert _findings(repo, settings) == reference
     assert reopened
+
+
+def test_summaries_that_let_their_trees_go_give_the_reference_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project large enough that summaries let their syntax trees go: every function is
+    summarised at once, cold, from the cache and in worker processes, and the findings are
+    the reference's."""
+    repo = tmp_path / "tree"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    for case in CASES[:60]:
+        shutil.copytree(case.before, repo / case.directory.parent.name / case.directory.name)
+    settings = Settings(torch_version="1.8", jobs=1, cache=True, select=("ALL",))
+    reference = _findings(repo, replace(settings, prefilter=False, cache=False))
+    monkeypatch.setattr(workspace, "KEEP_TREES_BELOW", 0)
+    assert _findings(repo, replace(settings, cache=False)) == reference
+    assert _findings(repo, replace(settings, select=("WS103",))) != reference  # fills the cache
+    assert _findings(repo, settings) == reference
+    assert _findings(repo, replace(settings, cache=False, jobs=2)) == reference
 
 
 def test_the_cache_directory_ignores_itself_when_only_runs_are_stored(tmp_path: Path) -> None:

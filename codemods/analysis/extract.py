@@ -17,7 +17,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
 from .expression_values import compared_literals
@@ -61,13 +60,21 @@ def module_name_for(path: Path, root: Path) -> str:
     return ".".join([*relative.parts, *parts])
 
 
-def extract(tree: ast.Module, text: str, path: Path, module: str) -> ModuleFacts:
+def extract(
+    tree: ast.Module, text: str, path: Path, module: str, *, keep_tree: bool = False
+) -> ModuleFacts:
     """Summarise the parsed module `tree` of file `path`, imported as `module`.
 
-    Module-level code, classes and bindings are summarised now; the bodies of top-level
-    functions and methods when they are first asked for (see `facts.FunctionTable`).
+    Every function is summarised now, while the tree is at hand: a summary keeps no part
+    of the tree, which is many times larger than the file and would otherwise live as long
+    as the run (see `facts.FunctionTable.release`). With `keep_tree`, module-level code,
+    classes and bindings are summarised now and each function when first asked for, from
+    the tree the summary keeps: less work when few functions matter, more memory.
     """
-    return _Extractor(text, path, module).run(tree)
+    facts = _Extractor(text, path, module).run(tree)
+    if not keep_tree:
+        facts.table.release(text)
+    return facts
 
 
 def function_source(tree: ast.Module, text: str, path: Path, module: str) -> FunctionSource:
@@ -81,11 +88,9 @@ class _Extractor(_ExpressionVisitor):
     # --- functions summarised on demand (facts.FunctionSource) ---
 
     @property
-    def lines(self) -> list[str]:
-        """Return the module's text, line by line (line ends kept)."""
-        if self._lines is None:
-            self._lines = source_lines(self._text)
-        return self._lines
+    def text(self) -> str:
+        """Return the module's text."""
+        return self._text
 
     def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         """Summarise the pending function `qualname` (every definition of it) and what it

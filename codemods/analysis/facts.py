@@ -9,12 +9,15 @@ scopes, so no rule ever looks at raw source text.
 from __future__ import annotations
 
 import enum
+import itertools
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
 from .suppressions import Suppressions, noqa_comments
@@ -70,6 +73,27 @@ class Value:
     args: tuple[Value, ...] = ()
     keywords: tuple[tuple[str | None, Value], ...] = ()
     number: int | None = None
+    #: The hash, computed when first asked for: candidate sets and call sites are kept in
+    #: dicts keyed by values, and hashing a value hashes every sub-expression again.
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash(
+                (
+                    self.kind,
+                    self.span,
+                    self.qualnames,
+                    self.name,
+                    self.base,
+                    self.args,
+                    self.keywords,
+                    self.number,
+                )
+            )
+            object.__setattr__(self, "_hash", known)
+        return known
 
     def __reduce__(self) -> tuple[type[Value], tuple[object, ...]]:
         # Positional state: summaries are cached and sent between processes by the
@@ -289,8 +313,8 @@ class FunctionSource(Protocol):
         ...
 
     @property
-    def lines(self) -> list[str]:
-        """Return the module's text, line by line."""
+    def text(self) -> str:
+        """Return the module's text."""
         ...
 
 
@@ -313,6 +337,7 @@ class FunctionTable:
         done: Iterable[FunctionFacts],
         pending: dict[str, tuple[int, int]],
         source: FunctionSource | None,
+        spans: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self._by_name: dict[str, FunctionFacts] = {}
         self._done: list[FunctionFacts] = []
@@ -321,10 +346,17 @@ class FunctionTable:
         self._add(done)
         #: Top-level qualname -> its first and last line, for what is not summarised yet.
         self._pending = dict(pending)
+        #: The same for every top-level function and method, summarised or not.
+        self._spans = dict(pending) if spans is None else dict(spans)
         self._source = source
         self._reopen: Reopen | None = None
-        self._segments: dict[str, str] = {}
+        #: (first character, end, qualname) of each top-level function's text.
+        self._ranges: list[tuple[int, int, str]] | None = None
+        self._starts: list[int] = []
+        self._reach: list[int] = []
         self._sorted: tuple[FunctionFacts, ...] | None = None
+        #: The top-level function each function of `_sorted` lies in (None: module level).
+        self._sorted_groups: tuple[str | None, ...] = ()
         self._noqa: Suppressions | None = None
 
     def __getstate__(self) -> dict[str, object]:
@@ -332,14 +364,25 @@ class FunctionTable:
         return {
             "done": self._done,
             "pending": self._pending,
+            "spans": self._spans,
             "noqa": self._noqa,
             "classes": self._classes,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        FunctionTable.__init__(self, state["done"], state["pending"], None)
+        FunctionTable.__init__(self, state["done"], state["pending"], None, state["spans"])
         self._noqa = state["noqa"]
         self._classes = state["classes"]
+
+    def release(self, text: str) -> None:
+        """Summarise every function now and let the parsed tree go, keeping only `text`.
+
+        A summary lives as long as the run; the syntax tree it was made from is many times
+        larger than the file (a gigabyte for a large repository), and no question reads it
+        once every function is summarised.
+        """
+        self.all()
+        self._source = _Text(text)
 
     def attach(self, reopen: Reopen) -> None:
         """Say how to read the file again, when its summary came from a cache or a process."""
@@ -373,12 +416,59 @@ class FunctionTable:
         return self._ordered()
 
     def spelling(self, names: frozenset[str]) -> tuple[FunctionFacts, ...]:
-        """Return the functions, in source order, leaving out only functions not yet
-        summarised whose text spells none of `names` (they cannot be about them)."""
-        alternatives = "|".join(map(re.escape, sorted(names)))
-        # Word boundaries as the text index draws them: any non-ASCII letter is one.
-        word = re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])")
-        return self.matching(word, tuple(names))
+        """Return the functions, in source order, leaving out only the top-level functions
+        and methods (with what they contain) whose text spells none of `names`: they
+        cannot be about them. Module-level code is always kept."""
+        spelled = self._spelling(names)
+        for qualname in [qualname for qualname in spelled if qualname in self._pending]:
+            self._summarise(qualname)
+        ordered = self._ordered()
+        return tuple(
+            function
+            for function, group in zip(ordered, self._sorted_groups, strict=True)
+            if group is None or group in spelled
+        )
+
+    def _spelling(self, names: frozenset[str]) -> set[str]:
+        """Return the top-level functions whose text spells one of `names` as a whole word
+        (word boundaries as the text index draws them: any non-ASCII letter is one)."""
+        text = self._open().text
+        ranges = self._text_ranges(text)
+        starts, reach = self._starts, self._reach
+        found: set[str] = set()
+        for name in names:
+            position = text.find(name)
+            while position >= 0:
+                after = position + len(name)
+                if (position == 0 or text[position - 1] not in _WORD_CHARACTERS) and (
+                    after >= len(text) or text[after] not in _WORD_CHARACTERS
+                ):
+                    # A function defined twice spans both definitions and may enclose
+                    # others: every range that holds the word spells it.
+                    index = bisect_right(starts, position) - 1
+                    while index >= 0 and reach[index] >= after:
+                        _, end, group = ranges[index]
+                        if end >= after:
+                            found.add(group)
+                        index -= 1
+                position = text.find(name, position + 1)
+        return found
+
+    def _text_ranges(self, text: str) -> list[tuple[int, int, str]]:
+        """Return (first character, end, qualname) of every top-level function, by start."""
+        if self._ranges is None:
+            offsets = [0]
+            for line in source_lines(text):
+                offsets.append(offsets[-1] + len(line))
+            last = len(offsets) - 1
+            self._ranges = sorted(
+                (offsets[min(first - 1, last)], offsets[min(end, last)], qualname)
+                for qualname, (first, end) in self._spans.items()
+            )
+            self._starts = [start for start, _, _ in self._ranges]
+            #: The furthest end of the ranges up to each one.
+            self._reach = list(itertools.accumulate((end for _, end, _ in self._ranges), max))
+        return self._ranges
 
     def matching(
         self, pattern: re.Pattern[str], containing: tuple[str, ...] = ()
@@ -386,30 +476,23 @@ class FunctionTable:
         """Return the functions, in source order, leaving out only functions not yet
         summarised in whose text `pattern` does not match. Every match contains one of
         `containing`, if given (a cheap test first)."""
-        for qualname in list(self._pending):
-            text = self._segment(qualname)
-            if containing and not any(part in text for part in containing):
-                continue
-            if pattern.search(text):
-                self._summarise(qualname)
+        if self._pending:
+            text = self._open().text
+            ranges = {qualname: (start, end) for start, end, qualname in self._text_ranges(text)}
+            for qualname in list(self._pending):
+                start, end = ranges[qualname]
+                segment = text[start:end]
+                if containing and not any(part in segment for part in containing):
+                    continue
+                if pattern.search(segment):
+                    self._summarise(qualname)
         return self._ordered()
-
-    def _segment(self, qualname: str) -> str:
-        """Return the text of pending function `qualname`."""
-        text = self._segments.get(qualname)
-        if text is None:
-            first, last = self._pending[qualname]
-            text = self._segments[qualname] = "".join(self._lines()[first - 1 : last])
-        return text
 
     def noqa(self) -> Suppressions:
         """Return the module's `# noqa` comments (read from its text when first asked)."""
         if self._noqa is None:
-            self._noqa = noqa_comments("".join(self._lines()))
+            self._noqa = noqa_comments(self._open().text)
         return self._noqa
-
-    def _lines(self) -> list[str]:
-        return self._open().lines
 
     def _open(self) -> FunctionSource:
         if self._source is None:
@@ -437,7 +520,26 @@ class FunctionTable:
     def _ordered(self) -> tuple[FunctionFacts, ...]:
         if self._sorted is None:
             self._sorted = tuple(sorted(self._done, key=_position))
+            spans = self._spans
+            self._sorted_groups = tuple(
+                group if (group := _top_level(function.qualname)) in spans else None
+                for function in self._sorted
+            )
         return self._sorted
+
+
+class _Text:
+    """The text of a module whose functions are all summarised."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
+        raise RuntimeError(f"{qualname} was summarised with the rest of its module")
+
+
+#: Characters that continue an identifier, as the text index counts them.
+_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def _top_level(qualname: str) -> str:

@@ -43,7 +43,8 @@ class Project:
         #: Resolution depth now, and whether the depth limit cut an answer short.
         self._depth = 0
         self._cut = False
-        self._callers: dict[FunctionRef | ClassRef, list[CallSite]] = {}
+        #: Callee name -> the calls spelling it, by what they call (see `callers`).
+        self._callers: dict[str, dict[Target, list[CallSite]]] = {}
         self._spelling_calls: dict[tuple[int, str], tuple[Value, ...]] = {}
         self._families: dict[frozenset[str], Family] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
@@ -386,23 +387,34 @@ class Project:
 
     def callers(self, ref: FunctionRef | ClassRef) -> list[CallSite]:
         """Return the calls in the project that call function (or instantiate class) `ref`."""
-        cached = self._callers.get(ref)
+        name = ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name
+        return self._calls_by_target(name).get(ref, [])
+
+    def _calls_by_target(self, name: str) -> dict[Target, list[CallSite]]:
+        """Return the calls that may call something named `name`, by what they call.
+
+        Many functions share a name (`__init__`, `forward`, `main`): the project's calls
+        spelling it are found and resolved once, not again for each function so named.
+        """
+        cached = self._callers.get(name)
         if cached is not None:
             return cached
-        name = ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name
-        sites: list[CallSite] = []
+        found: dict[Target, list[CallSite]] = {}
         for caller in self.functions_mentioning(name):
             for call in self._calls_spelling(caller, name):
                 callee = call.base
                 assert callee is not None
                 if callee.kind is Kind.FUNCTION:
                     nested = caller.module.function(callee.name)
-                    if nested is not None and FunctionRef.of(caller.module, nested) == ref:
-                        sites.append(CallSite(caller, call))
-                elif ref in self.targets(callee, caller.module):
-                    sites.append(CallSite(caller, call))
-        self._callers[ref] = sites
-        return sites
+                    if nested is None:
+                        continue
+                    targets: tuple[Target, ...] = (FunctionRef.of(caller.module, nested),)
+                else:
+                    targets = self.targets(callee, caller.module)
+                for target in targets:
+                    found.setdefault(target, []).append(CallSite(caller, call))
+        self._callers[name] = found
+        return found
 
     def _calls_spelling(self, caller: FunctionRef, name: str) -> tuple[Value, ...]:
         """Return the calls of `caller` that may call something named `name`: of a nested

@@ -106,20 +106,28 @@ def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef
     owner = project.class_of_function(method)
     if owner is None:
         return
-    name = method.function.name
-    for caller in project.functions_mentioning(name):
+    for caller in _calling_self(project, method.function.name):
         cls = project.class_of_function(caller)
-        if cls is None or caller == method or not share_instances(project, cls, owner):
-            continue
-        if any(
+        if cls is not None and caller != method and share_instances(project, cls, owner):
+            yield caller
+
+
+@per_project
+def _calling_self(project: Project, name: str) -> tuple[FunctionRef, ...]:
+    """Return the methods that call `self.<name>()`: found once for every method so named."""
+    return tuple(
+        caller
+        for caller in project.functions_mentioning(name)
+        if caller.function.class_qualname is not None
+        and any(
             call.base is not None
             and call.base.kind is Kind.ATTRIBUTE
             and call.base.name == name
             and call.base.base is not None
             and call.base.base.kind is Kind.SELF
             for call in caller.function.calls
-        ):
-            yield caller
+        )
+    )
 
 
 def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:

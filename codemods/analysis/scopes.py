@@ -147,7 +147,6 @@ class _BindingCollector:
         self._has_walrus = ":=" in text
         #: Top-level functions and methods whose bodies are summarised when asked for.
         self._pending: dict[str, list[tuple[_Function, _Scope]]] = {}
-        self._lines: list[str] | None = None
 
     # --- pass 1: what each scope binds ---
 
