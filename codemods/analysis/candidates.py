@@ -13,6 +13,11 @@ from .refs import ClassRef, FunctionRef
 #: How many calls deep per-item code is followed.
 MAX_CALL_DEPTH = 4
 
+#: How many steps (a variable, a call, a caller's argument, a stored attribute) a value is
+#: followed back to the classes it may be: a dataset made by a method of a config object
+#: that a training function receives from a script takes six.
+MAX_RESOLUTION_DEPTH = 6
+
 #: A constructor call of a project class and the code it is written in.
 Construction = tuple[Value, FunctionRef]
 
@@ -23,7 +28,8 @@ class CandidateSource:
 
     #: "elements": the elements of sequence parameter `parameter` that callers pass to
     #: `function`; "returns": a position of the tuples `function` may return; "configs":
-    #: the classes the project's configs name under key `parameter`, made by `function`.
+    #: the classes the project's configs name under key `parameter`, made by `function`;
+    #: "stored": what class `function` and its subclasses store in `self.<parameter>`.
     kind: str
     function: str
     parameter: str = ""

@@ -4,6 +4,7 @@ that return a class (`def make(name): class D(BASES[name]): ...; return D`)."""
 
 from __future__ import annotations
 
+from .candidates import DatasetsOf
 from .facts import Kind, ModuleFacts, Value
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -131,3 +132,31 @@ def made_by_type(
         for target in project.targets(base, module)
         if isinstance(target, ClassRef)
     )
+
+
+def registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Resolve `REGISTRY[key](...)` and `build(cfg, REGISTRY)` to the registry's candidates.
+
+    A registry is a module-level dict (or list) of classes, filled by its literal, by
+    `@REGISTRY.register_module()` / `@REGISTRY.register(...)`, or by a project decorator
+    that stores the class into it (`@register("name")`).
+    """
+    assert call.base is not None
+    constructs = call.base.kind is Kind.SUBSCRIPT
+    if call.base.kind is Kind.SUBSCRIPT and call.base.base is not None:
+        subjects = [call.base.base]
+    elif project.qualnames(call.base, where.module):
+        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
+    else:
+        return None
+    for subject in subjects:
+        if subject.kind is not Kind.NAME:
+            continue
+        for target in project.targets(subject, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    # `REGISTRY[key](...)` makes the instance; a builder makes it itself.
+                    made = tuple((ref, (call, where)) for ref in candidates) if constructs else ()
+                    return DatasetsOf(candidates, True, (target.name,), made=made)
+    return None
