@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codemods.analysis.datasets import dataset_classes, datasets_of_loader
-from codemods.analysis.facts import ModuleFacts
+from codemods.analysis.facts import Kind, ModuleFacts
 from codemods.analysis.loaders import Presence, loader_calls
 from codemods.analysis.per_item import per_item_code
 from codemods.analysis.project import Project
@@ -91,6 +91,47 @@ def test_a_class_defined_in_a_function_is_found_and_kept_when_pickled() -> None:
     assert made.method("__getitem__") == "make.<locals>.Made.__getitem__"
     again = pickle.loads(pickle.dumps(module))
     assert again.class_("make.<locals>.Made") == made
+
+
+def test_a_module_name_rebound_under_global_points_at_the_storing_function() -> None:
+    module = _module(
+        """
+        settings = None
+
+        class Runner:
+            def start(self, chosen):
+                global settings
+                settings = chosen
+
+        def peek():
+            global settings
+            return settings
+        """
+    )
+    (placeholder, stored) = module.binding("settings")
+    assert placeholder.is_none
+    # Only the method that assigns the name counts; `peek` merely reads it.
+    assert (stored.kind, stored.qualnames) == (Kind.UNKNOWN, ("Runner.start",))
+
+
+def test_a_body_that_only_raises_is_marked() -> None:
+    module = _module(
+        """
+        class Options:
+            def build(self):
+                \"\"\"Each experiment builds its own.\"\"\"
+                raise NotImplementedError
+
+            def check(self):
+                if self:
+                    raise ValueError
+        """
+    )
+    build, check = module.function("Options.build"), module.function("Options.check")
+    assert build is not None
+    assert check is not None
+    assert build.only_raises
+    assert not check.only_raises
 
 
 @pytest.mark.parametrize(

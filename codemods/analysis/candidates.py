@@ -13,6 +13,11 @@ from .refs import ClassRef, FunctionRef
 #: How many calls deep per-item code is followed.
 MAX_CALL_DEPTH = 4
 
+#: How many steps (a variable, a call, a caller's argument, a stored attribute) a value is
+#: followed back to the classes it may be: a dataset made by a method of a config object
+#: that a training function receives from a script takes six.
+MAX_RESOLUTION_DEPTH = 6
+
 #: A constructor call of a project class and the code it is written in.
 Construction = tuple[Value, FunctionRef]
 
@@ -26,6 +31,7 @@ class CandidateSource:
     #: the classes the project's configs name under key `parameter`, made by `function`;
     #: "module": the classes project module `function` defines, looked up by a name known
     #: only at run time (`getattr(importlib.import_module(...), name)`).
+    #: "stored": what class `function` and its subclasses store in `self.<parameter>`.
     kind: str
     function: str
     parameter: str = ""

@@ -14,7 +14,7 @@ from . import datasets
 from .candidates import CandidateSource, DatasetsOf, merge
 from .facts import Kind, Value
 from .project import Project
-from .refs import FunctionRef
+from .refs import FunctionRef, VariableRef
 
 
 def classes_of_local(
@@ -94,3 +94,17 @@ def returned_elements(project: Project, call: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
         results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
     return merge(results)
+
+
+def stored_under_global(
+    variable: VariableRef, assigned: Value
+) -> tuple[FunctionRef, list[Value]] | None:
+    """Return the function that stores `assigned` into module variable `variable` under
+    `global` (`global param; param = parameter`), with the values it assigns there."""
+    if assigned.kind is not Kind.UNKNOWN or len(assigned.qualnames) != 1:
+        return None
+    function = variable.module.function(assigned.qualnames[0])
+    if function is None:
+        return None
+    values = [store.value for store in function.assignments if store.target == variable.name]
+    return FunctionRef.of(variable.module, function), values

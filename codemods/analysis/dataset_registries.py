@@ -10,6 +10,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .candidates import DatasetsOf
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -330,3 +331,37 @@ def made_by_type(
         for target in project.targets(base, module)
         if isinstance(target, ClassRef)
     )
+
+
+def registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Resolve `REGISTRY[key](...)`, `REGISTRY.get(key)(...)` and `build(cfg, REGISTRY)` to
+    the registry's candidates.
+
+    A registry is a module-level dict (or list) of classes, filled by its literal, or an
+    object whose classes are registered by decorator (`@REGISTRY.register_module()`,
+    `@REGISTRY.register()`), or by a project decorator that stores the class into it
+    (`@register("name")`).
+    """
+    assert call.base is not None
+    picked = picked_registry(project, call.base, where.module)
+    if picked is not None:
+        # `REGISTRY[key](...)` and `REGISTRY.get(key)(...)` make the instance here.
+        registry, candidates = picked
+        made = tuple((ref, (call, where)) for ref in candidates)
+        return DatasetsOf(candidates, True, (registry.name,), made=made)
+    if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
+        return None
+    if project.qualnames(call.base, where.module):
+        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
+    else:
+        return None
+    for subject in subjects:
+        if subject.kind is not Kind.NAME:
+            continue
+        for target in project.targets(subject, where.module):
+            if isinstance(target, VariableRef):
+                candidates = registry_candidates(project, target)
+                if candidates:
+                    # A builder makes the instance itself: no constructor call is seen.
+                    return DatasetsOf(candidates, True, (target.name,))
+    return None

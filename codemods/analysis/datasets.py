@@ -11,7 +11,7 @@ from dataclasses import replace
 from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
 from .candidates import (
-    MAX_CALL_DEPTH,
+    MAX_RESOLUTION_DEPTH,
     CandidateSource,
     Construction,
     DatasetsOf,
@@ -24,8 +24,7 @@ from .dataset_registries import (
     ReturnedClasses,
     classes_returned,
     made_by_type,
-    picked_registry,
-    registry_candidates,
+    registry_lookup,
 )
 from .facts import Kind, Value
 from .forwarded_calls import through_splats
@@ -33,6 +32,8 @@ from .loaders import LoaderCall, dataset_argument, loader_calls
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .self_calls import self_callers, subclasses
+from .spread_arguments import positional_argument
 from .stored import stored_through
 from .type_tests import narrowed
 
@@ -120,7 +121,7 @@ def looked_up_in(
 
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
     """Return the project classes whose instances `value` (seen in `where`) may be."""
-    if depth > MAX_CALL_DEPTH:
+    if depth > MAX_RESOLUTION_DEPTH:
         return DatasetsOf((), False)
     return merge(
         [_classes_of_option(project, option, where, depth) for option in value.alternatives()]
@@ -142,14 +143,14 @@ def _classes_of_option(
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
-        registry = _registry_lookup(project, value, where)
+        registry = registry_lookup(project, value, where)
         if registry is not None:
             return registry  # `REGISTRY.get(name)(...)`
         # `Composed = make_class(a, b)` or `Picked = pick_class(name)`, then `Composed(...)`:
         # the classes the factory returns.
         return _instances_of(project, classes_returned(project, value.base, where), value, where)
     if value.kind is Kind.CALL and value.base is not None:
-        registry = _registry_lookup(project, value, where)
+        registry = registry_lookup(project, value, where)
         if registry is not None:
             return registry
         made = made_by_type(project, value.base, where.module)
@@ -214,7 +215,7 @@ def _classes_of_option(
                     )
                     for ret in returns
                 )
-                if not returns:
+                if not returns and not target.function.only_raises:
                     results.append(DatasetsOf((), False))
             else:
                 results.append(DatasetsOf((), False))
@@ -222,12 +223,16 @@ def _classes_of_option(
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = project.class_of_function(where)
-        held = _held(project, own, value.name, depth=deeper) if own is not None else None
+        held = _self_held(project, own, where, value.name, deeper) if own is not None else None
         if held is None or not held.classes:
             return DatasetsOf((), False)  # nothing in the class stores it: set from outside
         return held
     if value.kind is Kind.RECURSIVE:
         return DatasetsOf((), True)  # what it holds comes with the name's other values
+    if value.kind in (Kind.CONSTANT, Kind.INT):
+        # A literal is no instance of a project class: a `self.parser = None` placeholder,
+        # replaced later, leaves the other values the only candidates.
+        return DatasetsOf((), True)
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
         elements = elements_of(project, value.base, where, deeper)
@@ -265,6 +270,31 @@ def _instances_of(
             ),
         ]
     )
+
+
+def _self_held(
+    project: Project, own: ClassRef, where: FunctionRef, attribute: str, depth: int
+) -> DatasetsOf:
+    """Return what `self.<attribute>` may hold when method `where` of class `own` reads it.
+
+    `self` may be an instance of a subclass that inherits `where` (a LightningModule whose
+    `prepare_data` a subclass overrides to store another dataset): what such a subclass
+    stores is a candidate too.
+    """
+    held = _held(project, own, attribute, depth=depth)
+    name = where.function.name
+    inheriting = [
+        sub
+        for sub in subclasses(project, own)
+        if (found := project.find_method(sub, name)) is not None and found[1] == where
+    ]
+    if not inheriting:
+        return held
+    merged = merge([held, *(_held(project, sub, attribute, depth=depth) for sub in inheriting)])
+    if set(merged.classes) <= set(held.classes):
+        return held
+    source = CandidateSource("stored", own.name, attribute)
+    return replace(merged, sources=(*merged.sources, source))
 
 
 def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -333,6 +363,8 @@ def _method_returns(
     methods: set[FunctionRef] = set()
     for ref in receivers.classes:
         found = project.find_method(ref, method.name)
+        if found is not None and found[1].function.only_raises:
+            continue  # on an instance of `ref` the call raises: it makes nothing
         returns = found[1].function.returns if found is not None else ()
         if found is None or not returns:
             results.append(DatasetsOf((), False))
@@ -367,7 +399,7 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
 
     `classes` are the elements' own classes; `contained` what containers among them hold.
     """
-    if depth > MAX_CALL_DEPTH:
+    if depth > MAX_RESOLUTION_DEPTH:
         return DatasetsOf((), False)
     deeper = depth + 1
     results: list[DatasetsOf] = []
@@ -419,7 +451,15 @@ def _from_variables(
         if isinstance(target, VariableRef):
             module_code = target.module.function("<module>")
             context = FunctionRef.of(target.module, module_code) if module_code else where
-            results.extend(resolve(project, v, context, depth) for v in target.values)
+            for assigned in target.values:
+                stored = dataset_bindings.stored_under_global(target, assigned)
+                if stored is None:
+                    results.append(resolve(project, assigned, context, depth))
+                    continue
+                function, values = stored
+                results.extend(resolve(project, v, function, depth) for v in values)
+                if not values:
+                    results.append(DatasetsOf((), False))
         else:
             results.append(DatasetsOf((), False))
     return results
@@ -439,63 +479,33 @@ def _from_callers(
         return DatasetsOf((), False)
     index = function.params.index(param)
     owner = project.class_of_function(where)
-    target: FunctionRef | ClassRef = where
-    if owner is not None:
-        if function.name != "__init__":
+    calls: list[tuple[Value, FunctionRef]]
+    if owner is not None and function.name != "__init__":
+        # A helper method (`self._loader(self.train_set)`): its callers are its class's code.
+        sites = self_callers(project, where)
+        if sites is None:
             return DatasetsOf((), False)
-        target, index = owner, index - 1
-    calls = [(site.call, site.function) for site in project.callers(target)]
-    if owner is not None:
+        calls, index = list(sites), index - 1
+    elif owner is not None:
+        calls = [(site.call, site.function) for site in project.callers(owner)]
         # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
         calls.extend(base_init_callers(project, where))
+        index -= 1
+    else:
+        calls = [(site.call, site.function) for site in project.callers(where)]
     if not calls:
         return DatasetsOf((), False)
     results = []
     for call, caller in calls:
         passed = call.keyword(param)
-        if passed is None and index < len(call.args):
-            passed = call.args[index]
-            if any(arg.kind is Kind.STARRED for arg in call.args[:index]):
-                passed = None  # `f(*pair, x)`: which parameter `x` fills is unknown
+        if passed is None:
+            # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
+            passed = positional_argument(project, call, caller, index)
         if passed is None or passed.kind is Kind.STARRED:
             results.append(DatasetsOf((), False))
         else:
             results.append(resolve(project, passed, caller, depth))
     return merge(results)
-
-
-def _registry_lookup(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
-    """Resolve `REGISTRY[key](...)`, `REGISTRY.get(key)(...)` and `build(cfg, REGISTRY)` to
-    the registry's candidates.
-
-    A registry is a module-level dict (or list) of classes, filled by its literal, or an
-    object whose classes are registered by decorator (`@REGISTRY.register_module()`,
-    `@REGISTRY.register()`), or by a project decorator that stores the class into it
-    (`@register("name")`).
-    """
-    assert call.base is not None
-    picked = picked_registry(project, call.base, where.module)
-    if picked is not None:
-        # `REGISTRY[key](...)` and `REGISTRY.get(key)(...)` make the instance here.
-        registry, candidates = picked
-        made = tuple((ref, (call, where)) for ref in candidates)
-        return DatasetsOf(candidates, True, (registry.name,), made=made)
-    if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
-        return None
-    if project.qualnames(call.base, where.module):
-        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
-    else:
-        return None
-    for subject in subjects:
-        if subject.kind is not Kind.NAME:
-            continue
-        for target in project.targets(subject, where.module):
-            if isinstance(target, VariableRef):
-                candidates = registry_candidates(project, target)
-                if candidates:
-                    # A builder makes the instance itself: no constructor call is seen.
-                    return DatasetsOf(candidates, True, (target.name,))
-    return None
 
 
 def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
@@ -524,7 +534,7 @@ def _held(
     sites: tuple[Construction, ...] | None = None,
     depth: int = 0,
 ) -> DatasetsOf:
-    if depth > MAX_CALL_DEPTH:
+    if depth > MAX_RESOLUTION_DEPTH:
         return DatasetsOf((), False)
     resolve = resolve or classes_of
     init = project.find_method(ref, "__init__")

@@ -290,6 +290,9 @@ class _ValueSummariser(_BindingCollector):
             # A module-level variable: the project index follows it, so that the module's
             # own bindings table is the single place that says what it holds.
             return Value(Kind.NAME, qualnames=(f"{self._module}.{name}",))
+        if binding.kind == "global":
+            # Read where the function stores it: the project index resolves it there.
+            return Value(Kind.UNKNOWN, name=name, qualnames=(binding.qualname,))
         if binding.kind == "assign" and binding.node is not None:
             key = (id(binding.node), name)
             if key in self._resolving:

@@ -217,3 +217,18 @@ def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
         if len(key) < _LITERAL_CUT and not isinstance(literal, complex | bytes):
             found.append((arg.arg, key))
     return tuple(found)
+
+
+def _has_docstring(body: list[ast.stmt]) -> bool:
+    return bool(
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    )
+
+
+def _only_raises(body: list[ast.stmt]) -> bool:
+    """Return True if `body` (after a docstring) is a single `raise`."""
+    statements = body[1:] if _has_docstring(body) else body
+    return len(statements) == 1 and isinstance(statements[0], ast.Raise)

@@ -23,7 +23,9 @@ from .expression_values import compared_literals
 from .expression_visitor import (
     _defaults,
     _ExpressionVisitor,
+    _has_docstring,
     _literal_defaults,
+    _only_raises,
     _parameter_names,
 )
 from .facts import (
@@ -105,9 +107,7 @@ class _Extractor(_ExpressionVisitor):
     def run(self, tree: ast.Module) -> ModuleFacts:
         scope = self._module_scope
         self._collect_bindings(tree.body, scope)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._collect_declared(node, ast.Global, scope)
+        self._bind_global_stores(tree)
         builder = _FunctionBuilder("<module>")
         scope.facts = builder
         self._visit_body(tree.body, scope)
@@ -415,6 +415,7 @@ class _Extractor(_ExpressionVisitor):
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
                 has_docstring=_has_docstring(node.body),
+                only_raises=_only_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
@@ -500,15 +501,6 @@ def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr
         yield from _unpack(target.value, None)
     else:
         yield target, value
-
-
-def _has_docstring(body: list[ast.stmt]) -> bool:
-    return bool(
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    )
 
 
 def _is_builtin(value: Value, name: str) -> bool:

@@ -54,7 +54,7 @@ class Kind(enum.Enum):
     ALTERNATIVES = "alternatives"
     #: `*base` in a call.
     STARRED = "starred"
-    #: Anything else, or a name that cannot be resolved (`name` holds it if it was a name).
+    #: Anything else, or an unresolved name (`name`; `qualnames`: a function storing it globally).
     UNKNOWN = "unknown"
     #: A name met again while its own value is summarised (`items = items + [x]`, a list
     #: appended to in a loop): it adds nothing beyond the other values it is bound to.
@@ -227,6 +227,8 @@ class FunctionFacts:
     #: `self.<attr>` names read anywhere in the body.
     self_reads: tuple[str, ...] = ()
     has_docstring: bool = False
+    #: The body (after a docstring) is one `raise`: a call never returns.
+    only_raises: bool = False
     #: The function has a `**kwargs`-style parameter.
     has_var_keyword: bool = False
     #: Calls that are whole expression statements (their value is discarded), by span.

@@ -63,7 +63,9 @@ class _Positions:
 class _Binding:
     """One way a name gets bound in a scope."""
 
-    kind: str  # "import", "def", "class", "assign", "param", "self", "unknown"
+    #: "import", "def", "class", "assign", "param", "self", "unknown", or "global" (a store
+    #: under `global` in function `qualname`)
+    kind: str
     qualname: str = ""
     node: ast.expr | None = None
     #: The line of the statement or target that binds the name (None: bound on entry).
@@ -153,6 +155,23 @@ class _BindingCollector:
     def _collect_bindings(self, body: list[ast.stmt], scope: _Scope) -> None:
         for statement in body:
             self._collect_statement(statement, scope)
+
+    def _bind_global_stores(self, tree: ast.Module) -> None:
+        """Bind each module name a function rebinds under `global` to that function too
+        (`model = None` at the top, then `global model; model = build()` in `main`): the
+        value is read in the function, whose body is summarised later."""
+        if "global" not in self._text:
+            return
+        for qualname, function in _functions_of(tree.body, ""):
+            declared: set[str] = set()
+            stored: set[str] = set()
+            for node in _outside_definitions(function.body):
+                if isinstance(node, ast.Global):
+                    declared.update(node.names)
+                elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    stored.add(node.id)
+            for name in sorted(declared & stored):
+                self._module_scope.bind(name, _Binding("global", qualname))
 
     def _collect_statement(self, node: ast.stmt, scope: _Scope) -> None:
         prefix = f"{scope.qualname}." if scope.qualname else ""
@@ -402,3 +421,26 @@ def _argument_names(args: ast.arguments) -> list[str]:
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     every += [extra for extra in (args.vararg, args.kwarg) if extra is not None]
     return [arg.arg for arg in every]
+
+
+def _functions_of(
+    body: list[ast.stmt], prefix: str
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Yield every function defined in `body` (nested ones too) with its qualname."""
+    for node in _outside_definitions(body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            qualname = prefix + node.name
+            yield qualname, node
+            yield from _functions_of(node.body, f"{qualname}.<locals>.")
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions_of(node.body, f"{prefix}{node.name}.")
+
+
+def _outside_definitions(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Yield the nodes of `body`, not entering the functions and classes defined in it."""
+    pending: list[ast.AST] = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            pending.extend(reversed(list(ast.iter_child_nodes(node))))

@@ -398,7 +398,17 @@ def _candidate_note(datasets: DatasetsOf) -> str:
     if datasets.registries:
         names = ", ".join(f"`{name}`" for name in datasets.registries)
         parts.append(f"the candidate classes of {names}, chosen at run time")
+    stored: dict[str, list[str]] = {}
+    for source in datasets.sources:
+        if source.kind == "stored":
+            stored.setdefault(source.function, []).append(f"`self.{source.parameter}`")
+    for owner, attributes in stored.items():
+        parts.append(
+            f"the datasets `{owner}` and its subclasses store in {' and '.join(attributes)}"
+        )
     for source in sorted(datasets.sources, key=lambda source: source.kind):
+        if source.kind == "stored":
+            continue
         if source.kind == "elements":
             parts.append(
                 f"the datasets callers pass to `{source.function}` in `{source.parameter}`"

@@ -1,0 +1,102 @@
+"""Calls that run a method on the instance a class's own code holds: `self.build(dset)` in a
+sibling method, `super().build(dset)` in a subclass's override.
+
+A helper method that makes a DataLoader from its parameter (`def _loader(self, dset):` called
+as `self._loader(self.train_dset)` by `train_dataloader`) gets its dataset from these calls.
+They are all its callers only when nothing else may call it: a call on another object, or
+the method used as a value, leaves its arguments unknown.
+"""
+
+from __future__ import annotations
+
+from .facts import Kind, Value
+from .memo import per_project
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+#: A call and the method it is written in.
+SelfCall = tuple[Value, FunctionRef]
+
+
+@per_project
+def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] | None:
+    """Return every call that may run `method` (a plain method: no decorator), each made
+    through `self` or `super()` in a method of its class's family; None if it may also be
+    called another way, so that what its parameters receive is not all known."""
+    owner = project.class_of_function(method)
+    function = method.function
+    if owner is None or function.decorators or function.name.startswith("__"):
+        return None
+    name = function.name
+    below = subclasses(project, owner)
+    family = {*project.mro(owner), *below}
+    sites: list[SelfCall] = []
+    for caller in project.functions_mentioning(name):
+        calls = [call for call in caller.function.calls if _calls_method(call, name)]
+        if name in caller.function.self_reads and not calls:
+            return None  # `self.<name>` used as a value: it may be called anywhere
+        cls = project.class_of_function(caller)
+        for call in calls:
+            callee = call.base
+            assert callee is not None
+            assert callee.base is not None
+            if callee.base.kind is Kind.SELF and cls is not None and cls not in family:
+                if project.find_method(cls, name) is None:
+                    return None  # a class mixed in beside ours may call ours
+                continue  # another class's own method of that name
+            if callee.base.kind is Kind.SELF and cls is not None:
+                # An instance of a subclass that overrides the method runs its override.
+                if cls not in below or project.find_method(cls, name) == (owner, method):
+                    sites.append((call, caller))
+            elif _is_super(callee.base) and cls is not None:
+                # Only a subclass's `super()` can lead to our method.
+                if cls in below and _next_definition(project, cls, name) == method:
+                    sites.append((call, caller))
+            else:
+                return None  # called on another object, whose class is not followed
+    return tuple(sites)
+
+
+@per_project
+def subclasses(project: Project, ref: ClassRef) -> tuple[ClassRef, ...]:
+    """Return the project classes that derive from project class `ref`, however deep."""
+    found: dict[ClassRef, None] = {}
+    names = {ref.cls.name}
+    searched: set[str] = set()
+    while names - searched:
+        batch = names - searched
+        searched |= batch
+        for module in project.modules_mentioning(*batch):
+            for cls in module.classes:
+                other = ClassRef.of(module, cls)
+                if other != ref and other not in found and ref in project.mro(other):
+                    found[other] = None
+                    names.add(cls.name)
+    return tuple(found)
+
+
+def _calls_method(call: Value, name: str) -> bool:
+    callee = call.base
+    return (
+        callee is not None
+        and callee.kind is Kind.ATTRIBUTE
+        and callee.name == name
+        and callee.base is not None
+    )
+
+
+def _next_definition(project: Project, cls: ClassRef, name: str) -> FunctionRef | None:
+    """Return the method `super().<name>` runs in the methods of `cls`."""
+    for owner in project.mro(cls)[1:]:
+        found = project.find_method(owner, name)
+        if found is not None:
+            return found[1]
+    return None
+
+
+def _is_super(value: Value) -> bool:
+    return (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and "builtins.super" in value.base.qualnames
+    )
