@@ -226,9 +226,30 @@ def _union(options: list[Known | None]) -> Known | None:
     return Known(frozenset(keys))
 
 
-def _passed(call: Value, where: FunctionRef, init: FunctionFacts, param: str) -> Known | None:
-    """Return what construction `call` (in `where`) passes as `param` of `__init__` `init`."""
-    passed = _argument(call, init, param)
+def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span: Span) -> bool:
+    """Return True if code at `span` of plain function `callee` does not run when `call` (in
+    `where`) calls it: `get_transforms(False, size)` never runs the `if train:` body.
+
+    Only tests of `callee`'s own parameters count; the arguments are read as for a
+    construction (literals, literal defaults, a parameter an enclosing `if` pins down).
+    """
+    function = callee.function
+    for branch in function.branches:
+        if branch.subject not in function.params or branch.governs(span) is None:
+            continue
+        known = _passed(call, where, function, branch.subject, bound=0)
+        holds = None if known is None else outcome(branch, known)
+        if holds is not None and branch.excludes(span, holds):
+            return True
+    return False
+
+
+def _passed(
+    call: Value, where: FunctionRef, init: FunctionFacts, param: str, bound: int = 1
+) -> Known | None:
+    """Return what construction `call` (in `where`) passes as `param` of `__init__` `init`
+    (`bound`: how many leading parameters the call binds itself, 1 for `self`)."""
+    passed = _argument(call, init, param, bound)
     if passed is None or isinstance(passed, Known):
         return passed
     if passed.kind is Kind.PARAM and call.span is not None:
@@ -236,11 +257,11 @@ def _passed(call: Value, where: FunctionRef, init: FunctionFacts, param: str) ->
     return None
 
 
-def _argument(call: Value, init: FunctionFacts, param: str) -> Value | Known | None:
+def _argument(call: Value, init: FunctionFacts, param: str, bound: int = 1) -> Value | Known | None:
     """Return the argument `call` passes as `param` of `init`: the value written, what is
     known of it when it is a literal or left to its literal default, or None if unknown."""
     passed = call.keyword(param)
-    index = init.params.index(param) - 1 if param in init.params else -1
+    index = init.params.index(param) - bound if param in init.params else -1
     if passed is None and 0 <= index < len(call.args):
         if any(arg.kind is Kind.STARRED for arg in call.args[: index + 1]):
             return None  # the position may be filled from a `*args`

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
+from .branch_feasibility import ruled_out_by_call
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
     CandidateSource,
@@ -203,8 +204,14 @@ def _classes_of_option(
                     returned = classes_returned(project, assigned, context)
                     results.append(_instances_of(project, returned, value, where))
             elif isinstance(target, FunctionRef):
+                # Only what the branches open to this call's arguments return:
+                # `get_transforms(False, size)` never builds its `if train:` pipeline.
                 returns = [
-                    option for ret in target.function.returns for option in ret.alternatives()
+                    option
+                    for ret in target.function.returns
+                    for option in ret.alternatives()
+                    if option.span is None
+                    or not ruled_out_by_call(value, where, target, option.span)
                 ]
                 # A returned tuple is no instance of a project class (it may be unpacked).
                 results.extend(
