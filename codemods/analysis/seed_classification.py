@@ -88,11 +88,13 @@ def verdict(
         return Verdict.PER_EPOCH
     if Source.NUMPY_DRAW in sources and not target.is_before(NUMPY_SEEDED_SINCE):
         return Verdict.PER_EPOCH
-    if Source.UNKNOWN in sources or (Source.PARAMETER in sources and not parameters_fixed):
+    if Source.UNKNOWN in sources:
         return Verdict.UNKNOWN
     if Source.ENTROPY in sources:
         return Verdict.NOT_REPRODUCIBLE
     if Source.CLOCK in sources:
+        # An index or other varying argument mixed into the clock changes nothing: the seed
+        # is still only as distinct as the tick read, and no run can be reproduced.
         # The rank added to the clock keeps the processes of a run apart. Without it, every
         # process that starts workers within one tick (each rank of a distributed run) gives
         # them the same seeds, whether or not the worker id is added.
@@ -100,6 +102,8 @@ def verdict(
         if Source.RANK in sources and not per_item:
             return Verdict.NOT_REPRODUCIBLE
         return Verdict.CLOCK
+    if Source.PARAMETER in sources and not parameters_fixed:
+        return Verdict.UNKNOWN
     return Verdict.EPOCH_INVARIANT
 
 
