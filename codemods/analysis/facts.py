@@ -80,36 +80,26 @@ class Value:
     def __hash__(self) -> int:
         known = self._hash
         if known is None:
-            known = hash(
-                (
-                    self.kind,
-                    self.span,
-                    self.qualnames,
-                    self.name,
-                    self.base,
-                    self.args,
-                    self.keywords,
-                    self.number,
-                )
-            )
+            known = hash(self._state())
             object.__setattr__(self, "_hash", known)
         return known
 
     def __reduce__(self) -> tuple[type[Value], tuple[object, ...]]:
         # Positional state: summaries are cached and sent between processes by the
         # hundred thousand, and the default (a dict per object) is three times larger.
+        return (Value, self._state())
+
+    def _state(self) -> tuple[object, ...]:
+        """Return the fields, in the order the constructor takes them."""
         return (
-            Value,
-            (
-                self.kind,
-                self.span,
-                self.qualnames,
-                self.name,
-                self.base,
-                self.args,
-                self.keywords,
-                self.number,
-            ),
+            self.kind,
+            self.span,
+            self.qualnames,
+            self.name,
+            self.base,
+            self.args,
+            self.keywords,
+            self.number,
         )
 
     @property
