@@ -139,6 +139,13 @@ def drawn_by_every_candidate(code: Sequence[Reached], draws: list[GlobalCall]) -
     for reached in code:
         if reached.looked_up_in and reached.holder and reached.self_class is not None:
             candidates.setdefault(reached.holder, set()).add(reached.self_class)
+    # Objects held deeper inherit the lookup (`self.transforms.pipeline`): the candidates are
+    # those at the shortest path, where the class is looked up.
+    candidates = {
+        holder: classes
+        for holder, classes in candidates.items()
+        if not any(holder[: len(other)] == other for other in candidates if other != holder)
+    }
     if not candidates:
         return draws
     drawing: dict[tuple[str, ...], set[ClassRef]] = {}

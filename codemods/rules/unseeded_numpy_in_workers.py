@@ -134,6 +134,9 @@ class UnseededNumpyInWorkers(Rule):
       seeds NumPy), and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
+    - An object the dataset holds whose class is looked up by a name known only at run time
+      (`getattr(module, cfg["type"])(...)`) may be any class its module defines: the loader is
+      reported only when every such candidate draws, and the message says it rests on them.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
 
