@@ -329,3 +329,54 @@ def test_per_item_code_follows_calls_into_project_functions_and_held_transforms(
     reached = {item.function.function.qualname for item in per_item_code(project, dataset)}
     assert {"D.__getitem__", "jitter", "Flip.__call__"} <= reached
     assert "D.unused" not in reached
+
+
+def test_a_deep_copy_holds_what_it_copies() -> None:
+    project = _project(
+        """
+        import copy
+
+        class D(Dataset):
+            def __getitem__(self, index):
+                return index
+
+        template = D()
+        loader = DataLoader(copy.deepcopy(template), num_workers=2)
+        """
+    )
+    (loader,) = loader_calls(project)
+    assert [ref.name for ref in datasets_of_loader(project, loader).classes] == ["D"]
+
+
+def test_a_class_looked_up_by_name_in_a_module_handed_to_a_helper_is_a_candidate() -> None:
+    project = _project(
+        """
+        import abc
+
+        import data as catalogue
+
+        class Base(Dataset, abc.ABC):
+            @abc.abstractmethod
+            def __getitem__(self, index):
+                ...
+
+        class Plain(Base):
+            def __getitem__(self, index):
+                return index
+
+        class Mirrored(Base):
+            def __getitem__(self, index):
+                return -index
+
+        def build(module, name, *args):
+            return getattr(module, name)(*args)
+
+        def main(name):
+            return DataLoader(build(catalogue, name, 3), num_workers=2)
+        """
+    )
+    (loader,) = loader_calls(project)
+    found = datasets_of_loader(project, loader)
+    # `Base` cannot be made: its `__getitem__` is abstract.
+    assert {ref.name for ref in found.classes} == {"Plain", "Mirrored"}
+    assert [(source.kind, source.function) for source in found.sources] == [("module", "data")]

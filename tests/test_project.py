@@ -109,3 +109,19 @@ def test_a_script_imports_a_namespace_package_beside_it() -> None:
     module = project.module_named("loading.volumes")
     assert module is not None
     assert module.path == ROOT / "code/loading/volumes.py"
+
+
+def test_a_notebook_named_like_a_library_never_stands_for_it() -> None:
+    project = _project(
+        {
+            "notebooks/torch.ipynb": "import torch\nsummed = torch.zeros(3).sum()\n",
+            "data.py": "from torch.utils.data import DataLoader\n",
+        }
+    )
+    data = project.module_named("data")
+    loader = ExternalRef("torch.utils.data.DataLoader")
+    assert project.resolve("torch.utils.data.DataLoader", data) == (loader,)
+    # The notebook's own code still finds itself by the name it is summarised under.
+    notebook = project.module_named("notebooks.torch")
+    assert notebook is not None
+    assert notebook.path.suffix == ".ipynb"

@@ -20,9 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .candidates import Construction
 from .creation_sites import created_at
 from .datasets import classes_of
 from .facts import Kind, Value
+from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
@@ -303,20 +305,29 @@ def _given_to_reseeding_loaders(project: Project) -> tuple[ClassRef, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def global_numpy_library_calls(project: Project, dataset: ClassRef) -> list[GlobalCall]:
+def global_numpy_library_calls(
+    project: Project, dataset: ClassRef, made_by: tuple[Construction, ...] | None = None
+) -> list[GlobalCall]:
     """Return per-item applications of library transforms that draw from NumPy's global RNG.
 
     albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
     torch < 1.9 those draws repeat in every worker (WS101). The qualname names the library
     version assumed, for the message.
+
+    `made_by`: only the instances these constructor calls make (None: any instance); a
+    pipeline that building them never stores in an object they hold is not applied.
     """
     found: list[GlobalCall] = []
     if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS)):
         return found
-    for use in PipelineIndex(project).per_item(dataset).uses:
+    index = PipelineIndex(project)
+    init_code = index.init_code(dataset)
+    for use in index.per_item(dataset).uses:
         library = library_named(use.obj.creation.rng_type)
         if use.kind is not UseKind.DRAW or use.obj.creation.draws_assumed:
             # A pipeline whose transforms cannot be seen is not known to draw at all.
+            continue
+        if not stored_when_built(project, init_code, dataset, made_by, use.obj):
             continue
         version = library_version(project, library)
         global_draws = library is AUDIOMENTATIONS or (

@@ -137,6 +137,19 @@ def _attribute_values(
     return found
 
 
+def constructed_with(
+    project: Project,
+    ref: ClassRef,
+    sites: tuple[Construction, ...],
+    index: int,
+    init: FunctionRef,
+    param: str,
+) -> Known | None:
+    """Return what parameter `param` of `init` (the `__init__` of `ref`, or of a base that
+    it runs on the same instance) is when construction `index` of `sites` builds a `ref`."""
+    return _Arguments(project, project.mro(ref), sites).at(init, param, index)
+
+
 class _Arguments:
     """What the parameters of the `__init__`s run on the instances that `sites` build are.
 
@@ -186,7 +199,7 @@ class _Arguments:
             owner = self._project.class_of_function(caller)
             if owner not in self._order:
                 continue
-            passed = _argument(call, init.function, param)
+            passed = passed_argument(call, init.function, param)
             if isinstance(passed, Known) or passed is None:
                 options.append(passed)
             elif passed.kind is Kind.PARAM:
@@ -249,7 +262,7 @@ def _passed(
 ) -> Known | None:
     """Return what construction `call` (in `where`) passes as `param` of `__init__` `init`
     (`bound`: how many leading parameters the call binds itself, 1 for `self`)."""
-    passed = _argument(call, init, param, bound)
+    passed = passed_argument(call, init, param, bound)
     if passed is None or isinstance(passed, Known):
         return passed
     if passed.kind is Kind.PARAM and call.span is not None:
@@ -257,7 +270,9 @@ def _passed(
     return None
 
 
-def _argument(call: Value, init: FunctionFacts, param: str, bound: int = 1) -> Value | Known | None:
+def passed_argument(
+    call: Value, init: FunctionFacts, param: str, bound: int = 1
+) -> Value | Known | None:
     """Return the argument `call` passes as `param` of `init`: the value written, what is
     known of it when it is a literal or left to its literal default, or None if unknown."""
     passed = call.keyword(param)

@@ -31,6 +31,13 @@ from .facts import Kind, Value
 from .forwarded_calls import through_splats
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .memo import per_project
+from .module_lookups import (
+    copied,
+    looked_up_constructions,
+    looked_up_here,
+    looked_up_instances,
+    returns_receiver,
+)
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .self_calls import self_callers, subclasses
@@ -133,6 +140,9 @@ def _classes_of_option(
     project: Project, value: Value, where: FunctionRef, depth: int
 ) -> DatasetsOf:
     deeper = depth + 1
+    original = copied(project, value, where)
+    if original is not None:
+        return classes_of(project, original, where, deeper)  # a copy is of the same classes
     if (
         value.kind is Kind.CALL
         and value.base is not None
@@ -144,6 +154,9 @@ def _classes_of_option(
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:
+        looked_up = looked_up_here(project, value, where)
+        if looked_up is not None:
+            return looked_up  # `getattr(module_data, cfg["type"])(...)`
         registry = registry_lookup(project, value, where)
         if registry is not None:
             return registry  # `REGISTRY.get(name)(...)`
@@ -217,7 +230,8 @@ def _classes_of_option(
                 results.extend(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
-                    else through_splats(
+                    else looked_up_instances(project, ret, target, value, where)
+                    or through_splats(
                         classes_of(project, ret, target, deeper), target, value, where, 0
                     )
                     for ret in returns
@@ -368,16 +382,24 @@ def _method_returns(
         receivers = classes_of(project, receiver, where, depth)
     results = [DatasetsOf((), receivers.complete)]
     methods: set[FunctionRef] = set()
+    looked_up = any(source.kind == "module" for source in receivers.sources)
     for ref in receivers.classes:
         found = project.find_method(ref, method.name)
         if found is not None and found[1].function.only_raises:
             continue  # on an instance of `ref` the call raises: it makes nothing
+        if found is None and looked_up:
+            continue  # a class of a module looked up by name that cannot be the receiver
         returns = found[1].function.returns if found is not None else ()
         if found is None or not returns:
             results.append(DatasetsOf((), False))
             continue
         methods.add(found[1])
         for value in returns:
+            if returns_receiver(project, value, found[1]):
+                # `def copy(self): return deepcopy(self)`: the receiver, as it was made.
+                made = tuple(site for site in receivers.made if site[0] == ref)
+                results.append(replace(receivers, classes=(ref,), made=made))
+                continue
             returned = classes_of(project, value, found[1], depth)
             if call is not None:
                 returned = through_splats(returned, found[1], call, where, 1)
@@ -497,6 +519,8 @@ def _from_callers(
         calls = [(site.call, site.function) for site in project.callers(owner)]
         # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
         calls.extend(base_init_callers(project, where))
+        # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.
+        calls.extend(looked_up_constructions(project, owner))
         index -= 1
     else:
         calls = [(site.call, site.function) for site in project.callers(where)]

@@ -21,11 +21,16 @@ DETERMINISTIC_TRANSFORMS = frozenset(
         "ToFloat",
         "FromFloat",
         "ToTensorV2",
+        # `albumentations.pytorch.ToTensor` (before 1.0): converts, and normalizes if asked.
+        "ToTensor",
         "ToRGB",
         "Compose",
         "Sequential",
     }
 )
+
+#: The module of albumentations' conversions to torch tensors.
+_ALBUMENTATIONS_TENSORS = "albumentations.pytorch."
 
 #: imgaug augmenters whose only randomness is in their arguments and whose defaults are
 #: fixed. imgaug reads a tuple as a range to draw from, a list as choices and a
@@ -92,6 +97,9 @@ def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) ->
         return True
     qualname = min(names)
     library, last = pipeline_library(qualname), qualname.rpartition(".")[2]
+    if library is None and qualname.startswith(_ALBUMENTATIONS_TENSORS):
+        # `ToTensorV2` / `ToTensor` of `albumentations.pytorch`: conversions, never drawn.
+        return last not in DETERMINISTIC_TRANSFORMS
     if library is None and qualname.startswith("monai."):
         return False  # a MONAI transform that holds no RNG (LoadImaged, Spacingd, ...)
     if library is IMGAUG:

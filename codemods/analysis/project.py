@@ -15,7 +15,7 @@ from typing import Any
 from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value
 from .refs import CallSite, ClassRef, ExternalRef, Family, FunctionRef, Target, VariableRef
-from .sources import SourceSet
+from .sources import NOTEBOOK_SUFFIX, SourceSet
 
 #: How many project classes deep a class hierarchy is followed.
 _MAX_HOPS = 8
@@ -71,7 +71,12 @@ class Project:
 
     def module_named(self, name: str, near: ModuleFacts | None = None) -> ModuleFacts | None:
         """Return the project module imported as `name`, the nearest to `near` if ambiguous."""
-        paths = self.sources.named(name)
+        # A notebook is no module `import` can load: only its own code refers to it by name.
+        paths = [
+            path
+            for path in self.sources.named(name)
+            if near is None or path.suffix != NOTEBOOK_SUFFIX or path == near.path
+        ]
         if not paths:
             return None
         if len(paths) > 1 and near is not None:

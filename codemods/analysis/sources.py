@@ -207,6 +207,10 @@ class TextAnswers:
         return True
 
 
+#: A notebook: summarised like a module, but never what an `import` loads.
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
 def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     """Return the dotted names a file may be imported as.
 
@@ -214,10 +218,14 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     root); from `src/`; and, for a file outside any package, its bare name and its path
     from any directory above it (scripts that import their siblings, or modules of a
     namespace package beside them). `packages` holds the directories that have an `__init__.py`.
+
+    A notebook is no module `import` can load (the import system finds `.py` files, not
+    `.ipynb`): it keeps only the name its own code is summarised under, so that a notebook
+    named `torch.ipynb` never stands for the library every other file imports.
     """
     text = os.fspath(path)
     directory, _, filename = text.rpartition(os.sep)
-    stem = os.path.splitext(filename)[0]  # x.py and x.ipynb are both module x
+    stem = os.path.splitext(filename)[0]
     parts = [] if stem == "__init__" else [stem]
     package: list[str] = []
     while directory in packages:
@@ -231,6 +239,8 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
     relative[-1] = stem
     if relative[-1] == "__init__":
         relative.pop()
+    if filename.endswith(NOTEBOOK_SUFFIX):
+        return aliases or {".".join(relative)}
     if relative:
         aliases.add(".".join(relative))
         if relative[0] == "src" and len(relative) > 1:

@@ -9,6 +9,7 @@ from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
+from ..analysis.held_candidates import drawn_by_every_candidate
 from ..analysis.loaders import (
     KnownDict,
     LoaderCall,
@@ -133,6 +134,9 @@ class UnseededNumpyInWorkers(Rule):
       seeds NumPy), and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods;
       randomness inside third-party transforms is not seen.
+    - An object the dataset holds whose class is looked up by a name known only at run time
+      (`getattr(module, cfg["type"])(...)`) may be any class its module defines: the loader is
+      reported only when every such candidate draws, and the message says it rests on them.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
 
@@ -158,16 +162,20 @@ class UnseededNumpyInWorkers(Rule):
         project = self.project
         if not project.target.is_before(NUMPY_SEEDED_SINCE):
             return
-        library: dict[ClassRef, list[GlobalCall]] = {}
+        library: dict[tuple[ClassRef, tuple[Construction, ...] | None], list[GlobalCall]] = {}
 
-        def library_calls(ref: ClassRef) -> list[GlobalCall]:
+        def library_calls(
+            ref: ClassRef, made_by: tuple[Construction, ...] | None = None
+        ) -> list[GlobalCall]:
             # A transform of a library drawing from NumPy's global RNG is a NumPy draw too;
-            # which one does not depend on the loader.
-            if ref not in library:
-                code = per_item_code(project, ref)
-                calls = global_numpy_library_calls(project, ref)
-                library[ref] = inherited_state_draws(project, code, calls)
-            return library[ref]
+            # which pipeline the instances hold may depend on how they are built.
+            key = (ref, made_by)
+            if key not in library:
+                code = per_item_code(project, ref, made_by)
+                calls = global_numpy_library_calls(project, ref, made_by)
+                calls = inherited_state_draws(project, code, calls)
+                library[key] = drawn_by_every_candidate(code, calls)
+            return library[key]
 
         unsited: dict[ClassRef, list[GlobalCall]] = {}
 
@@ -176,9 +184,11 @@ class UnseededNumpyInWorkers(Rule):
         ) -> list[GlobalCall]:
             # Without known constructions the answer is the same for every loader.
             if made_by is not None:
-                return numpy_global_draws(project, ref, made_by)
+                code = per_item_code(project, ref, made_by)
+                return drawn_by_every_candidate(code, numpy_global_draws(project, ref, made_by))
             if ref not in unsited:
-                unsited[ref] = numpy_global_draws(project, ref)
+                code = per_item_code(project, ref)
+                unsited[ref] = drawn_by_every_candidate(code, numpy_global_draws(project, ref))
             return unsited[ref]
 
         drawing: dict[ClassRef, GlobalCall] = {}
@@ -200,7 +210,10 @@ class UnseededNumpyInWorkers(Rule):
                 (
                     (draw, applied_note([datasets], ref))
                     for ref in datasets.classes
-                    for draw in (global_draws(ref, datasets.made_by(ref)) or library_calls(ref))[:1]
+                    for draw in (
+                        global_draws(ref, datasets.made_by(ref))
+                        or library_calls(ref, datasets.made_by(ref))
+                    )[:1]
                 ),
                 None,
             )
@@ -336,6 +349,14 @@ class UnseededNumpyInWorkers(Rule):
         if draw.reached.registries:
             names = ", ".join(f"`{name}`" for name in dict.fromkeys(draw.reached.registries))
             where += f", when the run picks it from the functions {names} holds"
+        if draw.reached.looked_up_in:
+            # The object applying the pipeline is made from a class looked up by name: every
+            # candidate draws (see `drawn_by_every_candidate`), so the finding holds for any.
+            names = ", ".join(f"`{name}`" for name in dict.fromkeys(draw.reached.looked_up_in))
+            where += (
+                f" (resting on a candidate set: the classes {names} defines, looked up by"
+                " name at run time; each of them draws)"
+            )
         return where
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:

@@ -1,0 +1,263 @@
+"""Classes looked up by name in a project module the code holds, and copies of objects.
+
+`getattr(module_data, config["loader"]["type"])(...)`, where `module_data` is a project
+module (`import pkg.loaders as module_data`), makes an instance of whichever class of that
+module the run names: every class the module defines at its top level that can be made is
+a candidate. The module is often handed to a helper (`def get_instance(module, name, cfg,
+*args): return getattr(module, cfg[name]["type"])(*args)`); the call of the helper then
+says which module, and which arguments the instance is made with.
+
+`copy.deepcopy(x)` and `copy.copy(x)` are instances of the classes `x` is, and a method
+returning `self` (or a copy of it) returns an instance of the receiver's class.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import replace
+
+from .candidates import CandidateSource, Construction, DatasetsOf
+from .facts import UNKNOWN, Kind, ModuleFacts, Value, literal_key
+from .memo import per_project
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+_GETATTR = frozenset({"builtins.getattr"})
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+_ABSTRACT_METHOD = frozenset({"abc.abstractmethod"})
+_ABSTRACT_BASE = frozenset({"abc.ABC"})
+
+
+def copied(project: Project, value: Value, where: FunctionRef) -> Value | None:
+    """Return `x` of a `copy.deepcopy(x)` or `copy.copy(x)` call (None if `value` is none)."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) != 1
+        or value.args[0].kind is Kind.STARRED
+        or not project.is_one_of(value.base, where.module, _COPIES)
+    ):
+        return None
+    return value.args[0]
+
+
+def returns_receiver(project: Project, value: Value, method: FunctionRef) -> bool:
+    """Return True if a method's return value `value` is its own instance, or a copy of it."""
+    inner = copied(project, value, method)
+    return (inner if inner is not None else value).kind is Kind.SELF
+
+
+def is_abstract(project: Project, ref: ClassRef) -> bool:
+    """Return True if `ref` cannot be instantiated: an `abc.ABC` whose lookup of some method
+    still finds one decorated `@abstractmethod`."""
+    if not project.derives_from(ref, _ABSTRACT_BASE):
+        return False
+    names = {name for owner in project.mro(ref) for name, _ in owner.cls.methods}
+    for name in names:
+        found = project.find_method(ref, name)
+        if found is not None and any(
+            project.is_one_of(decorator, found[1].module, _ABSTRACT_METHOD)
+            for decorator in found[1].function.decorators
+        ):
+            return True
+    return False
+
+
+def looked_up_instances(
+    project: Project, value: Value, function: FunctionRef, call: Value, where: FunctionRef
+) -> DatasetsOf | None:
+    """Return what `value`, returned by plain function `function`, holds when `call` (in
+    `where`) calls it, if `value` makes an instance of a class looked up by name in the
+    module `call` passes (`return getattr(module, cfg[name]["type"])(*args)`).
+
+    None if `value` is no such construction: the caller resolves it as usual.
+    """
+    lookup = _lookup(value)
+    if lookup is None or function.function.class_qualname is not None:
+        return None
+    holder = lookup.args[0]
+    if holder.kind is not Kind.PARAM or holder.name not in function.function.params:
+        return None
+    passed = _argument(function, call, holder.name)
+    if passed is None:
+        return DatasetsOf((), False)
+    modules = modules_denoted(project, passed, where)
+    if not modules:
+        return DatasetsOf((), False)  # not a project module: none of its classes is ours
+    made = _made_at(value, function, call)
+    if made is None:
+        return _instances(project, modules, lookup, value, function)
+    return _instances(project, modules, lookup, made, where)
+
+
+def looked_up_here(project: Project, value: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Return what `getattr(module, name)(...)` makes for a project module named in `where`
+    itself (`module_data` of `import pkg.loaders as module_data`); None if `value` is not
+    such a construction."""
+    lookup = _lookup(value)
+    if lookup is None:
+        return None
+    modules = modules_denoted(project, lookup.args[0], where)
+    if not modules:
+        return None
+    return _instances(project, modules, lookup, value, where)
+
+
+def looked_up_constructions(project: Project, ref: ClassRef) -> tuple[Construction, ...]:
+    """Return the calls that may make an instance of `ref` by looking its class up by name in
+    its module: in the code that names the module, or, in a helper that is handed the
+    module, as each call of the helper passing that module makes it."""
+    return _constructions(project).get(ref, ())
+
+
+@per_project
+def _constructions(project: Project) -> dict[ClassRef, tuple[Construction, ...]]:
+    found: dict[ClassRef, list[Construction]] = {}
+    for function in project.functions_mentioning("getattr"):
+        for call in function.function.calls:
+            for ref, site in _made_by(project, call, function):
+                found.setdefault(ref, []).append(site)
+    return {ref: tuple(dict.fromkeys(sites)) for ref, sites in found.items()}
+
+
+def _made_by(
+    project: Project, call: Value, function: FunctionRef
+) -> Iterator[tuple[ClassRef, Construction]]:
+    lookup = _lookup(call)
+    if lookup is None:
+        return
+    holder = lookup.args[0]
+    if holder.kind is Kind.NAME:
+        modules = modules_denoted(project, holder, function)
+        for ref in _candidates(project, modules, lookup):
+            yield ref, (call, function)
+        return
+    facts = function.function
+    if holder.kind is not Kind.PARAM or facts.class_qualname is not None or facts.nested:
+        return
+    for site in project.callers(function):
+        passed = _argument(function, site.call, holder.name)
+        if passed is None:
+            continue
+        modules = modules_denoted(project, passed, site.function)
+        made = _made_at(call, function, site.call)
+        for ref in _candidates(project, modules, lookup):
+            yield ref, (call, function) if made is None else (made, site.function)
+
+
+def modules_denoted(project: Project, value: Value, where: FunctionRef) -> tuple[ModuleFacts, ...]:
+    """Return the project modules a name denotes (`module_data` of `import pkg.loaders as
+    module_data`); () if it denotes anything else."""
+    if value.kind is not Kind.NAME:
+        return ()
+    found = [
+        module
+        for qualname in value.qualnames
+        if (module := project.module_named(qualname, where.module)) is not None
+    ]
+    return tuple(dict.fromkeys(found))
+
+
+def _lookup(value: Value) -> Value | None:
+    """Return the `getattr(holder, name)` call that `value` calls, if it is one."""
+    if value.kind is not Kind.CALL or value.base is None:
+        return None
+    lookup = value.base
+    if (
+        lookup.kind is not Kind.CALL
+        or lookup.base is None
+        or not _GETATTR & set(lookup.base.qualnames)
+        or len(lookup.args) not in (2, 3)
+        or lookup.keywords
+        or any(arg.kind is Kind.STARRED for arg in lookup.args)
+    ):
+        return None
+    return lookup
+
+
+def _instances(
+    project: Project,
+    modules: tuple[ModuleFacts, ...],
+    lookup: Value,
+    call: Value,
+    where: FunctionRef,
+) -> DatasetsOf:
+    classes = _candidates(project, modules, lookup)
+    sources = tuple(CandidateSource("module", module.module) for module in modules)
+    if len(classes) < 2:
+        sources = ()  # the name is a literal: no choice is made at run time
+    return DatasetsOf(
+        classes, True, made=tuple((ref, (call, where)) for ref in classes), sources=sources
+    )
+
+
+def _candidates(
+    project: Project, modules: tuple[ModuleFacts, ...], lookup: Value
+) -> tuple[ClassRef, ...]:
+    """Return the classes of `modules` the lookup may find that can be instantiated: the one
+    a literal name names, or, for a name known only at run time, every top-level class."""
+    name = _literal_name(lookup.args[1])
+    found = [
+        ClassRef.of(module, cls)
+        for module in modules
+        for cls in module.classes
+        if "." not in cls.qualname and (name is None or cls.name == name)
+    ]
+    return tuple(ref for ref in found if not is_abstract(project, ref))
+
+
+def _literal_name(value: Value) -> str | None:
+    if value.kind is not Kind.CONSTANT or not value.name:
+        return None
+    try:
+        name = ast.literal_eval(value.name)
+    except (ValueError, SyntaxError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _made_at(call: Value, helper: FunctionRef, site: Value) -> Value | None:
+    """Return construction `call` in `helper` as the helper's call `site` makes it: the
+    helper's `*args` replaced by what `site` passes there, its literals kept, and anything
+    else it reads unknown at `site`. None if `site` spreads arguments of its own."""
+    if any(arg.kind is Kind.STARRED for arg in site.args) or any(
+        key is None for key, _ in site.keywords
+    ):
+        return None
+    facts = helper.function
+    named = facts.params[: facts.positional_count]
+    args: list[Value] = []
+    for arg in call.args:
+        if arg.kind is not Kind.STARRED:
+            args.append(arg if literal_key(arg) is not None else UNKNOWN)
+        elif arg.base is not None and arg.base.kind is Kind.PARAM and arg.base.name not in named:
+            args.extend(site.args[len(named) :])  # the helper's `*args`
+        else:
+            return None
+    keywords: list[tuple[str | None, Value]] = []
+    for key, value in call.keywords:
+        if key is not None:
+            keywords.append((key, value if literal_key(value) is not None else UNKNOWN))
+        elif value.kind is Kind.PARAM and facts.has_var_keyword and value.name == facts.params[-1]:
+            keywords.extend((k, v) for k, v in site.keywords if k not in facts.params)
+        else:
+            keywords.append((None, UNKNOWN))  # a dict read in the helper: unknown here
+    return replace(call, args=tuple(args), keywords=tuple(keywords), span=site.span)
+
+
+def _argument(function: FunctionRef, call: Value, param: str) -> Value | None:
+    """Return the argument `call` passes plain function `function` for `param`."""
+    facts = function.function
+    passed = call.keyword(param)
+    if passed is not None:
+        return passed
+    index = facts.params.index(param)
+    if index >= facts.positional_count:
+        return None
+    for position, argument in enumerate(call.args):
+        if argument.kind is Kind.STARRED:
+            return None
+        if position == index:
+            return argument
+    return None
