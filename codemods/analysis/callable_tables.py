@@ -67,7 +67,7 @@ def _made_by(
             return DatasetsOf((), function.function.only_raises)
         context = _context(function)
         return merge([datasets.classes_of(project, ret, context, depth + 1) for ret in returns])
-    classes = [target for target in project.targets(entry, where.module)]
+    classes = list(project.targets(entry, where.module))
     if classes and all(isinstance(target, ClassRef) for target in classes):
         return merge(
             [
