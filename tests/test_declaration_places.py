@@ -78,6 +78,11 @@ def write(root: Path, files: dict[str, str]) -> None:
             id="a conda package list read with conda names",
         ),
         pytest.param(
+            {"requirements.txt": "--extra-index-url=https://example.org/simple\ntorch==1.8\n"},
+            TorchTarget((1, 8), source="requirements.txt"),
+            id="an option with a value is no conda pin",
+        ),
+        pytest.param(
             {"env.yml": "name: x\ndependencies:\n  - pytorch=1.4.0\n"},
             TorchTarget((1, 4, 0), source="env.yml"),
             id="a conda environment named env.yml",
