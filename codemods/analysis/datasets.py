@@ -11,6 +11,7 @@ from dataclasses import replace
 from . import catalog, dataset_bindings
 from .base_inits import base_init_callers
 from .branch_feasibility import ruled_out_by_call
+from .callable_tables import made_by_picked_entry
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
     CandidateSource,
@@ -170,6 +171,9 @@ def _classes_of_option(
         made = made_by_type(project, value.base, where.module)
         if made is not None:
             return DatasetsOf(made, True)
+        picked = made_by_picked_entry(project, value, where, depth)
+        if picked is not None:
+            return picked  # `makers[name]()`
         targets = project.targets(value.base, where.module)
         method = None if targets else method_of_variable(project, value.base, where)
         if method is not None:

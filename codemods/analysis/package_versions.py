@@ -4,8 +4,9 @@ Like the torch target (see `torch_version`), per distribution, the first of thes
 a version wins: a `--library-version` option, the `[tool.workerseed] library-versions`
 setting, a lock file (poetry.lock, uv.lock, pdm.lock, Pipfile.lock), the project's
 dependency declarations (read by `torch_version.declarations`: requirements*.txt,
-pyproject.toml including Poetry, setup.py / setup.cfg, environment*.yml including its `pip:`
-section, Pipfile; else a notebook's `!pip install`), the distribution installed in the
+pyproject.toml including Poetry, setup.py / setup.cfg, env*.yml including its `pip:`
+section, Pipfile, and those below the root when none at the root declares the distribution;
+else a notebook's `!pip install`), the distribution installed in the
 running environment, and finally the newest release of that distribution.
 
 Unlike torch, whose bug lives in *old* releases, a library bug may live in any band of

@@ -6,10 +6,14 @@ installed in the running environment, and finally "latest".
 
 Declarations are read, never executed, in this order (which breaks ties between equal
 versions): pyproject.toml, setup.cfg, setup.py, requirements*.txt at the root, then
-requirements/*.txt, Pipfile, environment*.yml / environment*.yaml (each glob sorted by name).
-A requirements file is read at most once, however often it is included; a declaration found
-in an included file is attributed to that file. A file that cannot be read or parsed is
-skipped.
+requirements/*.txt, Pipfile, env*.yml / env*.yaml (environment.yml, env.yml; each glob sorted
+by name). A requirements file is read at most once, however often it is included; a
+declaration found in an included file, or in the packaging files of a project package that a
+requirements line installs by its path (`-e ./ops`), is attributed to that file. A line
+pinning with one `=` (`pytorch=1.4.0=py3.7_0`) belongs to a conda package list and is read
+with conda's names. When no file at the root declares the package, the shallowest requirement
+and environment files below the root that do are read instead (see `declaration_places`). A
+file that cannot be read or parsed is skipped.
 
 Each declaration of torch gives one bound: the highest lower bound among its specifiers, or,
 when it has none, its tightest upper bound (`<1.9` becomes "below 1.9", `<=1.8.1` becomes
@@ -29,9 +33,13 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from codemods.types import TorchTarget
+
+from .declaration_places import local_package, nested_files
 
 __all__ = [
     "Declaration",
@@ -66,6 +74,8 @@ _CONDA_SPEC = re.compile(r"(?:[\w.\-/]+::)?([A-Za-z0-9_.\-]+)(.*)", re.DOTALL)
 # Per-requirement options such as `--hash=...` follow the requirement on the same line.
 _INLINE_OPTION = re.compile(r"\s+--?[A-Za-z]")
 _INCLUDE = re.compile(r"(?:--requirement|-r)[\s=]*(\S.*)")
+_PACKAGE_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+_CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=]")
 _COMMENT = re.compile(r"(?:^|\s+)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _SETUP_KEYWORDS = frozenset({"install_requires", "extras_require", "tests_require"})
@@ -121,10 +131,26 @@ def declared_target(root: Path) -> TorchTarget | None:
 
 
 def declarations(root: Path, names: Names) -> list[Declaration]:
-    """Return every version specifier the project's dependency files give the package `names`."""
+    """Return every version specifier the project's dependency files give the package `names`.
+
+    Only when no file at the root declares it, the shallowest requirement and environment
+    files below the root that do (see `declaration_places`).
+    """
     seen: set[Path] = set()
+    found = _read_all(_declaration_files(root), root, seen, names)
+    depths = groupby(() if found else nested_files(root), key=itemgetter(0))
+    for _, group in depths:
+        found = _read_all(((path, _nested_reader(path)) for _, path in group), root, seen, names)
+        if found:
+            break
+    return found
+
+
+def _read_all(
+    files: Iterable[tuple[Path, _Reader]], root: Path, seen: set[Path], names: Names
+) -> list[Declaration]:
     found: list[Declaration] = []
-    for path, read in _declaration_files(root):
+    for path, read in files:
         try:
             found.extend(list(read(path, root, seen, names)))
         except _PARSE_ERRORS:
@@ -223,10 +249,6 @@ def _normalize(name: str) -> str:
 
 def pip_spec(requirement: str, names: Names) -> str | None:
     """Return the version specifier of a pip requirement naming the package, if it does."""
-    return _pip_spec(requirement, names)
-
-
-def _pip_spec(requirement: str, names: Names) -> str | None:
     match = _REQUIREMENT.fullmatch(_INLINE_OPTION.split(requirement, maxsplit=1)[0])
     if match is None or _normalize(match[1]) not in names.pip:
         return None
@@ -300,9 +322,24 @@ def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
     for path in sorted((root / "requirements").glob("*.txt")):
         yield path, _from_requirements
     yield root / "Pipfile", _from_pipfile
-    environments = [*root.glob("environment*.yml"), *root.glob("environment*.yaml")]
+    environments = [*root.glob("env*.yml"), *root.glob("env*.yaml")]
     for path in sorted(environments):
         yield path, _from_environment
+
+
+def _nested_reader(path: Path) -> _Reader:
+    return _from_requirements if path.suffix == ".txt" else _from_environment
+
+
+def _from_package(
+    directory: Path, root: Path, seen: set[Path], names: Names
+) -> Iterator[Declaration]:
+    """Yield what a project package installed by its path declares."""
+    readers = (_from_pyproject, _from_setup_cfg, _from_setup_py)
+    files = zip((directory / name for name in _PACKAGE_FILES), readers, strict=True)
+    unread = [(path, read) for path, read in files if path not in seen]
+    seen.update(path for path, _ in unread)
+    yield from _read_all(unread, root, seen, names)
 
 
 def _from_requirements(
@@ -321,8 +358,14 @@ def _from_requirements(
         include = _INCLUDE.fullmatch(line)
         if include is not None:
             yield from _from_requirements(path.parent / include[1].strip(), root, seen, names)
+        elif (package := local_package(line, path.parent, root)) is not None:
+            yield from _from_package(package, root, seen, names)
+        elif _CONDA_PIN.match(line):
+            # `pytorch=1.4.0=py3.7_cuda10.1_0` is no pip requirement (pip spells `==`): the
+            # file is a conda package list (`conda list --export`), read with conda's names.
+            yield from _declared([_conda_spec(line, names)], source)
         elif not line.startswith("-"):
-            yield from _declared([_pip_spec(line, names)], source)
+            yield from _declared([pip_spec(line, names)], source)
 
 
 def _from_pyproject(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
@@ -336,7 +379,7 @@ def _from_pyproject(path: Path, root: Path, seen: set[Path], names: Names) -> It
         requirements += _strings(extra)
     for group in _table(data.get("dependency-groups")).values():
         requirements += _strings(group)
-    yield from _declared((_pip_spec(item, names) for item in requirements), source)
+    yield from _declared((pip_spec(item, names) for item in requirements), source)
 
     poetry = _table(_table(data.get("tool")).get("poetry"))
     tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
@@ -370,7 +413,7 @@ def _from_setup_cfg(path: Path, root: Path, seen: set[Path], names: Names) -> It
         section = parser["options.extras_require"]
         values += [section[key] for key in section]
     lines = (line for value in values for line in _lines(value))
-    yield from _declared((_pip_spec(line, names) for line in lines), _relative(path, root))
+    yield from _declared((pip_spec(line, names) for line in lines), _relative(path, root))
 
 
 def _from_setup_py(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
@@ -398,7 +441,7 @@ def _from_setup_py(path: Path, root: Path, seen: set[Path], names: Names) -> Ite
             ]
     strings = (text for node in requirements for text in _literal_strings(node, assigned))
     lines = (line for text in strings for line in _lines(text))
-    yield from _declared((_pip_spec(line, names) for line in lines), _relative(path, root))
+    yield from _declared((pip_spec(line, names) for line in lines), _relative(path, root))
 
 
 def _literal_strings(
@@ -453,4 +496,4 @@ def _from_environment(
         elif (include := _INCLUDE.fullmatch(item)) is not None:
             yield from _from_requirements(path.parent / include[1].strip(), root, seen, names)
         elif not item.startswith("-"):
-            yield from _declared([_pip_spec(item, names)], source)
+            yield from _declared([pip_spec(item, names)], source)

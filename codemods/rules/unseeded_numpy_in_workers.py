@@ -85,8 +85,10 @@ class UnseededNumpyInWorkers(Rule):
     > — [PyTorch docs: Randomness in multi-process data loading][docs]
 
     The target torch version comes from `--torch-version`, `[tool.workerseed] torch-version`,
-    the lowest version the project's requirements admit, or the installed torch, in that
-    order; the message says which one was assumed. On torch >= 1.9 this rule is silent.
+    the lowest version the project's requirements admit (`torch>=1.4` stands for 1.4; pins
+    below the root count only when no root file declares torch), or the installed torch, in
+    that order; the message says which one was assumed and where it was declared. On
+    torch >= 1.9 this rule is silent.
 
     ## Example
     ```python
