@@ -47,6 +47,9 @@ TORCH_DATASET_WRAPPERS = frozenset(
     }
 )
 
+#: `random_split(dataset, lengths)`: a list of Subsets of `dataset`, usually unpacked.
+RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+
 #: The keywords a torchvision dataset (every class of `torchvision.datasets`, the
 #: `VisionDataset` family) keeps and applies in its own `__getitem__`, once per item.
 APPLIED_TRANSFORM_KEYWORDS = ("transform", "target_transform", "transforms")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import datasets
+from . import catalog, datasets
 from .candidates import CandidateSource, DatasetsOf, merge
 from .facts import Kind, Value
 from .project import Project
@@ -52,6 +52,10 @@ def unpacked_classes(
         if option.kind is not Kind.CALL or option.base is None:
             results.append(DatasetsOf((), False))
             continue
+        split = _split_dataset(project, option, where)
+        if split is not None:
+            results.append(datasets.classes_of(project, split, where, depth))
+            continue
         functions = list(project.targets(option.base, where.module))
         if not functions or not all(isinstance(t, FunctionRef) for t in functions):
             results.append(DatasetsOf((), False))
@@ -83,6 +87,9 @@ def unpacked_classes(
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
     """Return the classes of the elements of what project function call `call` returns
     (`for dataset in build_datasets(cfg):`)."""
+    split = _split_dataset(project, call, where)
+    if split is not None:
+        return datasets.classes_of(project, split, where, depth)
     targets = project.targets(call.base, where.module) if call.base is not None else ()
     if not targets or not all(isinstance(target, FunctionRef) for target in targets):
         return DatasetsOf((), False)
@@ -94,6 +101,14 @@ def returned_elements(project: Project, call: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
         results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
     return merge(results)
+
+
+def _split_dataset(project: Project, call: Value, where: FunctionRef) -> Value | None:
+    """Return the dataset `random_split(dataset, lengths)` splits: every part it returns is a
+    Subset of it, so each part loads that dataset's items."""
+    if call.base is None or not project.is_one_of(call.base, where.module, catalog.RANDOM_SPLIT):
+        return None
+    return call.args[0] if call.args else call.keyword("dataset")
 
 
 def stored_under_global(
