@@ -86,9 +86,7 @@ class _Scope:
     loops: list[tuple[int, int]] = field(default_factory=list)
     #: The `if` / `match` statements of a function's own code: their lines (first, last) and
     #: those of each arm, of which one run of the statement runs at most one.
-    choices: list[tuple[tuple[int, int], tuple[tuple[int, int], ...]]] = field(
-        default_factory=list
-    )
+    choices: list[tuple[tuple[int, int], tuple[tuple[int, int], ...]]] = field(default_factory=list)
 
     def bind(self, name: str, binding: _Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
