@@ -18,6 +18,7 @@ from ..types import Span
 from .base_inits import base_init_callers
 from .branch_facts import Branch
 from .facts import Assignment, FunctionFacts, Kind, Value, literal_key
+from .module_constants import constant_keys
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -57,6 +58,28 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
         holds = outcomes.pop() if len(outcomes) == 1 else None
         if holds is not None and branch.excludes(span, holds):
             return True
+    return False
+
+
+def arm_always_taken(project: Project, reached: Reached, arm: Span) -> bool:
+    """Return True if, on the instances built, the `if` of which `arm` is the body (or the
+    `else`) of `reached` takes that arm whenever it runs."""
+    ref = reached.self_class
+    if ref is None or reached.holder != ():
+        return False
+    for branch in reached.function.function.branches:
+        if branch.body == arm:
+            holds = True
+        elif branch.orelse == arm:
+            holds = False
+        else:
+            continue
+        if not branch.subject.startswith("self."):
+            return False
+        values = _attribute_values(project, ref, branch.subject, reached.made_by)
+        if values is None:
+            return False
+        return {outcome(branch, known) for known in values} == {holds}
     return False
 
 
@@ -191,7 +214,8 @@ class _Arguments:
     def _resolve(self, init: FunctionRef, param: str, index: int, depth: int) -> Known | None:
         if not self._overridden(init):
             call, where = self._sites[index]
-            return _passed(call, where, init.function, param)
+            known = _passed(call, where, init.function, param)
+            return known or self._constant(_argument(call, init.function, param), where)
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
@@ -205,8 +229,15 @@ class _Arguments:
             elif passed.kind is Kind.PARAM:
                 options.append(self.at(caller, passed.name, index, depth + 1))
             else:
-                options.append(None)
+                options.append(self._constant(passed, caller))
         return _union(options) if options else None
+
+    def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
+        """Return the literals a module-level constant passed in `where` may be."""
+        if not isinstance(passed, Value):
+            return None
+        keys = constant_keys(self._project, passed, where.module)
+        return None if keys is None else Known(keys)
 
     def _overridden(self, init: FunctionRef) -> bool:
         """Return True if a subclass of `init`'s class in the order defines its own `__init__`

@@ -45,6 +45,7 @@ from .self_calls import self_callers, subclasses
 from .spread_arguments import positional_argument
 from .stored import stored_through
 from .type_tests import narrowed
+from .undefined_names import names_undefined_import
 
 
 def is_dataset(project: Project, ref: ClassRef) -> bool:
@@ -179,7 +180,9 @@ def _classes_of_option(
         if method is not None:
             return _method_returns(project, method, where, deeper, value)
         if not targets:
-            return DatasetsOf((), False)
+            # A name its project module does not define is no class of ours: the import
+            # fails before any loader is built.
+            return DatasetsOf((), names_undefined_import(project, value.base, where.module))
         results: list[DatasetsOf] = []
         for target in targets:
             if isinstance(target, ClassRef):

@@ -43,6 +43,7 @@ from .facts import (
     Value,
 )
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
+from .statement_order import statement_reaches
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -418,6 +419,7 @@ class _Extractor(_ExpressionVisitor):
                 only_raises=_only_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
                 statement_calls=tuple(builder.statement_calls),
+                statement_reaches=statement_reaches(node.body, self._positions.span),
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),

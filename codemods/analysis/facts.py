@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
+from .statement_order import StatementReach
 from .suppressions import Suppressions, noqa_comments
 
 
@@ -223,6 +224,8 @@ class FunctionFacts:
     has_var_keyword: bool = False
     #: Calls that are whole expression statements (their value is discarded), by span.
     statement_calls: tuple[Span, ...] = ()
+    #: For each of those calls, the code that runs only after it (`StatementReach`).
+    statement_reaches: tuple[StatementReach, ...] = ()
     #: Qualified names this code uses as values without calling them (passed, stored,
     #: returned): "pkg.mod.f" for module-level names, "f.<locals>.g" for nested functions.
     references: tuple[str, ...] = ()

@@ -10,7 +10,7 @@ that dataset: its per-item code starts at `__call__`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from . import catalog
@@ -126,9 +126,14 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
     return tuple(seen.values())
 
 
-def callees(project: Project, caller: Reached) -> Iterator[Reached]:
-    """Yield the project functions `caller` calls directly."""
+def callees(
+    project: Project, caller: Reached, only: Callable[[Value], bool] | None = None
+) -> Iterator[Reached]:
+    """Yield the project functions `caller` calls directly (`only`: through the calls it
+    accepts)."""
     for call in caller.function.function.calls:
+        if only is not None and not only(call):
+            continue
         if call.span is not None and branch_not_taken(project, caller, call.span):
             continue  # in a branch the instances loaded never take
         base_method = _base_method_on_self(project, call, caller)

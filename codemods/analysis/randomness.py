@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..types import Span
 from . import catalog
-from .branch_feasibility import branch_not_taken
+from .branch_facts import within
+from .branch_feasibility import arm_always_taken, branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction
 from .facts import Value
-from .per_item import Reached, call_targets, per_item_code, reachable
+from .per_item import Reached, call_targets, callees, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
+from .statement_order import StatementReach
 
 
 @dataclass(frozen=True)
@@ -72,56 +75,62 @@ def inherited_state_draws(
     project: Project, code: Sequence[Reached], draws: list[GlobalCall]
 ) -> list[GlobalCall]:
     """Return the `draws` (in per-item `code`) that may draw from the NumPy state a worker
-    starts with: all but those that run after their entry method has reseeded NumPy.
+    starts with: all but those that run only after their entry method has reseeded NumPy.
 
-    An entry method (`__getitem__`, `__iter__`) that calls `np.random.seed(...)` on every
-    call, before it draws or calls into the project, replaces that state: what the worker
-    inherited is never drawn from, and a `worker_init_fn` seeding NumPy would change
-    nothing. (Whether such a seed repeats is a question of the seed, not of the workers'
-    inherited state.) A function reached from another entry as well counts as not reseeded.
+    A `np.random.seed(...)` statement in an entry method (`__getitem__`, `__iter__`)
+    replaces that state for the code that runs only after it: the rest of its block and,
+    past an `if` that the instances built always take the same way, the code after that
+    `if`. What is drawn there, or in project code called only from there, never comes from
+    what the worker inherited, and a `worker_init_fn` seeding NumPy would change nothing for
+    it. (Whether such a seed repeats is a question of the seed, not of the workers'
+    inherited state.) A function reached another way as well counts as not reseeded.
     """
     entries = [reached for reached in code if len(reached.chain) == 1]
-    reseeded = {entry.function.qualname for entry in entries if _reseeds_first(project, entry)}
-    if not reseeded:
+    seeds = {entry.function: _seed_statements(project, entry) for entry in entries}
+    if not any(seeds.values()):
         return draws
-    unseeded_entries = [entry for entry in entries if entry.function.qualname not in reseeded]
-    exposed = {reached.function for reached in reachable(project, unseeded_entries)}
+
+    def after_seed(entry: Reached, span: Span | None) -> bool:
+        return span is not None and any(
+            _runs_after(project, entry, seed, span) for seed in seeds.get(entry.function, ())
+        )
+
+    unseeded_calls: list[Reached] = []
+    for entry in entries:
+
+        def before_any_seed(call: Value, entry: Reached = entry) -> bool:
+            return not after_seed(entry, call.span)
+
+        unseeded_calls.extend(callees(project, entry, only=before_any_seed))
+    exposed = {reached.function for reached in reachable(project, unseeded_calls)}
     return [
-        draw for draw in draws if draw.reached.chain[0] not in reseeded or draw.function in exposed
+        draw
+        for draw in draws
+        if draw.function in exposed
+        or (len(draw.reached.chain) == 1 and not after_seed(draw.reached, draw.call.span))
     ]
 
 
-def _reseeds_first(project: Project, entry: Reached) -> bool:
-    """Return True if `entry` reseeds NumPy's global RNG on every call before anything it
-    runs may draw: an unconditional `np.random.seed(...)` statement that no NumPy draw and no
-    project call precedes (its own argument included)."""
+def _seed_statements(project: Project, entry: Reached) -> list[StatementReach]:
+    """Return the `np.random.seed(...)` statements of `entry`, with what follows each."""
     facts = entry.function.function
-    module = entry.function.module
-    seeds = [
+    seeding = {
         call.span
         for call in facts.calls
         if call.base is not None
-        and call.span is not None
-        and call.span in facts.statement_calls
-        and call.span not in facts.conditional_calls
-        and project.qualnames(call.base, module) & _NUMPY_SEED
-    ]
-    if not seeds:
-        return False
-    first = min(seeds, key=lambda span: (span.line, span.column))
-    end = (first.end_line, first.end_column)
-    for call in facts.calls:
-        span = call.span
-        if call.base is None or span is None or span == first or (span.line, span.column) >= end:
-            continue
-        if project.qualnames(call.base, module) & NUMPY_GLOBAL_DRAWS:
+        and project.qualnames(call.base, entry.function.module) & _NUMPY_SEED
+    }
+    return [reach for reach in facts.statement_reaches if reach.call in seeding]
+
+
+def _runs_after(project: Project, entry: Reached, seed: StatementReach, span: Span) -> bool:
+    """Return True if the code at `span` of `entry` runs only after statement `seed`."""
+    for level, rest in enumerate(seed.after):
+        if rest is not None and within(span, rest):
+            return True
+        if level >= len(seed.arms) or not arm_always_taken(project, entry, seed.arms[level]):
             return False
-        if any(
-            isinstance(target, FunctionRef | ClassRef)
-            for target in project.targets(call.base, module)
-        ) or any(call_targets(project, entry, call)):
-            return False
-    return True
+    return False
 
 
 def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False) -> bool:

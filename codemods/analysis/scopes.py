@@ -84,6 +84,9 @@ class _Scope:
     facts: _FunctionBuilder | None = None
     #: The lines (first, last) of the loops of a function's own code.
     loops: list[tuple[int, int]] = field(default_factory=list)
+    #: The `if` / `match` statements of a function's own code: their lines (first, last) and
+    #: those of each arm, of which one run of the statement runs at most one.
+    choices: list[tuple[tuple[int, int], tuple[tuple[int, int], ...]]] = field(default_factory=list)
 
     def bind(self, name: str, binding: _Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
@@ -92,17 +95,38 @@ class _Scope:
         """Return the bindings of a function's own name that a read at `line` may see.
 
         Straight-line code runs top to bottom: a binding on a later line is seen only when
-        a loop holds both (its next pass sees it). None of them (a read before any binding,
-        as in code that is never run that way): all, as without flow.
+        a loop holds both (its next pass sees it). A binding in one arm of an `if` / `elif`
+        chain (or `match`) is not seen by a read in another arm, unless a loop holds the
+        whole statement. None of them (a read before any binding, as in code that is never
+        run that way): all, as without flow.
         """
         seen = [
             binding
             for binding in bindings
             if binding.line is None
-            or binding.line <= line
-            or any(first <= line and binding.line <= last for first, last in self.loops)
+            or (
+                (
+                    binding.line <= line
+                    or any(first <= line and binding.line <= last for first, last in self.loops)
+                )
+                and not self._in_other_arm(binding.line, line)
+            )
         ]
         return seen or bindings
+
+    def _in_other_arm(self, bound: int, read: int) -> bool:
+        """Return True if lines `bound` and `read` lie in different arms of one choice that
+        no loop repeats: a run that takes one arm never takes the other."""
+        for (first, last), arms in self.choices:
+            if not first <= read <= last or not first <= bound <= last:
+                continue
+            if any(start <= first and last <= end for start, end in self.loops):
+                continue
+            held = [index for index, (start, end) in enumerate(arms) if start <= bound <= end]
+            reading = [index for index, (start, end) in enumerate(arms) if start <= read <= end]
+            if held and reading and held[0] != reading[0]:
+                return True
+        return False
 
 
 @dataclass
@@ -204,6 +228,8 @@ class _BindingCollector:
             return
         if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind == "function":
             scope.loops.append((node.lineno, node.end_lineno or node.lineno))
+        if isinstance(node, ast.If | ast.Match) and scope.kind == "function":
+            scope.choices.append(_choice(node))
         if isinstance(node, ast.Global):
             scope.globals.update(node.names)
             return
@@ -361,6 +387,18 @@ class _BindingCollector:
     def _def_span(self, node: _Function | ast.ClassDef) -> Span:
         # ast's position already starts at `def`/`class`, after any decorators, as libcst's does.
         return self._positions.span(node)
+
+
+def _choice(node: ast.If | ast.Match) -> tuple[tuple[int, int], tuple[tuple[int, int], ...]]:
+    """Return the lines of an `if` (its body and its `else`, where an `elif` is an `if` of
+    its own) or a `match` (each case), and those of the statement itself."""
+    if isinstance(node, ast.If):
+        blocks = [(block[0].lineno, block[-1]) for block in (node.body, node.orelse) if block]
+    else:
+        # A case's own pattern binds names too: the arm starts there.
+        blocks = [(case.pattern.lineno, case.body[-1]) for case in node.cases]
+    arms = tuple((start, last.end_lineno or last.lineno) for start, last in blocks)
+    return (node.lineno, node.end_lineno or node.lineno), arms
 
 
 def _extends_sequence(node: ast.AugAssign) -> bool:

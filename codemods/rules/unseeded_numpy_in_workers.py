@@ -60,9 +60,12 @@ class UnseededNumpyInWorkers(Rule):
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
 
-    Draws that follow a per-item reseed are not counted: a `__getitem__` or `__iter__` that
-    calls `np.random.seed(...)` every time, before it draws or calls into the project, never
-    draws from the state the worker inherited, and a `worker_init_fn` would change nothing.
+    Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
+    that runs only after a `np.random.seed(...)` statement (later in the same block, or after
+    an `if` holding the reseed that every instance the loader gets takes), and project code
+    called only from there, never draws from the state the worker inherited, and a
+    `worker_init_fn` would change nothing. A reseed under a test whose outcome is not known
+    leaves the draws after that `if` counted.
     Whether that seed repeats across workers or epochs is WS102's question (a seed from the
     worker id or the clock is reported there; once WS102's fix deletes the per-item reseed,
     this rule reports the loader, so `fix` applies both in turn).
