@@ -215,7 +215,7 @@ class _Arguments:
         if not self._overridden(init):
             call, where = self._sites[index]
             known = _passed(call, where, init.function, param)
-            return known or self._constant(_argument(call, init.function, param), where)
+            return known or self._constant(passed_argument(call, init.function, param), where)
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
