@@ -144,6 +144,9 @@ class UnseededNumpyInWorkers(Rule):
       reported only when every such candidate draws, and the message says it rests on them.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
+    - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
+      Dataset that draws and that no loader is seen to load gets an `info` note at its draw
+      instead: nothing is known to repeat, so it never changes the exit status.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading][docs]
@@ -226,8 +229,8 @@ class UnseededNumpyInWorkers(Rule):
                 self._check_loader(loader, found[0], datasets, found[1])
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
-        # A loader whose dataset cannot be resolved is given no culprit: a dataset no loader
-        # is seen to load gets a finding of its own, which says what it rests on.
+        # A loader whose dataset cannot be resolved is given no culprit: a drawing dataset no
+        # loader is seen to load gets a note of its own, which duplicates nothing yet.
         if unresolved:
             for ref in project_datasets:
                 if ref not in loaded:
@@ -336,12 +339,14 @@ class UnseededNumpyInWorkers(Rule):
         assert loader.call.span is not None
         where = self.location(loader.module.path, loader.call.span.line)
         message = (
-            f"{self._describe_draw(draw)}: if a DataLoader that starts workers loads it (the "
-            f"dataset of the one at {where} could not be resolved), every worker starts with "
-            f"the same NumPy RNG state on {self.project.target.describe()}; seed NumPy in a "
-            f"worker_init_fn"
+            f"{self._describe_draw(draw)}, and no DataLoader in the project is seen to load it "
+            f"(the dataset of the one at {where} could not be resolved): if a DataLoader that "
+            f"starts workers loads it, every worker starts with the same NumPy RNG state on "
+            f"{self.project.target.describe()}; seed NumPy in a worker_init_fn"
         )
-        self.report(draw.function, span, message, severity="warning")
+        # Nothing is known to load it, so nothing is known to repeat: like seeding code no
+        # loader uses, it is a note, not a finding about a loader.
+        self.report(draw.function, span, message, severity="info")
 
     def _describe_draw(self, draw: GlobalCall, applied: str = "") -> str:
         span = draw.call.span
