@@ -245,6 +245,10 @@ class _BindingCollector:
         elif isinstance(node, ast.Expr) and (added := _appended(node, scope)) is not None:
             # `datasets.append(d)` on a list this scope made: the list also holds `d`.
             self._bind_target(added[0], added[1], scope)
+        elif isinstance(node, ast.Expr) and (grown := _grown_container(node, scope)) is not None:
+            # `pipeline.transforms.append(Cutout())` on a `Compose([...])` this scope made:
+            # the container also holds the step, as if built with it.
+            self._bind_target(grown[0], grown[1], scope)
         elif isinstance(node, ast.AugAssign) and _extends_sequence(node):
             # `steps += [Flip()]`: the name also holds the elements added (flow-insensitively,
             # one more value beside the ones assigned).
@@ -435,6 +439,43 @@ def _appended(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.expr] | None
             call.args[0].end_col_offset,
         )
     return name, added
+
+
+def _grown_container(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.Call] | None:
+    """Return the name and an equivalent construction for `name.transforms.append(step)`
+    (or `.extend(steps)`, `.insert(i, step)`) when `name` is bound in `scope` to a call given
+    its steps as a list (`Compose([...])`): `transforms` is the list a transform container
+    keeps what it was built with. Whether the call makes a container is decided when names
+    are resolved; for any other class the construction holds a list nothing applies."""
+    call = node.value
+    if (
+        not isinstance(call, ast.Call)
+        or not isinstance(call.func, ast.Attribute)
+        or call.func.attr not in ("append", "extend", "insert")
+        or not isinstance(call.func.value, ast.Attribute)
+        or call.func.value.attr != "transforms"
+        or not isinstance(call.func.value.value, ast.Name)
+        or call.keywords
+        or len(call.args) != (2 if call.func.attr == "insert" else 1)
+    ):
+        return None
+    name = call.func.value.value
+    made = [
+        binding.node
+        for binding in scope.bindings.get(name.id, [])
+        if isinstance(binding.node, ast.Call)
+        and binding.node.args
+        and isinstance(binding.node.args[0], ast.List | ast.Tuple)
+    ]
+    if not made:
+        return None
+    added = call.args[-1]
+    steps = added if call.func.attr == "extend" else ast.List(elts=[added], ctx=ast.Load())
+    grown = ast.Call(func=made[0].func, args=[steps], keywords=[])
+    for synthesized in (steps, grown):
+        ast.copy_location(synthesized, added)
+        synthesized.end_lineno, synthesized.end_col_offset = added.end_lineno, added.end_col_offset
+    return name, grown
 
 
 def _own_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
