@@ -36,12 +36,23 @@ def known_arguments(
         if branch.subject in function.params
         and not any(assignment.target == branch.subject for assignment in function.assignments)
     }
+    if not tested:
+        return ()
     bound = _bound_by_call(project, call, callee, caller.function.module)
-    if not tested or bound is None:
+    if bound is None:
         return ()
     found: list[tuple[str, tuple[Known, ...]]] = []
     for param in sorted(tested):
-        passed = _argument(call, function, param, bound)
+        passed: Value | Known | None
+        if function.params.index(param) >= function.positional_count and (
+            call.keyword(param) is None
+        ):
+            # Keyword-only (or `*args`): no positional argument fills it.
+            splat = any(key is None for key, _ in call.keywords)
+            default = None if splat else function.default_of(param)
+            passed = None if default is None else Known(frozenset({default}))
+        else:
+            passed = _argument(call, function, param, bound)
         knowns = _known(project, caller, passed) if passed is not None else None
         if knowns is not None:
             found.append((param, knowns))
