@@ -11,6 +11,7 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,15 +44,20 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
     """Return True if the code at `span` of `reached` never runs on the instances built.
 
     The instances are those `reached.made_by` makes, or, when those are not known, those
-    every construction of the class in the project makes.
+    every construction of the class in the project makes. A test of a parameter counts when
+    the way to `reached` knows its argument (`reached.arguments`).
     """
     ref = reached.self_class
-    if ref is None or reached.holder != ():
-        return False
+    arguments = dict(reached.arguments)
     for branch in reached.function.function.branches:
-        if not branch.subject.startswith("self.") or branch.governs(span) is None:
+        if branch.governs(span) is None:
             continue
-        values = _attribute_values(project, ref, branch.subject, reached.made_by)
+        values: Sequence[Known] | None = None
+        if not branch.subject.startswith("self."):
+            # A parameter whose argument the way here knows (`self.augment(x, self.flip)`).
+            values = arguments.get(branch.subject)
+        elif ref is not None and reached.holder == ():
+            values = _attribute_values(project, ref, branch.subject, reached.made_by)
         if values is None:
             continue
         outcomes = {outcome(branch, known) for known in values}

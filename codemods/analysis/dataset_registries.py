@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .candidates import DatasetsOf
+from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -112,6 +113,10 @@ def classes_returned(
     looked_up = looked_up_by_name(project, call, where)
     if looked_up is not None:
         return looked_up
+    evaluated = evaluated_classes(project, call, where)
+    if evaluated is not None:
+        module, classes = evaluated
+        return ReturnedClasses(classes, True, looked_up_in=(module,))
     functions = [t for t in project.targets(call.base, where.module) if isinstance(t, FunctionRef)]
     if not functions:
         functions = _own_methods(project, call.base, where)

@@ -11,9 +11,10 @@ that dataset: its per-item code starts at `__call__`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import catalog
+from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf
 from .datasets import _held, held_elements
@@ -46,6 +47,9 @@ class Reached:
     #: The project modules the way here looks a class up in by a name known only at run
     #: time (`getattr(importlib.import_module(...), name)`): `self_class` is one candidate.
     looked_up_in: tuple[str, ...] = ()
+    #: What the call that led here passes to the parameters `function` tests in an `if`,
+    #: where that is known (`self.augment(x, self.flip)` of instances built with flip=False).
+    arguments: KnownArguments = ()
 
 
 @per_project
@@ -112,11 +116,14 @@ def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[Fu
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
     """Return `entries` and everything they call in the project, breadth first."""
-    seen: dict[tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None], Reached] = {}
+    seen: dict[
+        tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None, KnownArguments], Reached
+    ] = {}
     queue = list(entries)
     while queue:
         current = queue.pop(0)
-        key = (current.function, current.self_class, current.holder)
+        # A helper called with different known flags runs different branches: each way counts.
+        key = (current.function, current.self_class, current.holder, current.arguments)
         if key in seen:
             continue
         seen[key] = current
@@ -131,6 +138,15 @@ def callees(
 ) -> Iterator[Reached]:
     """Yield the project functions `caller` calls directly (`only`: through the calls it
     accepts)."""
+    for call, callee in _callees(project, caller, only):
+        arguments = known_arguments(project, caller, call, callee.function)
+        yield replace(callee, arguments=arguments) if arguments else callee
+
+
+def _callees(
+    project: Project, caller: Reached, only: Callable[[Value], bool] | None
+) -> Iterator[tuple[Value, Reached]]:
+    """Yield the project functions `caller` calls directly, each with the call."""
     for call in caller.function.function.calls:
         if only is not None and not only(call):
             continue
@@ -139,17 +155,21 @@ def callees(
         base_method = _base_method_on_self(project, call, caller)
         if base_method is not None:
             chain = (*caller.chain, base_method.qualname)
-            yield Reached(
-                base_method,
-                caller.self_class,
-                chain,
-                caller.holder,
-                caller.made_by,
-                caller.registries,
-                caller.looked_up_in,
+            yield (
+                call,
+                Reached(
+                    base_method,
+                    caller.self_class,
+                    chain,
+                    caller.holder,
+                    caller.made_by,
+                    caller.registries,
+                    caller.looked_up_in,
+                ),
             )
             continue
-        yield from call_targets(project, caller, call)
+        for reached in call_targets(project, caller, call):
+            yield call, reached
 
 
 def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Reached]:

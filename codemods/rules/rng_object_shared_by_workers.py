@@ -260,8 +260,8 @@ class RngObjectSharedByWorkers(Rule):
             # The class holding the object is picked by a name known only at run time.
             names = ", ".join(f"`{name}`" for name in looked_up)
             message += (
-                f" (resting on the candidate classes {names} defines, looked up by name at run"
-                " time)"
+                f" (resting on the candidate classes bound in {names}, looked up by name at"
+                " run time)"
             )
         fix = candidate_fix(candidate, plan)
         if candidate.reasons:

@@ -147,6 +147,12 @@ class UnseededNumpyInWorkers(Rule):
     - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
       Dataset that draws and that no loader is seen to load gets an `info` note at its draw
       instead: nothing is known to repeat, so it never changes the exit status.
+    - A Dataset class chosen with `eval` of a configured name (`eval("datasets." + name)`,
+      where `datasets` is a project package the module imports, or `eval(cfg.name)`) may be
+      any class bound in that package or in the calling module: such a finding says it rests
+      on that candidate set. An `eval` of a name in a third-party package, of a string built
+      some other way (an f-string, `%`), or evaluated with namespaces of its own tells
+      nothing, and the loader is treated as having an unknown dataset.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading][docs]
@@ -450,7 +456,7 @@ def _candidate_note(datasets: DatasetsOf) -> str:
                 f" made by `{source.function}`"
             )
         elif source.kind == "module":
-            parts.append(f"the classes `{source.function}` defines, looked up by name at run time")
+            parts.append(f"the classes bound in `{source.function}`, looked up by name at run time")
         else:
             parts.append(f"the datasets `{source.function}` may return")
     if not parts:

@@ -1,0 +1,112 @@
+"""What per-item code passes to the helpers it calls, when that decides a branch of theirs.
+
+`__getitem__` often hands a flag stored from a constructor argument to a helper that tests
+it: `self.augment(image, self.flip)` with `def augment(self, image, flip): if flip: ...`, or
+spells the flag out (`self.augment(image, False)`). When the argument is a literal, a literal
+default, or a `self.<attribute>` whose value is known for the instances built, the helper's
+test has a known outcome and the branch it rules out never runs in a worker.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .branch_feasibility import Known, _attribute_values, passed_argument
+from .facts import Kind, ModuleFacts, Value
+from .refs import FunctionRef
+
+if TYPE_CHECKING:
+    from .per_item import Reached
+    from .project import Project
+
+#: What is known of each parameter a branch tests: one `Known` per construction of the
+#: instances in question (or one for a literal written at the call).
+KnownArguments = tuple[tuple[str, tuple[Known, ...]], ...]
+
+
+def known_arguments(
+    project: Project, caller: Reached, call: Value, callee: FunctionRef
+) -> KnownArguments:
+    """Return what `call` (in the code of `caller`) passes to the parameters of `callee` that
+    a branch of `callee` tests, where that is known."""
+    function = callee.function
+    tested = {
+        branch.subject
+        for branch in function.branches
+        if branch.subject in function.params
+        and not any(assignment.target == branch.subject for assignment in function.assignments)
+    }
+    if not tested:
+        return ()
+    bound = _bound_by_call(project, call, callee, caller.function.module)
+    if bound is None:
+        return ()
+    found: list[tuple[str, tuple[Known, ...]]] = []
+    for param in sorted(tested):
+        passed: Value | Known | None
+        if function.params.index(param) >= function.positional_count and (
+            call.keyword(param) is None
+        ):
+            # Keyword-only (or `*args`): no positional argument fills it.
+            splat = any(key is None for key, _ in call.keywords)
+            default = None if splat else function.default_of(param)
+            passed = None if default is None else Known(frozenset({default}))
+        else:
+            passed = passed_argument(call, function, param, bound)
+        knowns = _known(project, caller, passed) if passed is not None else None
+        if knowns is not None:
+            found.append((param, knowns))
+    return tuple(found)
+
+
+def _bound_by_call(
+    project: Project, call: Value, callee: FunctionRef, near: ModuleFacts
+) -> int | None:
+    """Return how many leading parameters of `callee` the call fills itself (1 for the `self`
+    of `self.method(...)`), or None when that is not plain to see (the call runs `callee`
+    otherwise than by calling it by name: `map(f, xs)`, an object's `__call__`)."""
+    function = callee.function
+    base = call.base
+    if base is None:
+        return None
+    if base.kind is Kind.NAME and callee not in project.targets(base, near):
+        return None
+    if base.kind is Kind.ATTRIBUTE and base.name != function.name:
+        return None
+    is_static = any("builtins.staticmethod" in d.qualnames for d in function.decorators)
+    if not function.is_method or function.nested:
+        return 0 if base.kind is Kind.NAME and not function.nested else None
+    if is_static:
+        return None
+    if base.kind is Kind.ATTRIBUTE and base.base is not None:
+        holder = base.base
+        if holder.kind is Kind.SELF or (
+            holder.kind is Kind.CALL
+            and holder.base is not None
+            and "builtins.super" in holder.base.qualnames
+        ):
+            return 1
+    if base.kind is Kind.NAME and call.args and call.args[0].kind is Kind.SELF:
+        return 0  # `Base.method(self, ...)`: `self` is passed as the first argument
+    return None
+
+
+def _known(project: Project, caller: Reached, passed: Value | Known) -> tuple[Known, ...] | None:
+    """Return what is known of an argument `caller` passes: a literal, an attribute of its
+    own instance stored from the constructor arguments, or a parameter it was given."""
+    if isinstance(passed, Known):
+        return (passed,)
+    if passed.kind is Kind.PARAM:
+        return dict(caller.arguments).get(passed.name)
+    if (
+        passed.kind is Kind.ATTRIBUTE
+        and passed.base is not None
+        and passed.base.kind is Kind.SELF
+        and caller.self_class is not None
+        and caller.holder == ()
+    ):
+        values = _attribute_values(
+            project, caller.self_class, f"self.{passed.name}", caller.made_by
+        )
+        return None if values is None else tuple(values)
+    return None
