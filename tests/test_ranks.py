@@ -238,7 +238,8 @@ def test_a_configured_seed_with_a_per_process_fallback_is_alike_where_it_is_set(
     (seeding,) = torch_seedings(_project(_FALLBACK.format(fallback=fallback, seed="seed")))
     assert seeding.rank is RankDependence.SAME
     assert seeding.assumed_setting == "manual_seed"
-    assert seeding.fallback is not None and seeding.fallback.span is not None
+    assert seeding.fallback is not None
+    assert seeding.fallback.span is not None
     assert seeding.fallback.span.line == 16
 
 
