@@ -208,3 +208,53 @@ def test_a_setting_stored_per_rank_is_not_assumed_alike() -> None:
     """
     (seeding,) = torch_seedings(_project(body))
     assert seeding.rank is not RankDependence.SAME
+
+
+_FALLBACK = """
+import random
+import numpy as np
+
+def f(path):
+    opt = load(path)
+    opt = as_namespace(opt)
+    seed = opt["train"]["manual_seed"]
+    if seed is None:
+        seed = {fallback}
+    torch.manual_seed({seed})
+"""
+
+
+@pytest.mark.parametrize(
+    "fallback",
+    [
+        pytest.param("random.randint(1, 10000)", id="random"),
+        pytest.param("int(np.random.randint(2**31))", id="numpy"),
+        pytest.param("int(time.time())", id="clock"),
+    ],
+)
+def test_a_configured_seed_with_a_per_process_fallback_is_alike_where_it_is_set(
+    fallback: str,
+) -> None:
+    (seeding,) = torch_seedings(_project(_FALLBACK.format(fallback=fallback, seed="seed")))
+    assert seeding.rank is RankDependence.SAME
+    assert seeding.assumed_setting == "manual_seed"
+    assert seeding.fallback is not None
+    assert seeding.fallback.span is not None
+    assert seeding.fallback.span.line == 16
+
+
+@pytest.mark.parametrize(
+    ("fallback", "seed"),
+    [
+        pytest.param("random.randint(1, 10000)", "seed + opt['rank']", id="plus-rank-setting"),
+        pytest.param("random.randint(1, 10000)", "seed + dist.get_rank()", id="plus-get-rank"),
+        pytest.param("random.randint(1, 10000) + dist.get_rank()", "seed", id="rank-fallback"),
+        pytest.param("torch.randint(1, 10000, ()).item()", "seed", id="torch-draw-fallback"),
+    ],
+)
+def test_a_configured_seed_is_not_assumed_alike_when_the_rank_or_torch_decides(
+    fallback: str, seed: str
+) -> None:
+    (seeding,) = torch_seedings(_project(_FALLBACK.format(fallback=fallback, seed=seed)))
+    assert seeding.fallback is None
+    assert seeding.rank is not RankDependence.SAME or seeding.assumed_setting is None

@@ -189,6 +189,29 @@ def test_seedings_find_global_constructor_method_and_project_seeders() -> None:
     assert seedings(project, function)[-1].seeds == ("random", "torch")
 
 
+def test_seed_keywords_are_the_seed_of_each_seeder() -> None:
+    project, function = _project(
+        """
+        def wif(w):
+            np.random.seed(seed=w)
+            random.seed(a=w)
+            torch.manual_seed(seed=w)
+            np.random.RandomState(seed=w)
+        """
+    )
+    scope = SeedScope(function, worker_param="w")
+    found = seedings(project, function)
+    assert [seeding.library for seeding in found] == [
+        "numpy",
+        "random",
+        "torch",
+        "numpy.random.RandomState",
+    ]
+    for seeding in found:
+        assert seeding.seed is not None
+        assert seed_sources(project, seeding.seed, scope) == {Source.WORKER_ID}
+
+
 def test_worker_seed_beyond_32_bits_is_told_apart_from_a_reduced_one() -> None:
     project, function = _project(
         """

@@ -8,8 +8,13 @@ same command line. Unless the project itself stores a rank-dependent value under
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import catalog
 from .facts import Kind, Value
 from .project import Project
+from .randomness import NUMPY_GLOBAL_DRAWS
 from .refs import FunctionRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 
@@ -33,6 +38,74 @@ def setting_assumed_alike(project: Project, seed: Value, function: FunctionRef) 
     if any(is_rank_name(key) or assigned_from_rank(project, key) for key in settings):
         return None
     return settings[0]
+
+
+@dataclass(frozen=True)
+class SettingWithFallback:
+    """A seed taken from a setting when the configuration sets it, else drawn per process."""
+
+    #: The name of the setting (`manual_seed`), assumed the same on every rank.
+    setting: str
+    #: The draw the seed falls back to when the setting is unset (`random.randint(1, 10000)`).
+    fallback: Value
+
+
+def setting_with_fallback(
+    project: Project, seed: Value, function: FunctionRef
+) -> SettingWithFallback | None:
+    """Return the setting a seed comes from when it is set, and the per-process fallback.
+
+    `seed = opt["manual_seed"]; if seed is None: seed = random.randint(1, 10000)`: in a run
+    whose configuration sets the seed, every rank seeds alike; only an unset seed makes each
+    rank draw its own (from `random` or NumPy, which every process seeds from OS entropy,
+    from entropy or the clock).
+    Nothing is assumed when any value the seed may take mixes in the rank, or is neither
+    such a setting, a constant nor such a draw.
+    """
+    settings: list[str] = []
+    fallbacks: list[Value] = []
+    for option in seed.alternatives():
+        sources = seed_sources(project, option, SeedScope(function))
+        if Source.RANK in sources:
+            return None
+        setting = setting_assumed_alike(project, option, function)
+        if setting is not None:
+            settings.append(setting)
+        elif _draws_per_process(project, option, function, sources):
+            fallbacks.append(option)
+        elif not sources <= {Source.CONSTANT, Source.RUN_VALUE}:
+            return None
+    if not settings or not fallbacks:
+        return None
+    return SettingWithFallback(settings[0], fallbacks[0])
+
+
+#: What a seed drawn anew in each rank's main process depends on: draws from RNGs every
+#: process seeds from OS entropy (`random`, NumPy's global RNG; not torch, whose default
+#: seed is the same in every process), entropy itself, the clock.
+_PER_PROCESS = frozenset({Source.WORKER_STREAM, Source.NUMPY_DRAW, Source.ENTROPY, Source.CLOCK})
+_PER_PROCESS_DRAWS = catalog.PYTHON_RANDOM_DRAWS | NUMPY_GLOBAL_DRAWS
+
+
+def _draws_per_process(
+    project: Project, value: Value, function: FunctionRef, sources: frozenset[Source]
+) -> bool:
+    """Return True for a value drawn anew in each process (`random.randint(1, 10000)`)."""
+    if not sources & _PER_PROCESS or not sources <= _PER_PROCESS | {Source.CONSTANT}:
+        return False
+    if Source.WORKER_STREAM not in sources:
+        return True
+    # A draw from `random` differs per process; one from torch's unseeded RNG does not.
+    called = set(_called(project, value, function))
+    return not called & catalog.TORCH_DRAWS and bool(called & _PER_PROCESS_DRAWS)
+
+
+def _called(project: Project, value: Value, function: FunctionRef) -> Iterator[str]:
+    """Yield the qualified names of the functions `value` calls (`int(random.random())`)."""
+    if value.kind is Kind.CALL and value.base is not None:
+        yield from project.qualnames(value.base, function.module)
+    for item in (*value.args, *(arg for _, arg in value.keywords)):
+        yield from _called(project, item, function)
 
 
 def _alike_terms(value: Value, function: FunctionRef, settings: list[str]) -> bool:
@@ -79,7 +152,10 @@ def _is_setting_lookup(value: Value) -> bool:
             return False
         current = current.base
         steps += 1
-    return steps > 0 and current is not None and current.kind in _SETTING_ROOTS
+    if steps == 0 or current is None:
+        return False
+    # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned.
+    return all(option.kind in _SETTING_ROOTS for option in current.alternatives())
 
 
 _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from . import catalog
-from .config_settings import assigned_from_rank, setting_assumed_alike
+from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence, WorkerInit, worker_init_choices
@@ -97,6 +97,8 @@ class TorchSeeding:
     #: A configuration setting whose origin is not visible (a config file, a command-line
     #: parser the analysis does not know), assumed the same on every rank: its name.
     assumed_setting: str | None = None
+    #: The per-process draw the seed falls back to when that setting is unset.
+    fallback: Value | None = None
 
     @property
     def seeding_call(self) -> SeedingCall:
@@ -239,6 +241,19 @@ def _classified(
         # No seed: each rank seeds from entropy (Lightning: from the environment or 0).
         return TorchSeeding(function, call, label, RankDependence.UNKNOWN, inner=inner)
     rank = rank_dependence(project, seed, function)
+    if rank is not RankDependence.SAME:
+        # Alike on every rank in a run whose configuration sets the seed.
+        chosen = setting_with_fallback(project, seed, function)
+        if chosen is not None:
+            return TorchSeeding(
+                function,
+                call,
+                label,
+                RankDependence.SAME,
+                inner=inner,
+                assumed_setting=chosen.setting,
+                fallback=chosen.fallback,
+            )
     if rank is RankDependence.UNKNOWN:
         setting = setting_assumed_alike(project, seed, function)
         if setting is not None:

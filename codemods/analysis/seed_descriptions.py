@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..types import TorchTarget
+from .facts import Kind, Value
 from .per_item import Reached
 from .seed_classification import NUMPY_SEEDED_SINCE, Source
 from .seeds import Seeding, SinkKind
@@ -85,6 +86,21 @@ def clock_reason(
     return (
         f"from {description}: {alike}, and no `torch.manual_seed` can reproduce the run on "
         f"{version}; {advice}"
+    )
+
+
+def fixed_per_item_reason(seed: Value | None, sources: frozenset[Source]) -> str:
+    """Return why a per-item reseed from a value fixed for the run is a problem, in WS102's
+    words: every item starts from the same state."""
+    if seed is not None and seed.kind is Kind.INT and seed.number is not None:
+        source = f"the constant {seed.number}"
+    else:
+        source = "a fixed value and the rank" if Source.RANK in sources else "a fixed value"
+    return (
+        f"from {source} for every item: every item, in every worker and every epoch, draws "
+        "the same random numbers after it. If identical draws are intended (fixed evaluation "
+        "noise), add `# noqa: WS102`; to keep them fixed but different per item, seed from "
+        "the item's index"
     )
 
 

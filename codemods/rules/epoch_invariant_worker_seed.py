@@ -32,6 +32,7 @@ from ..analysis.seed_descriptions import (
     describe_per_item,
     describe_seeding,
     describe_sources,
+    fixed_per_item_reason,
     irreproducible_reason,
     joined,
     repeat_reason,
@@ -98,8 +99,11 @@ class EpochInvariantWorkerSeed(Rule):
     workers of processes started within one tick, such as the ranks of a distributed run, get
     the same seeds); so is a Dataset's `__getitem__` that reseeds from the clock for every
     item (`np.random.seed(datetime.now().microsecond)`: items loaded within one tick, in
-    any worker, get the same seed). A per-item seed from the index or a constant is taken as
-    deliberate (fixed evaluation crops) and not reported. One from OS entropy (`os.urandom`,
+    any worker, get the same seed). A per-item reseed from a constant or another value fixed
+    for the run (`np.random.seed(0)`, `torch.manual_seed(self.seed)`, `random.seed(seed=7)`
+    in `__getitem__`) is a warning too: every item, in every worker and every epoch, draws
+    the same numbers after it. A per-item seed from the index is taken as deliberate (fixed
+    evaluation crops that differ per item) and not reported. One from OS entropy (`os.urandom`,
     `secrets`, a uuid, a pid) gives distinct but irreproducible streams and is only an `info`
     note, as is seeding code that looks like a worker_init_fn but that no DataLoader uses.
 
@@ -165,6 +169,14 @@ class EpochInvariantWorkerSeed(Rule):
     worker_init_fn WS101 adds at the loader; a per-item reseed left in place would override
     it, so WS101 reports that loader once the reseed is gone, and `fix` applies the two in
     turn (select both, as by default).
+
+    A per-item reseed from a constant is reported without a fix. Deleting it would turn
+    noise that is often fixed on purpose (a test set's noise, identical in every
+    evaluation) into noise that changes every epoch, and seeding from the index instead
+    (which keeps it fixed but different per item) changes which numbers every item gets
+    and assumes the index is an integer seed: the choice is the author's. WS101 agrees:
+    draws that follow an unconditional per-item reseed never see the state a worker
+    inherits, so no `worker_init_fn` is added for them.
 
     ## Fix safety
     Safe: only the random numbers drawn in workers change. Unsafe when the function is also
@@ -334,7 +346,9 @@ class EpochInvariantWorkerSeed(Rule):
         per_item = context.entry not in (None, "__iter__")
         involves_workers = sources & {Source.WORKER_ID, Source.WORKER_SEED, Source.CLOCK}
         if in_dataset and not involves_workers:
-            return  # seeding per item from the index or a constant is a choice, not a worker bug
+            if per_item:
+                self._check_fixed_per_item(seeding, context, sources)
+            return  # seeding once per worker from a constant is IterableDataset sharing
         result = verdict(
             sources, self.project.target, parameters_fixed=not in_dataset, per_item=per_item
         )
@@ -369,13 +383,34 @@ class EpochInvariantWorkerSeed(Rule):
             severity = "warning" if context.fixed_order else "error"
             self._add_cause(seeding, context, what, reason, severity)
 
+    def _check_fixed_per_item(
+        self, seeding: Seeding, context: _Context, sources: frozenset[Source]
+    ) -> None:
+        """Report a per-item reseed from a value fixed for the run (`np.random.seed(0)` in
+        `__getitem__`): every item starts the same stream. One from the index is left alone."""
+        result = verdict(sources, self.project.target, parameters_fixed=False, per_item=True)
+        if result is not Verdict.EPOCH_INVARIANT or not sources <= _FIXED_FOR_THE_RUN:
+            return
+        reason = fixed_per_item_reason(seeding.seed, sources)
+        # No fix: deleting the reseed makes deliberately fixed draws (evaluation noise)
+        # change every epoch, and seeding from the index assumes what the items should share.
+        self._add_cause(
+            seeding, context, describe_seeding(seeding), reason, "warning", fixable=False
+        )
+
     def _add_cause(
-        self, seeding: Seeding, context: _Context, what: str, reason: str, severity: str
+        self,
+        seeding: Seeding,
+        context: _Context,
+        what: str,
+        reason: str,
+        severity: str,
+        fixable: bool = True,
     ) -> None:
         cause = _Cause(seeding.function, context.subject, reason, severity)
         calls = self._causes.setdefault(cause, [])
         if all(call.seeding.span != seeding.span for call in calls):
-            fix = self._fix(seeding, context)
+            fix = self._fix(seeding, context) if fixable else None
             if fix is not None and context.fixed_order:
                 fix = replace(fix, safety=Safety.UNSAFE)  # it changes evaluation augmentations
             if fix is not None and context.numpy_draws_unseen and _reseeds_numpy(seeding):
@@ -432,6 +467,10 @@ class EpochInvariantWorkerSeed(Rule):
             self.project, context.scope, context.entry, called_directly=context.called_directly
         )
         return planner.fix(seeding)
+
+
+#: What a per-item seed may depend on and still be the same for every item.
+_FIXED_FOR_THE_RUN = frozenset({Source.CONSTANT, Source.RUN_VALUE, Source.RANK})
 
 
 def _reseeds_numpy(seeding: Seeding) -> bool:

@@ -138,8 +138,13 @@ class RankInvariantWorkerSeed(Rule):
       configuration the analysis cannot follow (`cfg.manual_seed` from a YAML file,
       `config["seed"]`, `cfg.seed + 1031 * epoch`) is assumed the same on every rank, unless
       the project stores a rank-dependent value under that name (`cfg.seed = cfg.seed +
-      rank`); such findings are warnings and name the setting they assume. Any other seed
-      the analysis cannot see through is given the benefit of the doubt.
+      rank`); such findings are warnings and name the setting they assume. So is a seed
+      that falls back to a draw of each process when the setting is unset (`seed =
+      opt["manual_seed"]`, then `if seed is None: seed = random.randint(1, 10000)`): the run
+      the configuration seeds is reported, and the message names the fallback, which
+      differs per rank. A seed that mixes in the rank on any of its paths (`seed +
+      opt["rank"]`) is not. Any other seed the analysis cannot see through is given the
+      benefit of the doubt.
     - Without a visible draw in the Dataset's per-item code, a shuffling loader whose
       per-item code cannot be fully seen (a torchvision dataset, a `self.transform` passed
       in) is assumed to augment at random: such findings are warnings.
@@ -306,7 +311,15 @@ class RankInvariantWorkerSeed(Rule):
         if seeding.inner is not None:
             where = self._at(seeding.function, seeding.call.span.line)
             text += f", run by `{seeding.label}(...)`, {where}"
-        if seeding.assumed_setting is not None:
+        fallback = seeding.fallback
+        if fallback is not None and fallback.span is not None:
+            where = self._at(seeding.function, fallback.span.line)
+            text += (
+                f", from the `{seeding.assumed_setting}` setting of the configuration, assumed "
+                f"the same on every rank; only the fallback for an unset setting ({where}) "
+                "differs per rank"
+            )
+        elif seeding.assumed_setting is not None:
             text += (
                 f", from the `{seeding.assumed_setting}` setting, assumed the same on every rank"
             )
