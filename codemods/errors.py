@@ -23,3 +23,14 @@ class SourceError(Exception):
 
 class FixError(Exception):
     """A fix could not be applied (its target is gone, or the result would not parse)."""
+
+
+def describe_os_error(error: OSError) -> str:
+    """Say what went wrong with a file in a few words, for a message that names the file."""
+    if isinstance(error, FileNotFoundError):
+        return "file not found (deleted while running?)"
+    if isinstance(error, PermissionError):
+        return "permission denied"
+    if isinstance(error, IsADirectoryError):
+        return "is a directory"
+    return error.strerror or str(error)

@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Span
-from .branch_facts import Branch
-from .expression_values import compared_literals
+from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
     _ExpressionVisitor,
@@ -165,7 +164,9 @@ class _Extractor(_ExpressionVisitor):
                 and isinstance(statement.body[-1], ast.Return | ast.Raise)
             ):
                 # A guard clause (`if not self.train: return x`): what follows is its `else`.
-                self._fallthrough[id(statement)] = self._block(body[index + 1 :])
+                self._fallthrough[id(statement)] = block_span(
+                    body[index + 1 :], self._positions.span
+                )
             self._visit_statement(statement, scope)
 
     def _visit_statement(self, node: ast.stmt, scope: _Scope) -> None:
@@ -207,65 +208,29 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions -= 1
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
-        body = self._block(node.body)
+        def summarise(expression: ast.expr) -> Value:
+            return self.value(expression, scope)
+
+        span_of = self._positions.span
+        body = block_span(node.body, span_of)
         if body is None:
             return
-        if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
-            # `if self.train and np.random.random() < p:`: what follows an operand (the rest
-            # of the test and the body) runs only where that operand holds.
-            operands = node.test.values
-            for index, operand in enumerate(operands):
-                test = self._branch_test(operand, scope)
-                if test is None:
-                    continue
-                rest = operands[index + 1] if index + 1 < len(operands) else node.body[0]
-                start = self._positions.span(rest)
-                span = Span(start.line, start.column, body.end_line, body.end_column)
-                builder.branches.append(Branch(test[0], test[1], span, None, test[2]))
-            return
-        orelse = self._block(node.orelse) if node.orelse else self._fallthrough.get(id(node))
+        orelse = (
+            block_span(node.orelse, span_of) if node.orelse else self._fallthrough.get(id(node))
+        )
         tested, inverted = node.test, False
         if isinstance(tested, ast.UnaryOp) and isinstance(tested.op, ast.Not):
             tested, inverted = tested.operand, True
-        if isinstance(tested, ast.Call) and len(tested.args) == 2 and not tested.keywords:
-            call = self.value(tested, scope)
-            builder.type_tests.append(TypeTest(call, inverted, body, orelse))
-        found = self._branch_test(node.test, scope)
-        if found is None:
-            return
-        subject, negated, literals = found
-        builder.branches.append(Branch(subject, negated, body, orelse, literals))
-
-    def _branch_test(
-        self, test: ast.expr, scope: _Scope
-    ) -> tuple[str, bool, tuple[str, ...]] | None:
-        """Return what a test reads, whether it is negated, and the literals it compares with."""
-        negated = False
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, True
-        literals: tuple[str, ...] = ()
-        if isinstance(test, ast.Compare) and len(test.ops) == 1:
-            compared = compared_literals(test, self.value(test.comparators[0], scope))
-            if compared is None:
-                return None
-            literals, flips = compared
-            negated = negated != flips
-            test = test.left
-        subject = self._branch_subject(self.value(test, scope))
-        return None if subject is None else (subject, negated, literals)
-
-    @staticmethod
-    def _branch_subject(value: Value) -> str | None:
-        """Return what a branch test reads: "self.<attribute>" or a parameter's name."""
-        if value.kind is Kind.ATTRIBUTE and value.base is not None:
-            return f"self.{value.name}" if value.base.kind is Kind.SELF else None
-        return value.name if value.kind is Kind.PARAM else None
-
-    def _block(self, body: list[ast.stmt]) -> Span | None:
-        if not body:
-            return None
-        first, last = self._positions.span(body[0]), self._positions.span(body[-1])
-        return Span(first.line, first.column, last.end_line, last.end_column)
+        # `if isinstance(x, Kind):` (alone, or under `not`) narrows what `x` may be.
+        is_and = isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And)
+        if (
+            not is_and
+            and isinstance(tested, ast.Call)
+            and len(tested.args) == 2
+            and not tested.keywords
+        ):
+            builder.type_tests.append(TypeTest(summarise(tested), inverted, body, orelse))
+        builder.branches.extend(if_branches(node, orelse, summarise, span_of))
 
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]

@@ -1,6 +1,6 @@
 """Which project functions DataLoader calls run as `worker_init_fn`, and how they are passed.
 
-`loaders.worker_init()` resolves the common spellings; `worker_init_uses()` goes further and
+`worker_inits.worker_init()` resolves the common spellings; `worker_init_uses()` goes further and
 returns every project function a call may run, each with the parameter that receives the
 worker id: a function or lambda named directly or through a variable, `functools.partial(fn,
 ...)`, a bound method (`dataset.seed_worker`), an entry of a `**kwargs` dict, and a parameter
@@ -17,11 +17,12 @@ from pathlib import Path
 from . import catalog
 from .datasets import classes_of, held_classes
 from .facts import FunctionFacts, Kind, Value
-from .loaders import PARTIAL, LoaderCall, Presence
+from .loaders import LoaderCall, Presence
 from .project import Project, spelled
 from .refs import ClassRef, FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, seed_sources
 from .seeds import Seeding, is_static, mentions, seedings
+from .worker_inits import PARTIAL
 
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)

@@ -6,10 +6,10 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
-from pathlib import Path
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .loader_kwargs import KnownDict, known_dict, with_item_stores
 from .memo import per_project
 from .project import Project, spelled
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -51,22 +51,6 @@ class ArgumentLookup:
     value: Value | None = None
     #: For IN_DICT, the dict literal or `dict(...)` call that holds the entry.
     container: Value | None = None
-
-
-@dataclass(frozen=True)
-class KnownDict:
-    """A `**splat` whose value is a dict literal or `dict(...)` call visible statically."""
-
-    value: Value
-    entries: tuple[tuple[str | None, Value], ...]
-    #: The file that holds the dict literal.
-    path: Path
-    #: For a name bound to one dict in each branch (`args = dict(...)` in an `if` and another
-    #: in the `else`): each branch's dict. `value` then has no span: no single literal is
-    #: where an entry could be added for every branch.
-    branches: tuple[Value, ...] = ()
-    #: Keys that only some branches set: whether they are passed is unknown.
-    partial_keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -126,7 +110,7 @@ class LoaderCall:
             if key is None:
                 found = known_dict(self.project, self.module, value)
                 if found is not None and found.path == self.module.path:
-                    found = _with_item_stores(found, self.function.function)
+                    found = with_item_stores(found, self.function.function)
                 result.append(found)
         return tuple(result)
 
@@ -249,105 +233,6 @@ def _base_init_offset(callee: Value | None) -> int | None:
         return 0 if callee.base is not None and callee.base.kind is Kind.CALL else 1
     if callee.kind is Kind.NAME and any(name.endswith(".__init__") for name in callee.qualnames):
         return 1
-    return None
-
-
-def _with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
-    """Return `known` as assigned in `function`, with the `name[key] = value` stores it makes.
-
-    A local dict reaches the call through its name: its summary carries the span of that
-    name. The assignment's own value carries the span of the dict literal, which is where
-    an entry can be added.
-    """
-    dicts = known.branches or (known.value,)
-    origins = [
-        assignment
-        for assignment in function.assignments
-        if assignment.value.span is not None
-        and any(
-            option.span is not None
-            and replace(option, span=assignment.value.span) == assignment.value
-            for option in dicts
-        )
-    ]
-    if not origins:
-        return known
-    names = {assignment.target for assignment in origins}
-    stores = [(store.key, store.value) for store in function.item_stores if store.target in names]
-    # `name.update(k=v)` / `name.update({"k": v})`: the callee's holder is the dict itself.
-    values = {assignment.value for assignment in origins}
-    for call in function.calls:
-        if call.base is None or not any(
-            option.kind is Kind.ATTRIBUTE and option.name == "update" and option.base in values
-            for option in call.base.alternatives()
-        ):
-            continue
-        for arg in call.args:
-            stores.extend(arg.keywords if arg.kind is Kind.DICT else [(None, arg)])
-        stores.extend(call.keywords)
-    value = origins[0].value if not known.branches else known.value
-    # A key some branches lack is passed once a later store sets it.
-    partial = known.partial_keys - {key for key, _ in stores if key is not None}
-    return replace(known, value=value, entries=known.entries + tuple(stores), partial_keys=partial)
-
-
-def _known_branches(
-    project: Project, module: ModuleFacts, options: tuple[Value, ...]
-) -> KnownDict | None:
-    """Return the dict a name bound to one known dict per branch expands, if every one is known.
-
-    A key every branch sets is passed (with each branch's value); one only some branches set
-    may or may not be.
-    """
-    found = [known_dict(project, module, option) for option in options]
-    known = [result for result in found if result is not None]
-    if len(known) != len(found) or len({result.path for result in known}) != 1:
-        return None
-    keys = [{key for key, _ in result.entries} for result in known]
-    every = set.intersection(*keys)
-    entries: list[tuple[str | None, Value]] = []
-    for key in dict.fromkeys(key for result in known for key, _ in result.entries):
-        if key is None or key not in every:
-            continue
-        values = tuple(dict.fromkeys(v for result in known for k, v in result.entries if k == key))
-        entries.append(
-            (key, values[0] if len(values) == 1 else Value(Kind.ALTERNATIVES, args=values))
-        )
-    if any(None in branch for branch in keys):
-        entries.append((None, Value(Kind.UNKNOWN)))
-    partial = frozenset(key for branch in keys for key in branch if key is not None) - every
-    whole = Value(Kind.ALTERNATIVES, args=tuple(result.value for result in known))
-    return KnownDict(
-        whole, tuple(entries), known[0].path, tuple(r.value for r in known), frozenset(partial)
-    )
-
-
-def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict | None:
-    """Return the statically known dict a `**value` splat (seen in `module`) expands, if any."""
-    options = value.alternatives()
-    if len(options) != 1:
-        return _known_branches(project, module, options) if options else None
-    option = options[0]
-    if option.kind is Kind.NAME:
-        targets = project.targets(option, module)
-        if len(targets) == 1 and isinstance(targets[0], VariableRef):
-            variable = targets[0]
-            if len(variable.values) == 1:
-                found = known_dict(project, variable.module, variable.values[0])
-                code = variable.module.function("<module>")
-                if found is not None and code is not None:
-                    found = _with_item_stores(found, code)
-                return found
-        return None
-    if option.kind is Kind.DICT:
-        return KnownDict(option, option.keywords, module.path)
-    if (
-        option.kind is Kind.CALL
-        and option.base is not None
-        and project.is_one_of(option.base, module, frozenset({"builtins.dict"}))
-        and not option.args
-    ):
-        return KnownDict(option, option.keywords, module.path)
     return None
 
 
@@ -538,99 +423,3 @@ def dataset_argument(loader: LoaderCall) -> Value | None:
     """Return the value passed as the loader's dataset, if spelled out."""
     lookup = loader.argument("dataset")
     return lookup.value
-
-
-PARTIAL = catalog.PARTIAL
-
-
-@dataclass(frozen=True)
-class WorkerInit:
-    """What a DataLoader call passes as `worker_init_fn`."""
-
-    lookup: ArgumentLookup
-    #: The project function (def, nested def or lambda) it runs, if that is known.
-    function: FunctionRef | None = None
-    #: Passed as `functools.partial(function, ...)`.
-    via_partial: bool = False
-    #: The project function whose call makes the value passed (`worker_init_fn=make(cfg)`).
-    factory: FunctionRef | None = None
-    #: `factory` returns None on every path: no worker_init_fn runs.
-    factory_returns_none: bool = False
-
-    @property
-    def is_absent(self) -> bool:
-        """Return True if no worker_init_fn runs: none is passed, a literal None is, or the
-        call of a project factory that always returns None."""
-        if self.lookup.presence is Presence.ABSENT or self.factory_returns_none:
-            return True
-        value = self.lookup.value
-        return value is not None and value.is_none
-
-
-def worker_init(loader: LoaderCall) -> WorkerInit:
-    """Return the `worker_init_fn` of a DataLoader call, resolved to project code if possible."""
-    return _worker_init_of(loader, loader.argument("worker_init_fn"))
-
-
-def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
-    """Return each `worker_init_fn` a DataLoader call may pass, one per choice made at run time.
-
-    `worker_init_fn=init` with `init = seed_fn` in one branch and `init = None` in the other
-    (or `seed_fn if flag else None`) is a choice: each option is resolved on its own, and a
-    `None` option is absent, so that "sometimes no worker_init_fn" is told apart from "an
-    unknown one". Any other value gives the one answer of `worker_init()`.
-    """
-    lookup = loader.argument("worker_init_fn")
-    options = lookup.value.alternatives() if lookup.value is not None else ()
-    if len(options) < 2:
-        return (_worker_init_of(loader, lookup),)
-    return tuple(_worker_init_of(loader, replace(lookup, value=option)) for option in options)
-
-
-def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
-    value = lookup.value
-    if value is None:
-        return WorkerInit(lookup)
-    project, where = loader.project, loader.module
-    options = value.alternatives()
-    if len(options) != 1:
-        return WorkerInit(lookup)
-    option = options[0]
-    if option.kind is Kind.CALL and option.base is not None:
-        if option.args and project.is_one_of(option.base, where, PARTIAL):
-            return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
-        return _made_by_factory(lookup, project, option.base, where)
-    return WorkerInit(lookup, project.function_of(option, where))
-
-
-def _made_by_factory(
-    lookup: ArgumentLookup, project: Project, callee: Value, where: ModuleFacts
-) -> WorkerInit:
-    """Resolve `worker_init_fn=factory(...)` through what the project function returns.
-
-    A factory that returns None on every path passes no worker_init_fn; one that returns a
-    single project function (or a `partial` of it) passes that function. Anything else, or a
-    callee that is not one project function, stays unknown.
-    """
-    factories = [t for t in project.targets(callee, where) if isinstance(t, FunctionRef)]
-    if len(factories) != 1 or factories[0].function.is_method:
-        return WorkerInit(lookup)
-    factory = factories[0]
-    returned = [option for ret in factory.function.returns for option in ret.alternatives()]
-    # A function with no `return <value>` may raise or yield instead: not known to give None.
-    if returned and all(option.is_none for option in returned):
-        return WorkerInit(lookup, factory=factory, factory_returns_none=True)
-    found: set[tuple[FunctionRef | None, bool]] = set()
-    for option in returned:
-        via_partial = (
-            option.kind is Kind.CALL
-            and option.base is not None
-            and bool(option.args)
-            and project.is_one_of(option.base, factory.module, PARTIAL)
-        )
-        named = option.args[0] if via_partial else option
-        found.add((project.function_of(named, factory.module), via_partial))
-    if len(found) != 1:
-        return WorkerInit(lookup, factory=factory)
-    ((function, via_partial),) = found
-    return WorkerInit(lookup, function, via_partial=via_partial, factory=factory)

@@ -23,11 +23,12 @@ from . import catalog
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
-from .loaders import LoaderCall, Presence, WorkerInit, worker_init_choices
+from .loaders import LoaderCall, Presence
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
+from .worker_inits import WorkerInit, worker_init_choices
 
 #: Third-party functions that seed torch's global RNG (among others).
 LIGHTNING_SEED_EVERYTHING = frozenset(

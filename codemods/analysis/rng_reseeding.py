@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..types import Span
 from . import catalog
 from .facts import Kind, Value
-from .loaders import LoaderCall, dataset_argument, worker_init
+from .loaders import LoaderCall, dataset_argument
 from .per_item import Reached, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -26,6 +26,7 @@ from .rng_object_records import (
     RngObject,
 )
 from .rng_objects import RngIndex
+from .worker_inits import worker_init
 
 #: How many assignments, calls and containers the value flow from an RNG object to a
 #: third-party dataset is followed through: enough for `Wrapper(Dataset(rng=make()))` built

@@ -26,8 +26,9 @@ from ..analysis.per_item import Reached, entry_methods
 from ..analysis.project import Project
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_draws import is_reseed_helper
+from ..analysis.rng_hosts import instances_have_dict, reseed_helpers_handle
 from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs
-from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle
+from ..analysis.rng_objects import RngIndex
 from ..analysis.seeds import is_static
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
 from .generator_names import _free_name, _with_nested

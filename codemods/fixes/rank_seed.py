@@ -9,10 +9,12 @@ existing project `worker_init_fn` (before that function reads `torch.initial_see
 from __future__ import annotations
 
 from ..analysis.facts import ModuleFacts
-from ..analysis.loaders import ArgumentLookup, KnownDict, LoaderCall, Presence, WorkerInit
+from ..analysis.loader_kwargs import KnownDict
+from ..analysis.loaders import ArgumentLookup, LoaderCall, Presence
 from ..analysis.project import Project
 from ..analysis.ranks import reads_rank
 from ..analysis.refs import FunctionRef
+from ..analysis.worker_inits import WorkerInit
 from ..types import (
     AddHelper,
     Edit,

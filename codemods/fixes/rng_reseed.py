@@ -14,6 +14,7 @@ from pathlib import Path
 from ..analysis.loaders import LoaderCall, Presence
 from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
+from ..analysis.rng_hosts import instances_have_dict, reseed_helpers_handle, rng_library
 from ..analysis.rng_object_records import (
     CHAIN_WORKER_INIT,
     RESEED_IN_WORKER,
@@ -23,7 +24,7 @@ from ..analysis.rng_object_records import (
     RngObject,
     RngUse,
 )
-from ..analysis.rng_objects import RngIndex, instances_have_dict, reseed_helpers_handle, rng_library
+from ..analysis.rng_objects import RngIndex
 from ..types import (
     AddHelper,
     Edit,

@@ -21,12 +21,13 @@ from ..analysis.augmentations import (
 )
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
-from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls, worker_init
+from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import Creation, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
+from ..analysis.worker_inits import worker_init
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (

@@ -12,7 +12,7 @@ from ..analysis.data_parallel import (
     intends_shared_seeds,
 )
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
-from ..analysis.loaders import LoaderCall, loader_calls, worker_init
+from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
@@ -22,6 +22,7 @@ from ..analysis.ranks import (
 )
 from ..analysis.refs import FunctionRef
 from ..analysis.runs import entry_modules, overridden_in, seeding_carries_to
+from ..analysis.worker_inits import worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety, TorchTarget

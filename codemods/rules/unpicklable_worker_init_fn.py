@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
-from ..analysis.loaders import PARTIAL, LoaderCall, Presence, loader_calls
+from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.refs import FunctionRef
+from ..analysis.worker_inits import PARTIAL
 from ..fixes.imports import Reference, module_reference
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (

@@ -10,15 +10,8 @@ from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.held_candidates import drawn_by_every_candidate
-from ..analysis.loaders import (
-    KnownDict,
-    LoaderCall,
-    Presence,
-    WorkerInit,
-    loader_calls,
-    worker_init,
-    worker_init_choices,
-)
+from ..analysis.loader_kwargs import KnownDict
+from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.per_item import per_item_code
 from ..analysis.randomness import (
     GlobalCall,
@@ -28,6 +21,7 @@ from ..analysis.randomness import (
 )
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
+from ..analysis.worker_inits import WorkerInit, worker_init, worker_init_choices
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, FixSafety, Rule

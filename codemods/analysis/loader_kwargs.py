@@ -1,0 +1,129 @@
+"""Dicts a DataLoader call's `**kwargs` expand to, when they are known statically.
+
+`DataLoader(ds, **loader_args)` with `loader_args = dict(num_workers=4)` (or a literal, one per
+branch of an `if`, grown by `loader_args["k"] = v` or `.update(...)`) passes those entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .project import Project
+from .refs import VariableRef
+
+
+@dataclass(frozen=True)
+class KnownDict:
+    """A `**splat` whose value is a dict literal or `dict(...)` call visible statically."""
+
+    value: Value
+    entries: tuple[tuple[str | None, Value], ...]
+    #: The file that holds the dict literal.
+    path: Path
+    #: For a name bound to one dict in each branch (`args = dict(...)` in an `if` and another
+    #: in the `else`): each branch's dict. `value` then has no span: no single literal is
+    #: where an entry could be added for every branch.
+    branches: tuple[Value, ...] = ()
+    #: Keys that only some branches set: whether they are passed is unknown.
+    partial_keys: frozenset[str] = frozenset()
+
+
+def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
+    """Return `known` as assigned in `function`, with the `name[key] = value` stores it makes.
+
+    A local dict reaches the call through its name: its summary carries the span of that
+    name. The assignment's own value carries the span of the dict literal, which is where
+    an entry can be added.
+    """
+    dicts = known.branches or (known.value,)
+    origins = [
+        assignment
+        for assignment in function.assignments
+        if assignment.value.span is not None
+        and any(
+            option.span is not None
+            and replace(option, span=assignment.value.span) == assignment.value
+            for option in dicts
+        )
+    ]
+    if not origins:
+        return known
+    names = {assignment.target for assignment in origins}
+    stores = [(store.key, store.value) for store in function.item_stores if store.target in names]
+    # `name.update(k=v)` / `name.update({"k": v})`: the callee's holder is the dict itself.
+    values = {assignment.value for assignment in origins}
+    for call in function.calls:
+        if call.base is None or not any(
+            option.kind is Kind.ATTRIBUTE and option.name == "update" and option.base in values
+            for option in call.base.alternatives()
+        ):
+            continue
+        for arg in call.args:
+            stores.extend(arg.keywords if arg.kind is Kind.DICT else [(None, arg)])
+        stores.extend(call.keywords)
+    value = origins[0].value if not known.branches else known.value
+    # A key some branches lack is passed once a later store sets it.
+    partial = known.partial_keys - {key for key, _ in stores if key is not None}
+    return replace(known, value=value, entries=known.entries + tuple(stores), partial_keys=partial)
+
+
+def _known_branches(
+    project: Project, module: ModuleFacts, options: tuple[Value, ...]
+) -> KnownDict | None:
+    """Return the dict a name bound to one known dict per branch expands, if every one is known.
+
+    A key every branch sets is passed (with each branch's value); one only some branches set
+    may or may not be.
+    """
+    found = [known_dict(project, module, option) for option in options]
+    known = [result for result in found if result is not None]
+    if len(known) != len(found) or len({result.path for result in known}) != 1:
+        return None
+    keys = [{key for key, _ in result.entries} for result in known]
+    every = set.intersection(*keys)
+    entries: list[tuple[str | None, Value]] = []
+    for key in dict.fromkeys(key for result in known for key, _ in result.entries):
+        if key is None or key not in every:
+            continue
+        values = tuple(dict.fromkeys(v for result in known for k, v in result.entries if k == key))
+        entries.append(
+            (key, values[0] if len(values) == 1 else Value(Kind.ALTERNATIVES, args=values))
+        )
+    if any(None in branch for branch in keys):
+        entries.append((None, Value(Kind.UNKNOWN)))
+    partial = frozenset(key for branch in keys for key in branch if key is not None) - every
+    whole = Value(Kind.ALTERNATIVES, args=tuple(result.value for result in known))
+    return KnownDict(
+        whole, tuple(entries), known[0].path, tuple(r.value for r in known), frozenset(partial)
+    )
+
+
+def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict | None:
+    """Return the statically known dict a `**value` splat (seen in `module`) expands, if any."""
+    options = value.alternatives()
+    if len(options) != 1:
+        return _known_branches(project, module, options) if options else None
+    option = options[0]
+    if option.kind is Kind.NAME:
+        targets = project.targets(option, module)
+        if len(targets) == 1 and isinstance(targets[0], VariableRef):
+            variable = targets[0]
+            if len(variable.values) == 1:
+                found = known_dict(project, variable.module, variable.values[0])
+                code = variable.module.function("<module>")
+                if found is not None and code is not None:
+                    found = with_item_stores(found, code)
+                return found
+        return None
+    if option.kind is Kind.DICT:
+        return KnownDict(option, option.keywords, module.path)
+    if (
+        option.kind is Kind.CALL
+        and option.base is not None
+        and project.is_one_of(option.base, module, frozenset({"builtins.dict"}))
+        and not option.args
+    ):
+        return KnownDict(option, option.keywords, module.path)
+    return None

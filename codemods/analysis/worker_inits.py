@@ -1,0 +1,106 @@
+"""What a DataLoader call passes as `worker_init_fn`, resolved to project code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import catalog
+from .facts import Kind, ModuleFacts, Value
+from .loaders import ArgumentLookup, LoaderCall, Presence
+from .project import Project
+from .refs import FunctionRef
+
+PARTIAL = catalog.PARTIAL
+
+
+@dataclass(frozen=True)
+class WorkerInit:
+    """What a DataLoader call passes as `worker_init_fn`."""
+
+    lookup: ArgumentLookup
+    #: The project function (def, nested def or lambda) it runs, if that is known.
+    function: FunctionRef | None = None
+    #: Passed as `functools.partial(function, ...)`.
+    via_partial: bool = False
+    #: The project function whose call makes the value passed (`worker_init_fn=make(cfg)`).
+    factory: FunctionRef | None = None
+    #: `factory` returns None on every path: no worker_init_fn runs.
+    factory_returns_none: bool = False
+
+    @property
+    def is_absent(self) -> bool:
+        """Return True if no worker_init_fn runs: none is passed, a literal None is, or the
+        call of a project factory that always returns None."""
+        if self.lookup.presence is Presence.ABSENT or self.factory_returns_none:
+            return True
+        value = self.lookup.value
+        return value is not None and value.is_none
+
+
+def worker_init(loader: LoaderCall) -> WorkerInit:
+    """Return the `worker_init_fn` of a DataLoader call, resolved to project code if possible."""
+    return _worker_init_of(loader, loader.argument("worker_init_fn"))
+
+
+def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
+    """Return each `worker_init_fn` a DataLoader call may pass, one per choice made at run time.
+
+    `worker_init_fn=init` with `init = seed_fn` in one branch and `init = None` in the other
+    (or `seed_fn if flag else None`) is a choice: each option is resolved on its own, and a
+    `None` option is absent, so that "sometimes no worker_init_fn" is told apart from "an
+    unknown one". Any other value gives the one answer of `worker_init()`.
+    """
+    lookup = loader.argument("worker_init_fn")
+    options = lookup.value.alternatives() if lookup.value is not None else ()
+    if len(options) < 2:
+        return (_worker_init_of(loader, lookup),)
+    return tuple(_worker_init_of(loader, replace(lookup, value=option)) for option in options)
+
+
+def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
+    value = lookup.value
+    if value is None:
+        return WorkerInit(lookup)
+    project, where = loader.project, loader.module
+    options = value.alternatives()
+    if len(options) != 1:
+        return WorkerInit(lookup)
+    option = options[0]
+    if option.kind is Kind.CALL and option.base is not None:
+        if option.args and project.is_one_of(option.base, where, PARTIAL):
+            return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
+        return _made_by_factory(lookup, project, option.base, where)
+    return WorkerInit(lookup, project.function_of(option, where))
+
+
+def _made_by_factory(
+    lookup: ArgumentLookup, project: Project, callee: Value, where: ModuleFacts
+) -> WorkerInit:
+    """Resolve `worker_init_fn=factory(...)` through what the project function returns.
+
+    A factory that returns None on every path passes no worker_init_fn; one that returns a
+    single project function (or a `partial` of it) passes that function. Anything else, or a
+    callee that is not one project function, stays unknown.
+    """
+    factories = [t for t in project.targets(callee, where) if isinstance(t, FunctionRef)]
+    if len(factories) != 1 or factories[0].function.is_method:
+        return WorkerInit(lookup)
+    factory = factories[0]
+    returned = [option for ret in factory.function.returns for option in ret.alternatives()]
+    # A function with no `return <value>` may raise or yield instead: not known to give None.
+    if returned and all(option.is_none for option in returned):
+        return WorkerInit(lookup, factory=factory, factory_returns_none=True)
+    found: set[tuple[FunctionRef | None, bool]] = set()
+    for option in returned:
+        via_partial = (
+            option.kind is Kind.CALL
+            and option.base is not None
+            and bool(option.args)
+            and project.is_one_of(option.base, factory.module, PARTIAL)
+        )
+        named = option.args[0] if via_partial else option
+        found.add((project.function_of(named, factory.module), via_partial))
+    if len(found) != 1:
+        return WorkerInit(lookup, factory=factory)
+    ((function, via_partial),) = found
+    return WorkerInit(lookup, function, via_partial=via_partial, factory=factory)
