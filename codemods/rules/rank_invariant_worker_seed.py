@@ -244,6 +244,9 @@ class RankInvariantWorkerSeed(Rule):
             if (run := self._runs(item.function) & entries & seeding_runs)
             # Configuration files ask for several processes only in a run Hydra starts.
             and (not item.config_files or run & hydra_entry_files(self.project))
+            # A rank read with a fallback shows a launcher may start the script that reads
+            # it, not the scripts that call it (a helper reading the rank for its logs).
+            and (not item.fallback or item.function.path in run)
             and not self._replaced_in_run_of(loader, item)
         ]
         # Name evidence that rests on no configuration file chosen first, then the evidence
