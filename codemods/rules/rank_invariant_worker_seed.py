@@ -130,6 +130,11 @@ class RankInvariantWorkerSeed(Rule):
       seeding in a function that hands the loader's function to a launcher
       (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
       spawned ranks start from their own RNG state.
+    - A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`) shows a
+      distributed run only in the script that reads it: code written to run alone as well,
+      such as a helper that reads the rank for its logs, says nothing about the scripts
+      that call it. A read without a fallback (`os.environ["LOCAL_RANK"]`) counts for every
+      run that reaches it.
     - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
       (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
       launcher's rank variable or a `DistributedSampler` that asks the process group does.
