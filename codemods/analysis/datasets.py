@@ -134,12 +134,12 @@ def _classes_of_option(
     project: Project, value: Value, where: FunctionRef, depth: int
 ) -> DatasetsOf:
     deeper = depth + 1
-    if called_alternatives(value):
+    if value.base is not None and called_alternatives(value):
         # `dataset = dataset.batch(4)` after another `dataset = ...`: the method of any of them.
         return merge(
             [
                 _classes_of_option(project, replace(value, base=option), where, depth)
-                for option in value.base.alternatives()  # type: ignore[union-attr]
+                for option in value.base.alternatives()
             ]
         )
     if (
