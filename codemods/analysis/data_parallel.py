@@ -86,6 +86,9 @@ class Evidence:
     #: The configuration files whose options make it data-parallel, when it rests on one
     #: of them being chosen (Hydra picks a run's files on the command line).
     config_files: tuple[Path, ...] = ()
+    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`): the
+    #: code also runs without a launcher, so the read alone does not show that one starts it.
+    fallback: bool = False
 
     @property
     def is_read(self) -> bool:
@@ -120,7 +123,10 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                     continue
                 label = _evidence_label(project, function, value)
                 if label is not None:
-                    found[(function.path, value.span)] = Evidence(function, value, label)
+                    fallback = label.startswith("os.") and _has_fallback(value)
+                    found[(function.path, value.span)] = Evidence(
+                        function, value, label, fallback=fallback
+                    )
                     continue
                 configured = _configured_trainer(project, function, value)
                 if configured is not None:
@@ -317,6 +323,11 @@ def _replicas_given(sampler: Value) -> bool:
     nothing by itself.
     """
     return sampler.keyword("num_replicas") is not None or len(sampler.args) > 1
+
+
+def _has_fallback(read: Value) -> bool:
+    """Return True for `os.environ.get(key, default)` or `os.getenv(key, default)`."""
+    return read.kind is Kind.CALL and (len(read.args) > 1 or read.keyword("default") is not None)
 
 
 def _rank_variable(key: Value) -> str | None:

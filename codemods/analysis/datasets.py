@@ -21,6 +21,7 @@ from .candidates import (
     merge,
 )
 from .config_targets import configured_datasets
+from .datapipes import called_alternatives, functional_result
 from .dataset_arguments import applied_arguments, method_of_variable, spelled
 from .dataset_registries import (
     ReturnedClasses,
@@ -145,13 +146,21 @@ def _classes_of_option(
     original = copied(project, value, where)
     if original is not None:
         return classes_of(project, original, where, deeper)  # a copy is of the same classes
+    if value.base is not None and called_alternatives(value):
+        # `dataset = dataset.batch(4)` after another `dataset = ...`: the method of any of them.
+        return merge(
+            [
+                _classes_of_option(project, replace(value, base=option), where, depth)
+                for option in value.base.alternatives()
+            ]
+        )
     if (
         value.kind is Kind.CALL
         and value.base is not None
         and value.base.kind is Kind.ATTRIBUTE
         and value.base.base is not None
     ):
-        return _method_returns(project, value.base, where, deeper, value)
+        return _method_returns(project, value.base, where, deeper, value, inline_depth=depth)
     configured = configured_datasets(project, value, where) if value.kind is Kind.CALL else None
     if configured is not None:
         return configured
@@ -366,12 +375,19 @@ def _applied(
 
 
 def _method_returns(
-    project: Project, method: Value, where: FunctionRef, depth: int, call: Value | None = None
+    project: Project,
+    method: Value,
+    where: FunctionRef,
+    depth: int,
+    call: Value | None = None,
+    inline_depth: int | None = None,
 ) -> DatasetsOf:
     """Return what `receiver.method(...)` returns, for receivers of project classes.
 
     `self.build()`, `self.factory.build()`, `Factory(cfg).build()`: the objects a factory
-    method makes.
+    method makes. A receiver written out as a call (`Source(...).map(f).batch(4)`, or a
+    name rebound as `ds = ds.map(f)`, summarised inline) is resolved at `inline_depth`:
+    a finite expression costs no depth, and a long datapipe chain stays within reach.
     """
     receiver = method.base
     assert receiver is not None
@@ -385,8 +401,15 @@ def _method_returns(
         and own is not None
     ):
         receivers = _held(project, own, receiver.name, depth=depth)
+    elif inline_depth is not None and receiver.kind in (Kind.CALL, Kind.ALTERNATIVES):
+        receivers = _inline_classes(project, receiver, where, inline_depth)
     else:
         receivers = classes_of(project, receiver, where, depth)
+    if call is not None:
+        # `pipe.map(fn)`, `pipe.batch(4)`: a datapipe over the receiver, which stays in it.
+        pipe = functional_result(project, receivers.classes, call, where, depth, classes_of)
+        if pipe is not None:
+            return merge([receivers, pipe])
     results = [DatasetsOf((), receivers.complete)]
     methods: set[FunctionRef] = set()
     looked_up = any(source.kind == "module" for source in receivers.sources)
@@ -417,6 +440,13 @@ def _method_returns(
     # Which class's method runs is decided at run time: the classes are candidates.
     label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
     return replace(merged, registries=(*merged.registries, label))
+
+
+@per_project
+def _inline_classes(project: Project, value: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+    """`classes_of`, once per expression: the bindings of a rebound name share their parts,
+    and a chain of them would otherwise be walked once per path through it."""
+    return classes_of(project, value, where, depth)
 
 
 def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:

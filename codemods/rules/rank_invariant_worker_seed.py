@@ -131,6 +131,11 @@ class RankInvariantWorkerSeed(Rule):
       seeding in a function that hands the loader's function to a launcher
       (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
       spawned ranks start from their own RNG state.
+    - A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`) shows a
+      distributed run only in the script that reads it: code written to run alone as well,
+      such as a helper that reads the rank for its logs, says nothing about the scripts
+      that call it. A read without a fallback (`os.environ["LOCAL_RANK"]`) counts for every
+      run that reaches it.
     - A `DistributedSampler` given `num_replicas` does not show a distributed run by itself
       (single-process scripts pass `num_replicas=1`); a process group, a DDP wrapper, a
       launcher's rank variable or a `DistributedSampler` that asks the process group does.
@@ -250,6 +255,9 @@ class RankInvariantWorkerSeed(Rule):
             if (run := self._runs(item.function) & entries & seeding_runs)
             # Configuration files ask for several processes only in a run Hydra starts.
             and (not item.config_files or run & hydra_entry_files(self.project))
+            # A rank read with a fallback shows a launcher may start the script that reads
+            # it, not the scripts that call it (a helper reading the rank for its logs).
+            and (not item.fallback or item.function.path in run)
             and not self._replaced_in_run_of(loader, item)
         ]
         # Name evidence that rests on no configuration file chosen first, then the evidence
