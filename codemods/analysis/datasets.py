@@ -5,24 +5,22 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
-from . import catalog, dataset_bindings
+from . import catalog, dataset_bindings, dataset_wrappers, held_datasets
 from .base_inits import base_init_callers
 from .branch_feasibility import ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
     CandidateSource,
-    Construction,
     DatasetsOf,
     Resolver,
     merge,
 )
 from .config_targets import configured_datasets
 from .datapipes import called_alternatives, functional_result
-from .dataset_arguments import applied_arguments, method_of_variable, spelled
+from .dataset_arguments import method_of_variable, spelled
 from .dataset_registries import (
     ReturnedClasses,
     classes_returned,
@@ -42,9 +40,8 @@ from .module_lookups import (
 )
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_callers, subclasses
+from .self_calls import self_callers
 from .spread_arguments import positional_argument
-from .stored import stored_through
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -61,27 +58,6 @@ def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
     for loader in loader_calls(project):
         found.extend(datasets_of_loader(project, loader).classes)
     return tuple(dict.fromkeys(found))
-
-
-def single_process_only(
-    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
-) -> bool:
-    """Return True if every DataLoader that may load `dataset` is provably single-process.
-
-    `loaders` are the project's DataLoader calls with the datasets each may load. A dataset
-    no loader is seen to load may be loaded anywhere, and so may one that a loader with an
-    unresolved dataset argument may start workers for.
-    """
-    explicit = [
-        loader
-        for loader, datasets in loaders
-        if any(dataset in project.mro(ref) for ref in datasets.classes)
-    ]
-    if not explicit or any(loader.may_start_workers() for loader in explicit):
-        return False
-    return not any(
-        loader.may_start_workers() and not datasets.complete for loader, datasets in loaders
-    )
 
 
 @per_project
@@ -110,24 +86,6 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     return replace(
         found, classes=kept, made=tuple((ref, site) for ref, site in found.made if ref in kept)
     )
-
-
-def looked_up_in(
-    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
-) -> tuple[str, ...]:
-    """Return the modules a non-torch dataset is looked up in by name at run time, when every
-    DataLoader seen loading it gets it so: a finding about it rests on that candidate set."""
-    if is_dataset(project, dataset):
-        return ()  # any torch Dataset of the project may be loaded: no candidate set needed
-    modules: list[str] = []
-    for _, found in loaders:
-        if dataset not in found.classes:
-            continue
-        sources = [source.function for source in found.sources if source.kind == "module"]
-        if not sources:
-            return ()
-        modules.extend(sources)
-    return tuple(dict.fromkeys(modules))
 
 
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -207,14 +165,16 @@ def _classes_of_option(
                 isinstance(target, ExternalRef)
                 and target.qualname in catalog.TORCH_DATASET_WRAPPERS
             ):
-                results.append(_wrapped(project, value, where, deeper))
+                results.append(dataset_wrappers.wrapped(project, value, where, deeper))
             elif isinstance(target, ExternalRef) and catalog.applies_transforms(target.qualname):
-                results.append(_applied(project, value, where, target.qualname, deeper))
+                results.append(
+                    dataset_wrappers.applied(project, value, where, target.qualname, deeper)
+                )
             elif (
                 isinstance(target, ExternalRef) and target.qualname in catalog.TRANSFORM_CONTAINERS
             ):
                 # Nested literals are finite: only following names costs depth.
-                results.append(_container(project, value, where, depth))
+                results.append(dataset_wrappers.container(project, value, where, depth))
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), True))
             elif isinstance(target, VariableRef) and any(
@@ -260,7 +220,11 @@ def _classes_of_option(
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = project.class_of_function(where)
-        held = _self_held(project, own, where, value.name, deeper) if own is not None else None
+        held = (
+            held_datasets.self_held(project, own, where, value.name, deeper)
+            if own is not None
+            else None
+        )
         if held is None or not held.classes:
             return DatasetsOf((), False)  # nothing in the class stores it: set from outside
         return held
@@ -309,71 +273,6 @@ def _instances_of(
     )
 
 
-def _self_held(
-    project: Project, own: ClassRef, where: FunctionRef, attribute: str, depth: int
-) -> DatasetsOf:
-    """Return what `self.<attribute>` may hold when method `where` of class `own` reads it.
-
-    `self` may be an instance of a subclass that inherits `where` (a LightningModule whose
-    `prepare_data` a subclass overrides to store another dataset): what such a subclass
-    stores is a candidate too.
-    """
-    held = _held(project, own, attribute, depth=depth)
-    name = where.function.name
-    inheriting = [
-        sub
-        for sub in subclasses(project, own)
-        if (found := project.find_method(sub, name)) is not None and found[1] == where
-    ]
-    if not inheriting:
-        return held
-    merged = merge([held, *(_held(project, sub, attribute, depth=depth) for sub in inheriting)])
-    if set(merged.classes) <= set(held.classes):
-        return held
-    source = CandidateSource("stored", own.name, attribute)
-    return replace(merged, sources=(*merged.sources, source))
-
-
-def _wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
-    """Look through Subset(ds, ...) and ConcatDataset([a, b]) to the datasets inside."""
-    inner = call.args[0] if call.args else call.keyword("dataset") or call.keyword("datasets")
-    if inner is None:
-        return DatasetsOf((), False)
-    if inner.kind is Kind.SEQUENCE:
-        return merge([classes_of(project, element, where, depth) for element in inner.args])
-    if call.keyword("dataset") is None and not project.is_one_of(
-        call.base or inner, where.module, _SUBSET
-    ):
-        # ConcatDataset(datasets) / ChainDataset(datasets): a list of datasets, however made.
-        return elements_of(project, inner, where, depth)
-    return classes_of(project, inner, where, depth)
-
-
-_SUBSET = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
-
-
-def _applied(
-    project: Project, call: Value, where: FunctionRef, qualname: str, depth: int
-) -> DatasetsOf:
-    """Return the project callables a torchvision dataset call applies in its `__getitem__`.
-
-    `ImageFolder(root, transform=Compose([Mask(), ...]))`: each item runs `Mask.__call__`
-    in the worker, as if a project Dataset held and called it. The callables stand for the
-    dataset's per-item code; `applied` names the dataset that calls them.
-    """
-    name = qualname.rpartition(".")[2]
-    found = merge(
-        [classes_of(project, passed, where, depth) for passed in applied_arguments(call, name)]
-    )
-    callables = tuple(dict.fromkeys((*found.classes, *found.contained)))
-    return DatasetsOf(
-        callables,
-        found.complete or not callables,  # without project callables, nothing of ours runs
-        made=found.made,
-        applied=tuple((ref, name) for ref in callables),
-    )
-
-
 def _method_returns(
     project: Project,
     method: Value,
@@ -400,7 +299,7 @@ def _method_returns(
         and receiver.base.kind is Kind.SELF
         and own is not None
     ):
-        receivers = _held(project, own, receiver.name, depth=depth)
+        receivers = held_datasets.held(project, own, receiver.name, depth=depth)
     elif inline_depth is not None and receiver.kind in (Kind.CALL, Kind.ALTERNATIVES):
         receivers = _inline_classes(project, receiver, where, inline_depth)
     else:
@@ -449,17 +348,6 @@ def _inline_classes(project: Project, value: Value, where: FunctionRef, depth: i
     return classes_of(project, value, where, depth)
 
 
-def _container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
-    """Return the project callables a transform container call (`Compose([...])`) holds."""
-    held = call.args[0] if call.args else call.keyword("transforms")
-    if held is None:
-        return DatasetsOf((), False)
-    found = elements_of(project, held, where, depth)
-    return DatasetsOf(
-        (), found.complete, contained=(*found.classes, *found.contained), made=found.made
-    )
-
-
 def elements_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
     """Return the project classes of the elements of the list or tuple `value` may be.
 
@@ -486,7 +374,11 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             and option.base.kind is Kind.SELF
         ):
             own = project.class_of_function(where)
-            held = _held(project, own, option.name, elements_of, depth=deeper) if own else None
+            held = (
+                held_datasets.held(project, own, option.name, elements_of, depth=deeper)
+                if own
+                else None
+            )
             results.append(held if held is not None and held.classes else DatasetsOf((), False))
         elif option.kind is Kind.PARAM:
             results.append(_from_callers(project, option.name, where, deeper, elements_of))
@@ -574,58 +466,3 @@ def _from_callers(
         else:
             results.append(resolve(project, passed, caller, depth))
     return merge(results)
-
-
-def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
-    """Return the project classes of the objects stored in `self.<attribute>` of class `ref`."""
-    return _held(project, ref, attribute).classes
-
-
-def held_elements(
-    project: Project,
-    ref: ClassRef,
-    attribute: str,
-    made_by: tuple[Construction, ...] | None = None,
-) -> DatasetsOf:
-    """Return the project classes of the elements of a list stored in `self.<attribute>`.
-
-    `made_by`: the constructor calls known to make the instance (else every caller counts).
-    """
-    return _held(project, ref, attribute, elements_of, made_by)
-
-
-def _held(
-    project: Project,
-    ref: ClassRef,
-    attribute: str,
-    resolve: Resolver | None = None,
-    sites: tuple[Construction, ...] | None = None,
-    depth: int = 0,
-) -> DatasetsOf:
-    if depth > MAX_RESOLUTION_DEPTH:
-        return DatasetsOf((), False)
-    resolve = resolve or classes_of
-    init = project.find_method(ref, "__init__")
-    init_code = init[1] if init is not None else None
-    found: list[DatasetsOf] = []
-    target = f"self.{attribute}"
-    for owner in project.mro(ref):
-        for _, qualname in owner.cls.methods:
-            function = owner.module.function(qualname)
-            if function is None:
-                continue
-            where = FunctionRef.of(owner.module, function)
-            for assignment in function.assignments:
-                if assignment.target == target and sites is not None and init_code is not None:
-                    found.append(
-                        stored_through(project, assignment.value, where, init_code, sites, resolve)
-                    )
-                elif assignment.target == target:
-                    found.append(resolve(project, assignment.value, where, depth))
-        for assignment in owner.cls.attributes:
-            if assignment.target == attribute and assignment.value.kind is Kind.CALL:
-                module_code = owner.module.function("<module>")
-                if module_code is not None:
-                    where = FunctionRef.of(owner.module, module_code)
-                    found.append(resolve(project, assignment.value, where, depth))
-    return merge(found)

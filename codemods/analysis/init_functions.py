@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog
-from .datasets import classes_of, held_classes
+from .datasets import classes_of
 from .facts import FunctionFacts, Kind, Value
+from .held_datasets import held_classes
 from .loaders import LoaderCall, Presence
 from .project import Project, spelled
 from .refs import ClassRef, FunctionRef, VariableRef

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from . import catalog
 from .dataset_arguments import applied_note
-from .datasets import datasets_of_loader, held_classes, is_dataset
+from .datasets import datasets_of_loader, is_dataset
 from .facts import Kind, Value
+from .held_datasets import held_classes
 from .loaders import LoaderCall, Presence
 from .per_item import Reached, per_item_code
 from .project import Project

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from . import catalog
+from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf
-from .datasets import _held, held_elements
 from .facts import Kind, Value
 from .function_registries import registered_functions
+from .held_datasets import held_elements
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -255,7 +255,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             yield found[1], self_class, same, made_by, ()
             return
         # `self.transform(x)`: an object the dataset holds, called per item.
-        held = _held(project, self_class, callee.name, sites=made_by)
+        held = held_datasets.held(project, self_class, callee.name, sites=made_by)
         looked_up = _looked_up_in(held)
         for ref in held.classes:
             for hook in _run_when_called(project, ref):
@@ -264,7 +264,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         yield from _calls_of(project, held.contained, held)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
-        held = _held(project, self_class, holder.name, sites=made_by)
+        held = held_datasets.held(project, self_class, holder.name, sites=made_by)
         looked_up = _looked_up_in(held)
         for ref in held.classes:
             found = project.find_method(ref, callee.name)

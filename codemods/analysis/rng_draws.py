@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from . import catalog
 from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH
-from .datasets import held_classes
 from .facts import Kind, ModuleFacts, Value
+from .held_datasets import held_classes
 from .memo import per_project
 from .per_item import Reached
 from .project import Project

@@ -21,8 +21,9 @@ from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
 from .creation_sites import arguments_for, created_at, forwarded
-from .datasets import dataset_classes, held_classes
+from .datasets import dataset_classes
 from .facts import Kind, ModuleFacts, Value
+from .held_datasets import held_classes
 from .memo import per_project
 from .per_item import Reached, callees, method_candidates, per_item_code, reachable
 from .project import Project

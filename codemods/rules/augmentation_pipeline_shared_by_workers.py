@@ -20,7 +20,8 @@ from ..analysis.augmentations import (
     uses_any,
 )
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
+from ..analysis.dataset_reach import single_process_only
+from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods

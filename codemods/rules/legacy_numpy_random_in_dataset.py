@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ..analysis import catalog
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, single_process_only
+from ..analysis.dataset_reach import single_process_only
+from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.facts import Kind, ModuleFacts
 from ..analysis.loaders import loader_calls
 from ..analysis.per_item import Reached, per_item_code

@@ -5,12 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import (
-    dataset_classes,
-    datasets_of_loader,
-    looked_up_in,
-    single_process_only,
-)
+from ..analysis.dataset_reach import looked_up_in, single_process_only
+from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
 from ..analysis.rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind

@@ -1,0 +1,101 @@
+"""What a class stores in `self.<attribute>`: the objects (or list elements) its methods and
+class attributes put there, as seen from the constructions that make an instance."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import datasets
+from .candidates import (
+    MAX_RESOLUTION_DEPTH,
+    CandidateSource,
+    Construction,
+    DatasetsOf,
+    Resolver,
+    merge,
+)
+from .facts import Kind
+from .project import Project
+from .refs import ClassRef, FunctionRef
+from .self_calls import subclasses
+from .stored import stored_through
+
+
+def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[ClassRef, ...]:
+    """Return the project classes of the objects stored in `self.<attribute>` of class `ref`."""
+    return held(project, ref, attribute).classes
+
+
+def held_elements(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    made_by: tuple[Construction, ...] | None = None,
+) -> DatasetsOf:
+    """Return the project classes of the elements of a list stored in `self.<attribute>`.
+
+    `made_by`: the constructor calls known to make the instance (else every caller counts).
+    """
+    return held(project, ref, attribute, datasets.elements_of, made_by)
+
+
+def held(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    resolve: Resolver | None = None,
+    sites: tuple[Construction, ...] | None = None,
+    depth: int = 0,
+) -> DatasetsOf:
+    if depth > MAX_RESOLUTION_DEPTH:
+        return DatasetsOf((), False)
+    resolve = resolve or datasets.classes_of
+    init = project.find_method(ref, "__init__")
+    init_code = init[1] if init is not None else None
+    found: list[DatasetsOf] = []
+    target = f"self.{attribute}"
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            where = FunctionRef.of(owner.module, function)
+            for assignment in function.assignments:
+                if assignment.target == target and sites is not None and init_code is not None:
+                    found.append(
+                        stored_through(project, assignment.value, where, init_code, sites, resolve)
+                    )
+                elif assignment.target == target:
+                    found.append(resolve(project, assignment.value, where, depth))
+        for assignment in owner.cls.attributes:
+            if assignment.target == attribute and assignment.value.kind is Kind.CALL:
+                module_code = owner.module.function("<module>")
+                if module_code is not None:
+                    where = FunctionRef.of(owner.module, module_code)
+                    found.append(resolve(project, assignment.value, where, depth))
+    return merge(found)
+
+
+def self_held(
+    project: Project, own: ClassRef, where: FunctionRef, attribute: str, depth: int
+) -> DatasetsOf:
+    """Return what `self.<attribute>` may hold when method `where` of class `own` reads it.
+
+    `self` may be an instance of a subclass that inherits `where` (a LightningModule whose
+    `prepare_data` a subclass overrides to store another dataset): what such a subclass
+    stores is a candidate too.
+    """
+    stored = held(project, own, attribute, depth=depth)
+    name = where.function.name
+    inheriting = [
+        sub
+        for sub in subclasses(project, own)
+        if (found := project.find_method(sub, name)) is not None and found[1] == where
+    ]
+    if not inheriting:
+        return stored
+    merged = merge([stored, *(held(project, sub, attribute, depth=depth) for sub in inheriting)])
+    if set(merged.classes) <= set(stored.classes):
+        return stored
+    source = CandidateSource("stored", own.name, attribute)
+    return replace(merged, sources=(*merged.sources, source))
