@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 
 from .settings import ConfigError
 
@@ -22,6 +22,9 @@ INSTALL_HINT = "install the Dask extra: pip install 'workerseed[dask]'"
 def executor(scheduler: str | None, workers: int) -> Iterator[Executor]:
     """Yield an executor for analysing repositories: a Dask cluster's, or local processes."""
     if scheduler is None:
+        # Imported here: multiprocessing costs start-up time a run from the cache never needs.
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             yield pool
         return

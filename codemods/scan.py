@@ -13,7 +13,7 @@ import os
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -321,6 +321,9 @@ def scan(
             if progress:
                 progress("repositories", done, len(repositories))
     else:
+        # Imported here: multiprocessing costs the start-up of every command.
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures: dict[Future[RepositoryScan], Path] = {
                 pool.submit(scan_repository, root, settings, assumptions): root

@@ -11,7 +11,6 @@ import stat
 import traceback
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -168,6 +167,8 @@ def read_all(paths: Sequence[Path], jobs: int | None) -> Contents:
         for result in results:
             _store(result, contents)
     else:
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for result in pool.map(_read, paths, chunksize=64):
                 _store(result, contents)
@@ -198,6 +199,9 @@ def summarise_many(
             yield summarise_bytes(path, raw, mode, root, keep_tree)
         return
     chunk = max(1, len(items) // (workers * 4))
+    # Imported here: multiprocessing costs start-up time a run from the cache never needs.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers) as pool:
         paths, raws, modes = zip(*items, strict=True)
         yield from pool.map(

@@ -11,8 +11,6 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from .memo import per_project
 from .project import Project
 
@@ -92,6 +90,8 @@ def _listing(root: Path) -> list[tuple[Path, os.stat_result]]:
 def _parsed(path: Path, mtime_ns: int) -> object:
     """Return a configuration file's content (None if it does not parse); cached per version."""
     del mtime_ns  # part of the cache key only
+    import yaml  # only when a configuration file is read: it costs every run's start-up
+
     try:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
