@@ -1,5 +1,6 @@
-"""Where output goes and in what shape: consoles that never wrap piped output, raw rule docs,
-and Ctrl-C's exit status. Rendering of findings stays in `render.py`."""
+"""Where output goes and in what shape: consoles that never wrap piped output, whether
+progress may be drawn, raw rule docs, and Ctrl-C's exit status. Rendering of findings stays
+in `render.py`."""
 
 from __future__ import annotations
 
@@ -27,6 +28,18 @@ def is_terminal(console: Console) -> bool:
     """Return True if the console writes to a terminal (where lines wrap and colours show)."""
     # Not `console.is_terminal`: FORCE_COLOR makes rich call any stream a terminal, and CI
     # logs set it for colour while still being logs.
+    isatty = getattr(console.file, "isatty", None)
+    return callable(isatty) and bool(isatty())
+
+
+def shows_progress(console: Console, quiet: bool) -> bool:
+    """Return True if progress may be drawn: on a terminal, never in a log or with --quiet.
+
+    FORCE_COLOR makes rich treat any stream as a terminal; a progress bar written into a CI
+    log would only add noise, so the stream itself must be a terminal.
+    """
+    if quiet or not console.is_terminal:
+        return False
     isatty = getattr(console.file, "isatty", None)
     return callable(isatty) and bool(isatty())
 

@@ -1,4 +1,8 @@
-"""Rendering with rich: finding lines, diffs, summaries, rule docs. No analysis happens here."""
+"""Rendering with rich: finding lines, diffs, summaries, rule docs. No analysis happens here.
+
+The tables of bulk runs and scans are in `render_bulk.py`; `--show-settings` is in
+`render_settings.py`.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -35,16 +31,14 @@ from codemods import (
 from codemods.lines import source_lines
 from codemods.notebooks import is_notebook, notebook_cells
 from codemods.patches import file_patch
-from codemods.report import Counts, RunReport, applies
+from codemods.report import applies
 from codemods.rule import Rule
-from codemods.scan import DECLARED, ScanReport
 
 from .output import is_terminal, write_bytes
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
 
-    from codemods import ProjectSettings, TorchTarget
 
 #: Skip reasons that are expected and only listed with --verbose.
 QUIET_REASONS = frozenset({SkipReason.GENERATED, SkipReason.EXCLUDED})
@@ -69,9 +63,6 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 def is_applicable(finding: Finding, unsafe_fixes: bool) -> bool:
     """Return True if `fix` would apply this finding's fix with these options."""
     return applies(finding, unsafe_fixes)
-
-
-_SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 
 
 def location(finding: Finding) -> str:
@@ -267,248 +258,3 @@ def explain(rule: type[Rule]) -> Markdown:
     )
     fix = f"Fix: {rule.FIX.value}; fix safety: {rule.fix_safety()}."
     return Markdown(header + default + " " + fix + "\n\n" + rule.documentation())
-
-
-def _toml(value: object) -> str:
-    if value is None:
-        return '""'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
-
-
-def _library_versions_line(stated: tuple[tuple[str, str, str], ...]) -> str:
-    """Return `library-versions = {...}`: the versions stated, the last one per library winning."""
-    chosen = {name: (version, source) for name, version, source in stated}
-    entries = ", ".join(f"{name} = {_toml(version)}" for name, (version, _) in chosen.items())
-    sources = ", ".join(dict.fromkeys(source for _, source in chosen.values()))
-    comment = f"  # from {sources}" if sources else "  # else lock files, requirements, installed"
-    return f"library-versions = {{{entries}}}{comment}"
-
-
-def settings_text(projects: Sequence[ProjectSettings]) -> str:
-    """Return the resolved settings of each project, as TOML a user could paste back."""
-    from codemods.files import DEFAULT_EXCLUDES
-
-    defaults = tuple(rule.CODE for rule in ALL_RULES if rule.DEFAULT)
-    blocks = []
-    for project in projects:
-        settings = project.settings
-        target = project.target
-        version = ".".join(map(str, target.version)) if target.version else "latest"
-        torch_line = f"torch-version = {_toml(version)}  # from {target.source}"
-        if target.below:
-            torch_line = f"# torch-version: below {version} (from {target.source})"
-        config = str(project.config) if project.config else "none (defaults)"
-        lines = [
-            f"# project root: {project.root}",
-            f"# configuration: {config}",
-            f"# target: {project.target.describe()}",
-            "[tool.workerseed]",
-            f"rules = {_toml(project.rules)}  # the rules that run",
-            f"select = {_toml(settings.select or defaults)}"
-            + ("  # the defaults" if settings.select is None else ""),
-            f"extend-select = {_toml(settings.extend_select)}",
-            f"ignore = {_toml(settings.ignore)}",
-            f"exclude = {_toml(settings.exclude or DEFAULT_EXCLUDES)}"
-            + ("  # the defaults" if settings.exclude is None else ""),
-            f"extend-exclude = {_toml(settings.extend_exclude)}",
-            torch_line,
-            _library_versions_line(settings.library_versions),
-            f"unsafe-fixes = {_toml(bool(settings.unsafe_fixes))}",
-            f"respect-gitignore = {_toml(settings.respect_gitignore)}",
-        ]
-        if settings.per_file_ignores:
-            lines.append("")
-            lines.append("[tool.workerseed.per-file-ignores]")
-            lines.extend(
-                f"{_toml(pattern)} = {_toml(codes)}" for pattern, codes in settings.per_file_ignores
-            )
-        else:
-            lines.append("per-file-ignores = {}")
-        blocks.append("\n".join(lines) + "\n")
-    return "\n".join(blocks)
-
-
-# --- bulk runs ---
-
-
-def progress_bar(console: Console) -> Progress:
-    """Return a progress bar for bulk runs; it vanishes when the run ends."""
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("[dim]{task.fields[detail]}"),
-        console=console,
-        transient=True,
-    )
-
-
-def torch_version(target: TorchTarget) -> str:
-    """Return the version a target assumes, briefly: "1.8.1", "<1.9" or "latest"."""
-    if target.version is None:
-        return "latest"
-    return ("<" if target.below else "") + ".".join(map(str, target.version))
-
-
-def _count_column(table: Table, header: str) -> None:
-    table.add_column(header, justify="right", no_wrap=True)
-
-
-def project_table(report: RunReport, *, fixed_column: str | None) -> Table:
-    """Return one row per project and a total: files, findings, fixable or fixed, problems.
-
-    `fixed_column` heads the fixed counts ("Fixed", "Would fix"); None shows fixable ones.
-    """
-    table = Table(title="Projects", title_justify="left", header_style="bold")
-    table.add_column("Project", overflow="fold")
-    table.add_column("Torch", no_wrap=True)
-    headers = ["Files", "Findings"]
-    headers += ["Fixable"] if fixed_column is None else [fixed_column, "Remaining"]
-    for header in [*headers, "Skipped", "Failed"]:
-        _count_column(table, header)
-
-    def cells(counts: Counts) -> list[str]:
-        middle = (
-            [str(counts.fixable)]
-            if fixed_column is None
-            else [str(counts.fixed), str(counts.remaining)]
-        )
-        return [
-            str(counts.files),
-            str(counts.findings),
-            *middle,
-            str(counts.skipped),
-            str(counts.failed),
-        ]
-
-    for project in report.projects:
-        style = "red" if project.counts.failed else None
-        table.add_row(
-            Text(display_path(project.root)),
-            torch_version(project.target),
-            *cells(project.counts),
-            style=style,
-        )
-    table.add_section()
-    table.add_row("Total", "", *cells(report.totals), style="bold")
-    return table
-
-
-def rule_table(report: RunReport, *, fixed_column: str | None) -> Table:
-    """Return one row per rule with findings: code, name, findings, fixable or fixed."""
-    table = Table(title="Rules", title_justify="left", header_style="bold")
-    table.add_column("Code", no_wrap=True)
-    table.add_column("Name")
-    _count_column(table, "Findings")
-    _count_column(table, fixed_column or "Fixable")
-    for rule in report.rules:
-        table.add_row(
-            rule.code,
-            Text(rule.name, no_wrap=True),
-            str(rule.findings),
-            str(rule.fixable if fixed_column is None else rule.fixed),
-        )
-    return table
-
-
-def print_run_report(console: Console, report: RunReport, *, fixed_column: str | None) -> None:
-    """Print the per-project table, and the per-rule one when anything was found."""
-    console.print(project_table(report, fixed_column=fixed_column))
-    if report.rules:
-        console.print(rule_table(report, fixed_column=fixed_column))
-
-
-def _percent(share: float | None) -> str:
-    return "-" if share is None else f"{share:.0%}"
-
-
-def scan_table(report: ScanReport) -> Table:
-    """Return the statistic per torch-version assumption."""
-    table = Table(title="Duplicated worker randomness", title_justify="left", header_style="bold")
-    table.add_column("Assumption", no_wrap=True)
-    for header in ("Scanned", "In scope", "Affected", "% affected", "Epoch repeats"):
-        _count_column(table, header)
-    for row in report.totals:
-        table.add_row(
-            row.assumption,
-            str(row.scanned),
-            str(row.in_scope),
-            str(row.affected),
-            _percent(row.affected_share),
-            str(row.epoch_repeats),
-        )
-    return table
-
-
-SCAN_LEGEND = (
-    "In scope: a custom Dataset whose per-item code draws from NumPy (global functions or RNG "
-    "objects) is loaded by a DataLoader that may start workers. Affected: in scope, and WS101 "
-    "or WS201 reports it (workers draw duplicated numbers); % affected is of the repositories "
-    "in scope. Epoch repeats: WS102 reports a worker seed "
-    "that repeats every epoch. Declared: each repository's own torch version (latest when it "
-    "declares none)."
-)
-
-
-def scan_notes(report: ScanReport) -> list[Text]:
-    """Return the legend, and a note on repositories affected outside the scope."""
-    notes = [Text(SCAN_LEGEND, style="dim")]
-    for row in report.totals:
-        if row.affected_out_of_scope:
-            notes.append(
-                Text(
-                    f"{row.assumption}: "
-                    f"{plural(row.affected_out_of_scope, 'repository', 'repositories')} "
-                    "out of scope also affected (e.g. a shared torch.Generator or random.Random).",
-                    style="dim",
-                )
-            )
-    return notes
-
-
-def scan_repository_table(report: ScanReport) -> Table:
-    """Return one row per repository: its facts, and whether it is affected per assumption."""
-    table = Table(title="Repositories", title_justify="left", header_style="bold")
-    table.add_column("Repository", overflow="fold")
-    for header in ("Files", "Datasets", "NumPy"):
-        _count_column(table, header)
-    table.add_column("Workers")
-    table.add_column("In scope")
-    labels = [row.assumption for row in report.totals]
-    for label in labels:
-        table.add_column(label)
-    table.add_column("Declared torch", no_wrap=True)
-    for repository in report.repositories:
-        name = Text(display_path(repository.root))
-        if repository.error is not None:
-            failed = Text("not analysed", style="red")
-            table.add_row(name, failed, *[""] * (5 + len(labels)))
-            continue
-        verdicts = []
-        for label in labels:
-            verdict = repository.verdict(label)
-            codes = ", ".join(
-                f"{count} {code}" for code, count in (verdict.findings if verdict else ())
-            )
-            verdicts.append(Text(codes or "-", style="red" if verdict and verdict.affected else ""))
-        declared = repository.verdict(DECLARED.label)
-        table.add_row(
-            name,
-            str(repository.files),
-            str(repository.datasets),
-            str(repository.numpy_datasets),
-            "yes" if repository.multi_process else "no",
-            "yes" if repository.in_scope else "no",
-            *verdicts,
-            torch_version(declared.target) if declared else "",
-        )
-    return table

@@ -14,7 +14,7 @@ from fixture_cases import copy_repository, discover_cases
 from rich.console import Console
 from sample_project import CLEAN, DATA, LOADER
 
-import cli.main
+import cli.output
 import codemods.files
 from cli.main import main
 from codemods import Changed, Settings, project_settings, run_paths
@@ -307,7 +307,7 @@ def test_no_progress_without_a_terminal_even_with_force_color(repos: list[Path])
 def test_progress_bar_over_projects_on_a_terminal(
     repos: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli.main, "_shows_progress", lambda console, quiet: True)
+    monkeypatch.setattr(cli.output, "shows_progress", lambda console, quiet: True)
     result = run("check", "--no-cache", "--jobs", "1", *map(str, repos), env={"FORCE_COLOR": "1"})
     assert re.search(r"Projects.*3/3", result.stderr)
 
@@ -315,8 +315,8 @@ def test_progress_bar_over_projects_on_a_terminal(
 def test_progress_needs_a_terminal_stream_and_no_quiet() -> None:
     forced = Console(file=io.StringIO(), force_terminal=True)
     assert forced.is_terminal
-    assert not cli.main._shows_progress(forced, False)
-    assert not cli.main._shows_progress(forced, True)
+    assert not cli.output.shows_progress(forced, False)
+    assert not cli.output.shows_progress(forced, True)
 
 
 # --- fix --yes across 50 repositories ---

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 from sample_project import CLEAN, DATA, LOADER, make_repository
 
-import cli.main
+import cli.fix_command
 import cli.render
 from cli.main import main
 from codemods import ALL_RULES
@@ -532,7 +532,7 @@ def test_interactive_review(
     expected: list[bool],
     exit_code: int,
 ) -> None:
-    monkeypatch.setattr(cli.main, "_interactive", lambda console: True)
+    monkeypatch.setattr(cli.fix_command, "_interactive", lambda console: True)
     result = run("fix", "--no-cache", input=answers)
     assert result.exit_code == exit_code, result.output
     assert _fixed(three_loaders) == expected

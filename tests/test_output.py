@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 from sample_project import DATA, LOADER, make_repository
 
+import cli.fix_command
 import cli.main
 import codemods
 from cli.main import main
@@ -97,7 +98,7 @@ def test_informational_findings_left_by_fix_do_not_fail_it(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _with_severity(monkeypatch, "info")
-    monkeypatch.setattr(cli.main, "_interactive", lambda console: True)
+    monkeypatch.setattr(cli.fix_command, "_interactive", lambda console: True)
     # The change is skipped at the prompt, so its informational finding remains.
     result = run("fix", "--no-cache", "--format", "json", input="n\n")
     assert [finding["severity"] for finding in json.loads(result.stdout)] == ["info"]
@@ -229,7 +230,7 @@ def test_ctrl_c_during_the_run_exits_130(repo: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_ctrl_c_at_the_review_prompt_exits_130(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli.main, "_interactive", lambda console: True)
+    monkeypatch.setattr(cli.fix_command, "_interactive", lambda console: True)
 
     class CtrlC(io.RawIOBase):
         def readable(self) -> bool:
@@ -245,7 +246,7 @@ def test_ctrl_c_at_the_review_prompt_exits_130(repo: Path, monkeypatch: pytest.M
 def test_end_of_input_at_the_prompt_is_still_an_abort(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli.main, "_interactive", lambda console: True)
+    monkeypatch.setattr(cli.fix_command, "_interactive", lambda console: True)
     result = CliRunner().invoke(main, ["fix", "--no-cache"], input="")
     assert result.exit_code == 1
 
@@ -254,7 +255,8 @@ def test_end_of_input_at_the_prompt_is_still_an_abort(
 def test_sigint_to_the_process_exits_130(repo: Path) -> None:
     # A command that blocks until interrupted: the review prompt, fed by a pipe kept open.
     code = (
-        "import sys, cli.main; cli.main._interactive = lambda console: True; "
+        "import sys, cli.fix_command, cli.main; "
+        "cli.fix_command._interactive = lambda console: True; "
         "sys.argv = ['workerseed', 'fix', '--no-cache']; cli.main.main()"
     )
     process = subprocess.Popen(
