@@ -22,12 +22,15 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    # Imported where they are used: `--version` and `--help` start without rich, libcst,
+    # the rules and the engine.
     from rich.console import Console
 
     from codemods import FileResult, Finding, ProjectSettings, Settings
 
 
 def show_settings(paths: Sequence[Path], settings: Settings) -> None:
+    """Print the resolved settings of each project (`--show-settings`) and exit."""
     from codemods import ConfigError, project_settings
 
     from . import render_settings

@@ -26,6 +26,8 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    # Imported where they are used: `--version` and `--help` start without rich, libcst,
+    # the rules and the engine.
     from rich.console import Console
 
     from codemods import Changed, FileResult, Finding

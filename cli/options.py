@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
+    # Imported where they are used: `--version` and `--help` start without rich, libcst,
+    # the rules and the engine.
     from codemods import Settings
 
 

@@ -9,6 +9,8 @@ import click
 from . import output
 
 if TYPE_CHECKING:
+    # Imported where they are used: `--version` and `--help` start without rich, libcst,
+    # the rules and the engine.
     from codemods.rule import Rule
 
 
