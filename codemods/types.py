@@ -7,6 +7,7 @@ Every type here is a frozen dataclass or an Enum, so results can cross process b
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -21,8 +22,24 @@ class Span:
     end_line: int
     end_column: int
 
-    def __reduce__(self) -> tuple[type[Span], tuple[int, int, int, int]]:
-        return (Span, (self.line, self.column, self.end_line, self.end_column))
+    def __reduce__(self) -> tuple[Callable[[int, int, int, int], Span], tuple[int, int, int, int]]:
+        return (shared_span, (self.line, self.column, self.end_line, self.end_column))
+
+
+#: Every line and column number a span was made with: summaries hold millions of numbers
+#: but few distinct ones, and each number above 256 is an object of its own unless shared.
+_NUMBERS: dict[int, int] = {}
+
+
+def shared_span(line: int, column: int, end_line: int, end_column: int) -> Span:
+    """Return the span, made of numbers shared with every other span made this way."""
+    numbers = _NUMBERS
+    return Span(
+        numbers.setdefault(line, line),
+        numbers.setdefault(column, column),
+        numbers.setdefault(end_line, end_line),
+        numbers.setdefault(end_column, end_column),
+    )
 
 
 class Safety(enum.Enum):

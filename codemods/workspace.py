@@ -13,6 +13,7 @@ from .analysis.sources import SourceSet
 from .caches import FactsCache, FileStamps
 from .settings import Settings
 from .summaries import (
+    PARALLEL_THRESHOLD,
     Contents,
     ReopenedModule,
     read_all,
@@ -94,12 +95,18 @@ def open_workspace(
     cache = FactsCache(root / CACHE_DIRECTORY if settings.cache else None)
     keep_tree = sum(map(len, contents.raw.values())) < KEEP_TREES_BELOW
 
+    #: Summaries made (or read from the cache) ahead of the question that needs them.
+    ready: dict[Path, ModuleFacts | Skipped | Failed] = {}
+    from_cache: dict[Path, ModuleFacts] = {}
+
     def summarise(path: Path) -> ModuleFacts | None:
-        raw = contents.raw[path]
-        cached = cache.get(path, contents.digest(path), root)
-        if cached is not None:
-            return cached
-        outcome = summarise_bytes(path, raw, contents.modes[path], root, keep_tree)
+        outcome = ready.pop(path, None)
+        if outcome is None:
+            cached = from_cache.pop(path, None) or cache.get(path, contents.digest(path), root)
+            if cached is not None:
+                return cached
+            raw, mode = contents.raw[path], contents.modes[path]
+            outcome = summarise_bytes(path, raw, mode, root, keep_tree)
         if isinstance(outcome, Skipped | Failed):
             problems[path] = outcome
             return None
@@ -109,8 +116,32 @@ def open_workspace(
     def reopen(path: Path) -> FunctionSource:
         return ReopenedModule(path, contents.raw[path], contents.modes[path], root)
 
+    def prepare(paths: list[Path]) -> None:
+        # A question about many files of a large project (every caller of `__init__`)
+        # summarises them in worker processes, all at once; each summary is taken up, as
+        # before, when the question reaches its file.
+        items = []
+        for path in paths:
+            if path in ready or path in from_cache or path not in contents.raw:
+                continue
+            cached = cache.get(path, contents.digest(path), root)
+            if cached is not None:
+                from_cache[path] = cached
+            else:
+                items.append((path, contents.raw[path], contents.modes[path]))
+        if len(items) >= PARALLEL_THRESHOLD:
+            for outcome in summarise_many(items, root, settings.jobs):
+                ready[outcome.path] = outcome
+
     sources = SourceSet(
-        root, dict(contents.raw), summarise, filtered=settings.prefilter, reopen=reopen
+        root,
+        dict(contents.raw),
+        summarise,
+        filtered=settings.prefilter,
+        reopen=reopen,
+        # With trees kept, a file summarised here summarises its functions on demand from
+        # its tree; one from a worker process would have to be parsed again.
+        prepare=None if keep_tree or settings.jobs == 1 else prepare,
     )
     if not settings.prefilter:
         selected = list(contents.raw)

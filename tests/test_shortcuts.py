@@ -4,18 +4,32 @@ the reference run, which summarises every file and uses no cache."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from fixture_cases import Case, copy_repository, discover_cases
 
-from codemods import Settings, run_paths, workspace
-from codemods.analysis.facts import ClassFacts, FunctionFacts
+from codemods import Settings, run_paths, summaries, workspace
+from codemods.analysis.facts import ClassFacts, FunctionFacts, ModuleFacts
+from codemods.analysis.project import Project
 from codemods.summaries import ReopenedModule
+from codemods.types import Failed, Skipped, TorchTarget
 
 CASES = discover_cases()
+
+#: Model code that a question about every `__init__` reads.
+_FILLER_WITH_INIT = '''"""A layer: {n}."""
+
+from torch import nn
+
+
+class Layer{n}(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.width = width + {n}
+'''
 
 _FILLER = '''"""Model code with no data loading: {n}."""
 
@@ -188,6 +202,66 @@ def test_summaries_that_let_their_trees_go_give_the_reference_findings(
     assert _findings(repo, replace(settings, select=("WS103",))) != reference  # fills the cache
     assert _findings(repo, settings) == reference
     assert _findings(repo, replace(settings, cache=False, jobs=2)) == reference
+
+
+def _mentioning_init(repo: Path, settings: Settings) -> tuple[list[str], list[str]]:
+    """Ask for every function of the files that mention `__init__`; return them and the
+    files found not analysable."""
+    paths = sorted(repo.rglob("*.py"))
+    opened = workspace.open_workspace(repo, paths, settings, (), None)
+    project = Project(repo, opened.sources, TorchTarget(None))
+    functions = [
+        f"{ref.path.relative_to(repo)}:{ref.qualname}:{ref.function.span.line}:"
+        f"{len(ref.function.calls)}"
+        for ref in project.functions_mentioning("__init__")
+    ]
+    opened.cache.save()
+    problems = sorted(
+        f"{path.relative_to(repo)} "
+        + (problem.reason.value if isinstance(problem, Skipped) else f"failed: {problem.error}")
+        for path, problem in opened.problems.items()
+    )
+    return functions, problems
+
+
+def test_files_summarised_ahead_in_worker_processes_give_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a project large enough that summaries let their trees go, a question about many
+    files summarises them ahead in worker processes: the answer, and the files found not
+    analysable, are those of summarising each file when the question reaches it, cold and
+    with some summaries cached."""
+    repo = tmp_path / "tree"
+    repo.mkdir()
+    for n in range(3 * summaries.PARALLEL_THRESHOLD):
+        (repo / f"layer_{n}.py").write_text(_FILLER_WITH_INIT.format(n=n), encoding="utf-8")
+    (repo / "broken.py").write_text("class Broken:\n    def __init__(self\n", encoding="utf-8")
+    monkeypatch.setattr(workspace, "KEEP_TREES_BELOW", 0)
+    settings = Settings(jobs=1, cache=False)
+    one_by_one = _mentioning_init(repo, settings)
+    assert len(one_by_one[0]) > 3 * summaries.PARALLEL_THRESHOLD
+    assert one_by_one[1] == ["broken.py syntax_error"]
+    batches: list[int] = []
+    many = summaries.summarise_many
+
+    def counted(
+        items: Sequence[tuple[Path, bytes, int]], root: Path, jobs: int | None, **options: bool
+    ) -> Iterator[ModuleFacts | Skipped | Failed]:
+        batches.append(len(items))
+        return many(items, root, jobs, **options)
+
+    monkeypatch.setattr(workspace, "summarise_many", counted)
+    assert _mentioning_init(repo, replace(settings, jobs=2)) == one_by_one
+    assert batches[1:] == [3 * summaries.PARALLEL_THRESHOLD + 1]  # after the prefetch (none)
+    # Some summaries cached: those are read from the cache, the others made ahead.
+    cached = replace(settings, jobs=2, cache=True)
+    assert _mentioning_init(repo, replace(cached, jobs=1)) == one_by_one  # fills the cache
+    for n in range(summaries.PARALLEL_THRESHOLD):
+        (repo / f"layer_{n}.py").write_text(_FILLER_WITH_INIT.format(n=-n), encoding="utf-8")
+    batches.clear()
+    again = _mentioning_init(repo, cached)
+    assert batches[1:] == [summaries.PARALLEL_THRESHOLD]
+    assert again == _mentioning_init(repo, replace(settings, jobs=1))
 
 
 def test_the_cache_directory_ignores_itself_when_only_runs_are_stored(tmp_path: Path) -> None:

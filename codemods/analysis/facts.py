@@ -524,10 +524,23 @@ class FunctionTable:
 
 
 class _Text:
-    """The text of a module whose functions are all summarised."""
+    """The text of a module whose functions are all summarised.
+
+    Text that is not all ASCII is kept as UTF-8 and decoded when read: Python stores it
+    with up to four bytes a character, hundreds of megabytes for a large project, kept
+    for the few searches that read it.
+    """
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self._stored: str | bytes = (
+            text if text.isascii() else text.encode("utf-8", "surrogatepass")
+        )
+
+    @property
+    def text(self) -> str:
+        """Return the module's text."""
+        stored = self._stored
+        return stored if isinstance(stored, str) else stored.decode("utf-8", "surrogatepass")
 
     def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
         raise RuntimeError(f"{qualname} was summarised with the rest of its module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value
@@ -21,6 +21,8 @@ from .sources import NOTEBOOK_SUFFIX, SourceSet
 _MAX_HOPS = 8
 #: How many re-exports and aliases deep a name is followed.
 _MAX_DEPTH = 32
+
+_Answer = TypeVar("_Answer")
 
 
 class Project:
@@ -48,6 +50,9 @@ class Project:
         self._spelling_calls: dict[tuple[int, str], tuple[Value, ...]] = {}
         self._families: dict[frozenset[str], Family] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
+        #: Resolved bases and lookup orders, by class summary (see `_settled`).
+        self._bases: dict[int, tuple[ClassRef, tuple[Target, ...]]] = {}
+        self._orders: dict[int, tuple[ClassRef, list[ClassRef]]] = {}
         #: Answers kept for the rules that ask again (see `memo.per_project`).
         self.memo: dict[object, dict[Hashable, Any]] = {}
 
@@ -209,7 +214,31 @@ class Project:
 
     def class_bases(self, ref: ClassRef) -> tuple[Target, ...]:
         """Return the resolved direct bases of a project class."""
-        return tuple(target for base in ref.cls.bases for target in self.base_options(ref, base))
+        known = self._bases.get(id(ref.cls))
+        if known is not None and known[0] == ref:
+            return known[1]
+        bases, settled = self._settled(
+            lambda: tuple(
+                target for base in ref.cls.bases for target in self.base_options(ref, base)
+            )
+        )
+        if settled:
+            self._bases[id(ref.cls)] = (ref, bases)
+        return bases
+
+    def _settled(self, compute: Callable[[], _Answer]) -> tuple[_Answer, bool]:
+        """Return what `compute` gives, and whether it is settled: asked outside any name
+        resolution and cut short by no depth limit. A settled answer rests only on resolved
+        names, each kept once resolved (`resolve`), so asking again gives it again: it is
+        kept, by the identity of the class summary it is about (summaries live as long as
+        the project; a class defined twice under one qualname has two)."""
+        outer_cut, self._cut = self._cut, False
+        try:
+            answer = compute()
+            settled = self._depth == 0 and not self._cut
+        finally:
+            self._cut = self._cut or outer_cut
+        return answer, settled
 
     def base_options(self, ref: ClassRef, base: Value) -> tuple[Target, ...]:
         """Return what one base expression of `ref` may be: several classes for a base
@@ -296,6 +325,15 @@ class Project:
 
     def mro(self, ref: ClassRef) -> list[ClassRef]:
         """Return `ref` and its project ancestors, in (depth-first) lookup order."""
+        known = self._orders.get(id(ref.cls))
+        if known is not None and known[0] == ref:
+            return list(known[1])
+        order, settled = self._settled(lambda: self._lookup_order(ref))
+        if settled:
+            self._orders[id(ref.cls)] = (ref, order)
+        return list(order)
+
+    def _lookup_order(self, ref: ClassRef) -> list[ClassRef]:
         order: list[ClassRef] = []
 
         def visit(current: ClassRef, depth: int) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..lines import source_lines
-from ..types import Span
+from ..types import Span, shared_span
 from .branch_facts import Branch
 from .facts import (
     Assignment,
@@ -37,6 +37,7 @@ class _Positions:
         self._lines = None if text.isascii() else source_lines(text)
         #: Lines whose byte columns differ from their character columns (non-ASCII).
         self._wide: dict[int, bytes] = {}
+        self._spans: dict[tuple[int, int, int, int], Span] = {}
         if self._lines is not None:
             for number, line in enumerate(self._lines, 1):
                 if not line.isascii():
@@ -56,7 +57,13 @@ class _Positions:
         if self._wide:
             column = self.column(line, column)
             end_column = self.column(end_line, end_column)
-        return Span(line, column, end_line, end_column)
+        # One object per distinct span of the module: a call, its callee and the value
+        # summarising them often share one, and summaries hold millions of spans.
+        key = (line, column, end_line, end_column)
+        span = self._spans.get(key)
+        if span is None:
+            span = self._spans[key] = shared_span(line, column, end_line, end_column)
+        return span
 
 
 @dataclass

@@ -31,6 +31,8 @@ from .text_index import TextIndex
 Summarise = Callable[[Path], ModuleFacts | None]
 #: Read a file again to summarise what its summary left for later.
 ReopenPath = Callable[[Path], FunctionSource]
+#: Get ready to summarise many files soon (e.g. in worker processes, all at once).
+Prepare = Callable[[list[Path]], None]
 
 
 class SourceSet:
@@ -45,11 +47,13 @@ class SourceSet:
         parsed: Iterable[ModuleFacts] = (),
         filtered: bool = True,
         reopen: ReopenPath | None = None,
+        prepare: Prepare | None = None,
     ) -> None:
         self.root = root
         self._raw = raw
         self._summarise = summarise
         self._reopen = reopen
+        self._prepare = prepare
         self._facts: dict[Path, ModuleFacts | None] = {facts.path: facts for facts in parsed}
         self._by_name: dict[str, list[Path]] = {}
         paths = sorted(set(raw) | set(self._facts), key=os.fspath)
@@ -135,7 +139,11 @@ class SourceSet:
             },
         )
 
-    def _summaries(self, paths: Iterable[Path]) -> Iterator[ModuleFacts]:
+    def _summaries(self, paths: tuple[Path, ...]) -> Iterator[ModuleFacts]:
+        if self._prepare is not None:
+            missing = [path for path in paths if path not in self._facts]
+            if missing:
+                self._prepare(missing)
         for path in paths:
             facts = self.facts(path)
             if facts is not None:
