@@ -16,7 +16,8 @@ from pathlib import Path
 
 from . import files
 from .analysis.extract import extract, function_source, module_name_for
-from .analysis.facts import ClassFacts, FunctionFacts, FunctionSource, ModuleFacts
+from .analysis.facts import ClassFacts, FunctionFacts, ModuleFacts
+from .analysis.function_table import FunctionSource
 from .types import Failed, Skipped, SkipReason, SourceFile
 
 #: Below this many files, a process pool costs more than it saves.

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import files
-from .analysis.facts import FunctionSource, ModuleFacts
+from .analysis.facts import ModuleFacts
+from .analysis.function_table import FunctionSource
 from .analysis.sources import SourceSet
 from .caches import FactsCache, FileStamps
 from .settings import Settings

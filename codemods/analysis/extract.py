@@ -33,14 +33,13 @@ from .facts import (
     AttributeStore,
     ClassFacts,
     FunctionFacts,
-    FunctionSource,
-    FunctionTable,
     ItemStore,
     Kind,
     ModuleFacts,
     TypeTest,
     Value,
 )
+from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 from .statement_order import statement_reaches
 
@@ -69,7 +68,7 @@ def extract(
 
     Every function is summarised now, while the tree is at hand: a summary keeps no part
     of the tree, which is many times larger than the file and would otherwise live as long
-    as the run (see `facts.FunctionTable.release`). With `keep_tree`, module-level code,
+    as the run (see `function_table.FunctionTable.release`). With `keep_tree`, module-level code,
     classes and bindings are summarised now and each function when first asked for, from
     the tree the summary keeps: less work when few functions matter, more memory.
     """

@@ -9,19 +9,18 @@ scopes, so no rule ever looks at raw source text.
 from __future__ import annotations
 
 import enum
-import itertools
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
-from ..lines import source_lines
 from ..types import Span
 from .branch_facts import Branch
 from .statement_order import StatementReach
-from .suppressions import Suppressions, noqa_comments
+from .suppressions import Suppressions
+
+if TYPE_CHECKING:
+    from .function_table import FunctionTable
 
 
 class Kind(enum.Enum):
@@ -299,266 +298,11 @@ class ClassFacts:
         return None
 
 
-class FunctionSource(Protocol):
-    """Summarises the functions of one module that were left for later."""
+def _no_functions() -> FunctionTable:
+    # Imported here: the table holds this module's summaries, so it imports this module.
+    from .function_table import FunctionTable
 
-    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
-        """Summarise the top-level function or method `qualname`: the functions and the
-        classes defined in it."""
-        ...
-
-    @property
-    def text(self) -> str:
-        """Return the module's text."""
-        ...
-
-
-#: Re-creates a FunctionSource from the file (after a summary was cached or pickled).
-Reopen = Callable[[], FunctionSource]
-
-
-class FunctionTable:
-    """A module's functions: summarised when first asked for.
-
-    Most functions of a file never matter to a finding, and summarising a body costs
-    several times what parsing it does. Module-level code is summarised at once; each
-    top-level function and method (with what is nested in it) when a question asks for
-    it, by name or because its text spells a name the question is about. The answers do
-    not depend on what was asked before: functions come in source order.
-    """
-
-    def __init__(
-        self,
-        done: Iterable[FunctionFacts],
-        pending: dict[str, tuple[int, int]],
-        source: FunctionSource | None,
-        spans: dict[str, tuple[int, int]] | None = None,
-    ) -> None:
-        self._by_name: dict[str, FunctionFacts] = {}
-        self._done: list[FunctionFacts] = []
-        #: Classes defined inside functions (`def factory(): class D(...)`), by qualname.
-        self._classes: dict[str, ClassFacts] = {}
-        self._add(done)
-        #: Top-level qualname -> its first and last line, for what is not summarised yet.
-        self._pending = dict(pending)
-        #: The same for every top-level function and method, summarised or not.
-        self._spans = dict(pending) if spans is None else dict(spans)
-        self._source = source
-        self._reopen: Reopen | None = None
-        #: (first character, end, qualname) of each top-level function's text.
-        self._ranges: list[tuple[int, int, str]] | None = None
-        self._starts: list[int] = []
-        self._reach: list[int] = []
-        self._sorted: tuple[FunctionFacts, ...] | None = None
-        #: The top-level function each function of `_sorted` lies in (None: module level).
-        self._sorted_groups: tuple[str | None, ...] = ()
-        self._noqa: Suppressions | None = None
-
-    def __getstate__(self) -> dict[str, object]:
-        # What is pending is summarised again from the file if it is ever asked for.
-        return {
-            "done": self._done,
-            "pending": self._pending,
-            "spans": self._spans,
-            "noqa": self._noqa,
-            "classes": self._classes,
-        }
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        FunctionTable.__init__(self, state["done"], state["pending"], None, state["spans"])
-        self._noqa = state["noqa"]
-        self._classes = state["classes"]
-
-    def release(self, text: str) -> None:
-        """Summarise every function now and let the parsed tree go, keeping only `text`.
-
-        A summary lives as long as the run; the syntax tree it was made from is many times
-        larger than the file (a gigabyte for a large repository), and no question reads it
-        once every function is summarised.
-        """
-        self.all()
-        self._source = _Text(text)
-
-    def attach(self, reopen: Reopen) -> None:
-        """Say how to read the file again, when its summary came from a cache or a process."""
-        if self._source is None:
-            self._reopen = reopen
-
-    def get(self, qualname: str) -> FunctionFacts | None:
-        """Return the last function defined with this qualname."""
-        top = _top_level(qualname)
-        if top in self._pending:
-            self._summarise(top)
-        return self._by_name.get(qualname)
-
-    def nested_class(self, qualname: str) -> ClassFacts | None:
-        """Return the class `qualname` defined inside a function (the last definition)."""
-        top = _top_level(qualname)
-        if top in self._pending:
-            self._summarise(top)
-        return self._classes.get(qualname)
-
-    def within(self, qualname: str) -> tuple[FunctionFacts, ...]:
-        """Return the functions defined inside function `qualname` (nested defs, lambdas)."""
-        self.get(qualname)
-        prefix = (qualname + ".<locals>.", qualname + ".<lambda")
-        return tuple(f for f in self._ordered() if f.qualname.startswith(prefix))
-
-    def all(self) -> tuple[FunctionFacts, ...]:
-        """Return every function, in source order."""
-        for qualname in list(self._pending):
-            self._summarise(qualname)
-        return self._ordered()
-
-    def spelling(self, names: frozenset[str]) -> tuple[FunctionFacts, ...]:
-        """Return the functions, in source order, leaving out only the top-level functions
-        and methods (with what they contain) whose text spells none of `names`: they
-        cannot be about them. Module-level code is always kept."""
-        spelled = self._spelling(names)
-        for qualname in [qualname for qualname in spelled if qualname in self._pending]:
-            self._summarise(qualname)
-        ordered = self._ordered()
-        return tuple(
-            function
-            for function, group in zip(ordered, self._sorted_groups, strict=True)
-            if group is None or group in spelled
-        )
-
-    def _spelling(self, names: frozenset[str]) -> set[str]:
-        """Return the top-level functions whose text spells one of `names` as a whole word
-        (word boundaries as the text index draws them: any non-ASCII letter is one)."""
-        text = self._open().text
-        ranges = self._text_ranges(text)
-        starts, reach = self._starts, self._reach
-        found: set[str] = set()
-        for name in names:
-            position = text.find(name)
-            while position >= 0:
-                after = position + len(name)
-                if (position == 0 or text[position - 1] not in _WORD_CHARACTERS) and (
-                    after >= len(text) or text[after] not in _WORD_CHARACTERS
-                ):
-                    # A function defined twice spans both definitions and may enclose
-                    # others: every range that holds the word spells it.
-                    index = bisect_right(starts, position) - 1
-                    while index >= 0 and reach[index] >= after:
-                        _, end, group = ranges[index]
-                        if end >= after:
-                            found.add(group)
-                        index -= 1
-                position = text.find(name, position + 1)
-        return found
-
-    def _text_ranges(self, text: str) -> list[tuple[int, int, str]]:
-        """Return (first character, end, qualname) of every top-level function, by start."""
-        if self._ranges is None:
-            offsets = [0]
-            for line in source_lines(text):
-                offsets.append(offsets[-1] + len(line))
-            last = len(offsets) - 1
-            self._ranges = sorted(
-                (offsets[min(first - 1, last)], offsets[min(end, last)], qualname)
-                for qualname, (first, end) in self._spans.items()
-            )
-            self._starts = [start for start, _, _ in self._ranges]
-            #: The furthest end of the ranges up to each one.
-            self._reach = list(itertools.accumulate((end for _, end, _ in self._ranges), max))
-        return self._ranges
-
-    def matching(
-        self, pattern: re.Pattern[str], containing: tuple[str, ...] = ()
-    ) -> tuple[FunctionFacts, ...]:
-        """Return the functions, in source order, leaving out only functions not yet
-        summarised in whose text `pattern` does not match. Every match contains one of
-        `containing`, if given (a cheap test first)."""
-        if self._pending:
-            text = self._open().text
-            ranges = {qualname: (start, end) for start, end, qualname in self._text_ranges(text)}
-            for qualname in list(self._pending):
-                start, end = ranges[qualname]
-                segment = text[start:end]
-                if containing and not any(part in segment for part in containing):
-                    continue
-                if pattern.search(segment):
-                    self._summarise(qualname)
-        return self._ordered()
-
-    def noqa(self) -> Suppressions:
-        """Return the module's `# noqa` comments (read from its text when first asked)."""
-        if self._noqa is None:
-            self._noqa = noqa_comments(self._open().text)
-        return self._noqa
-
-    def _open(self) -> FunctionSource:
-        if self._source is None:
-            if self._reopen is None:
-                raise RuntimeError("the file of this summary cannot be read again")
-            self._source = self._reopen()
-        return self._source
-
-    def _summarise(self, qualname: str) -> None:
-        del self._pending[qualname]
-        functions, classes = self._open().summarise(qualname)
-        self._add(functions)
-        for cls in classes:
-            if "<locals>" in cls.qualname:
-                self._classes[cls.qualname] = cls
-
-    def _add(self, functions: Iterable[FunctionFacts]) -> None:
-        for function in functions:
-            self._done.append(function)
-            previous = self._by_name.get(function.qualname)
-            if previous is None or _position(previous) <= _position(function):
-                self._by_name[function.qualname] = function
-        self._sorted = None
-
-    def _ordered(self) -> tuple[FunctionFacts, ...]:
-        if self._sorted is None:
-            self._sorted = tuple(sorted(self._done, key=_position))
-            spans = self._spans
-            self._sorted_groups = tuple(
-                group if (group := _top_level(function.qualname)) in spans else None
-                for function in self._sorted
-            )
-        return self._sorted
-
-
-class _Text:
-    """The text of a module whose functions are all summarised.
-
-    Text that is not all ASCII is kept as UTF-8 and decoded when read: Python stores it
-    with up to four bytes a character, hundreds of megabytes for a large project, kept
-    for the few searches that read it.
-    """
-
-    def __init__(self, text: str) -> None:
-        self._stored: str | bytes = (
-            text if text.isascii() else text.encode("utf-8", "surrogatepass")
-        )
-
-    @property
-    def text(self) -> str:
-        """Return the module's text."""
-        stored = self._stored
-        return stored if isinstance(stored, str) else stored.decode("utf-8", "surrogatepass")
-
-    def summarise(self, qualname: str) -> tuple[list[FunctionFacts], list[ClassFacts]]:
-        raise RuntimeError(f"{qualname} was summarised with the rest of its module")
-
-
-#: Characters that continue an identifier, as the text index counts them.
-_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def _top_level(qualname: str) -> str:
-    """Return the top-level function or method a (nested) function's qualname lies in."""
-    for marker in (".<locals>.", ".<lambda"):
-        qualname = qualname.partition(marker)[0]
-    return qualname
-
-
-def _position(function: FunctionFacts) -> tuple[int, int, str]:
-    return (function.span.line, function.span.column, function.qualname)
+    return FunctionTable((), {}, None)
 
 
 @dataclass(frozen=True)
@@ -572,9 +316,7 @@ class ModuleFacts:
     bindings: tuple[tuple[str, tuple[Value, ...]], ...] = ()
     classes: tuple[ClassFacts, ...] = ()
     #: The module's functions (module-level code as "<module>"), summarised on demand.
-    table: FunctionTable = field(
-        default_factory=lambda: FunctionTable((), {}, None), compare=False, repr=False
-    )
+    table: FunctionTable = field(default_factory=_no_functions, compare=False, repr=False)
     #: Modules imported with `from module import *`.
     star_imports: tuple[str, ...] = ()
     #: Every name bound at module level (imports, defs, classes, assignments).
@@ -624,3 +366,16 @@ class ModuleFacts:
             if cls.qualname == qualname:
                 found = cls
         return found
+
+
+def spelled(value: Value) -> set[str]:
+    """Return the last names an expression spells (`a.b.C` -> {"C"}), as written or resolved."""
+    if value.kind is Kind.NAME:
+        return {qualname.rpartition(".")[2] for qualname in value.qualnames}
+    if value.kind is Kind.ATTRIBUTE:
+        return {value.name}
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        return spelled(value.base)
+    if value.kind is Kind.ALTERNATIVES:
+        return {name for option in value.args for name in spelled(option)}
+    return set()

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from . import catalog
 from .datasets import classes_of
-from .facts import FunctionFacts, Kind, Value
+from .facts import FunctionFacts, Kind, Value, spelled
 from .held_datasets import held_classes
 from .loaders import LoaderCall, Presence
-from .project import Project, spelled
+from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, seed_sources
 from .seeds import Seeding, is_static, mentions, seedings

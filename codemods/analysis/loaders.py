@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from . import catalog
-from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .facts import FunctionFacts, Kind, ModuleFacts, Value, spelled
 from .loader_kwargs import KnownDict, known_dict, with_item_stores
 from .memo import per_project
-from .project import Project, spelled
+from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..types import TorchTarget
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, spelled
+from .name_growth import add_aliases, denotes, grow_names, matches
 from .refs import CallSite, ClassRef, ExternalRef, Family, FunctionRef, Target, VariableRef
 from .sources import NOTEBOOK_SUFFIX, SourceSet
 
@@ -309,7 +310,7 @@ class Project:
     def derives_from(self, ref: ClassRef, qualnames: frozenset[str]) -> bool:
         """Return True if `ref` has one of the external `qualnames` among its ancestors."""
         return any(
-            isinstance(target, ExternalRef) and _matches(target.qualname, qualnames)
+            isinstance(target, ExternalRef) and matches(target.qualname, qualnames)
             for target in self.ancestors(ref)
         )
 
@@ -388,43 +389,12 @@ class Project:
                 if names_base and ref not in found and self.derives_from(ref, qualnames):
                     found[ref] = None
                     names.add(cls.name)
-            self._add_aliases(module, names, lambda value: self._denotes(value, module, qualnames))
+            add_aliases(module, names, lambda value: denotes(self, value, module, qualnames))
 
-        self._grow(names, subclasses_and_aliases)
+        grow_names(self, names, subclasses_and_aliases)
         family = Family(tuple(found), frozenset(names))
         self._families[qualnames] = family
         return family
-
-    def _grow(self, names: set[str], visit: Callable[[ModuleFacts, set[str]], None]) -> None:
-        """Add to `names` what `visit` finds in the modules that mention one of them, until
-        the modules mentioning the names found last add nothing more."""
-        searched: set[str] = set()
-        while names - searched:
-            batch = names - searched
-            searched |= batch
-            for module in self.modules_mentioning(*batch):
-                visit(module, names)
-
-    @staticmethod
-    def _add_aliases(
-        module: ModuleFacts, names: set[str], denotes: Callable[[Value], bool]
-    ) -> None:
-        """Add the module-level names bound to a value that spells one of `names` and that
-        `denotes` accepts (`Loader = DataLoader`, `from .seeding import seed as init`)."""
-        for name, values in module.bindings:
-            if name in names or not any(spelled(value) & names for value in values):
-                continue
-            if any(denotes(value) for value in values):
-                names.add(name)
-
-    def _denotes(self, value: Value, module: ModuleFacts, qualnames: frozenset[str]) -> bool:
-        """Return True if `value` names one of `qualnames` or a project subclass of one."""
-        for target in self.targets(value, module):
-            if isinstance(target, ExternalRef) and _matches(target.qualname, qualnames):
-                return True
-            if isinstance(target, ClassRef) and self.derives_from(target, qualnames):
-                return True
-        return bool(self.qualnames(value, module) & qualnames)
 
     # --- call sites ---
 
@@ -491,9 +461,9 @@ class Project:
         names = {ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name}
 
         def aliases(module: ModuleFacts, names: set[str]) -> None:
-            self._add_aliases(module, names, lambda value: ref in self.targets(value, module))
+            add_aliases(module, names, lambda value: ref in self.targets(value, module))
 
-        self._grow(names, aliases)
+        grow_names(self, names, aliases)
         result = frozenset(names)
         self._denoting[ref] = result
         return result
@@ -511,26 +481,6 @@ class Project:
                     if ref in self.resolve(qualname, module):
                         return True
         return False
-
-
-def spelled(value: Value) -> set[str]:
-    """Return the last names an expression spells (`a.b.C` -> {"C"}), as written or resolved."""
-    if value.kind is Kind.NAME:
-        return {qualname.rpartition(".")[2] for qualname in value.qualnames}
-    if value.kind is Kind.ATTRIBUTE:
-        return {value.name}
-    if value.kind is Kind.SUBSCRIPT and value.base is not None:
-        return spelled(value.base)
-    if value.kind is Kind.ALTERNATIVES:
-        return {name for option in value.args for name in spelled(option)}
-    return set()
-
-
-def _matches(qualname: str, qualnames: frozenset[str]) -> bool:
-    if qualname in qualnames:
-        return True
-    # Every dataset class torchvision ships derives from torch's Dataset.
-    return "torch.utils.data.Dataset" in qualnames and qualname.startswith("torchvision.datasets.")
 
 
 def _common_parts(a: Path, b: Path) -> int:

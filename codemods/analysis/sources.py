@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .facts import FunctionSource, ModuleFacts
+from .facts import ModuleFacts
+from .function_table import FunctionSource
 from .text_index import TextIndex
 
 #: Summarise one file: its facts, or None if it cannot be analysed.
