@@ -342,6 +342,10 @@ class ModuleFacts:
         """Return the functions whose code may use one of the identifiers `names`."""
         return self.table.spelling(names)
 
+    def spells(self, names: frozenset[str]) -> bool:
+        """Return True if the module's text spells one of `names` anywhere."""
+        return self.table.spells(names)
+
     def functions_matching(self, pattern: re.Pattern[str]) -> tuple[FunctionFacts, ...]:
         """Return the functions in whose code `pattern` may match."""
         return self.table.matching(pattern)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from ..lines import source_lines
@@ -146,22 +146,22 @@ class FunctionTable:
         starts, reach = self._starts, self._reach
         found: set[str] = set()
         for name in names:
-            position = text.find(name)
-            while position >= 0:
+            for position in _word_positions(text, name):
                 after = position + len(name)
-                if (position == 0 or text[position - 1] not in _WORD_CHARACTERS) and (
-                    after >= len(text) or text[after] not in _WORD_CHARACTERS
-                ):
-                    # A function defined twice spans both definitions and may enclose
-                    # others: every range that holds the word spells it.
-                    index = bisect_right(starts, position) - 1
-                    while index >= 0 and reach[index] >= after:
-                        _, end, group = ranges[index]
-                        if end >= after:
-                            found.add(group)
-                        index -= 1
-                position = text.find(name, position + 1)
+                # A function defined twice spans both definitions and may enclose others:
+                # every range that holds the word spells it.
+                index = bisect_right(starts, position) - 1
+                while index >= 0 and reach[index] >= after:
+                    _, end, group = ranges[index]
+                    if end >= after:
+                        found.add(group)
+                    index -= 1
         return found
+
+    def spells(self, names: frozenset[str]) -> bool:
+        """Return True if the module's text, anywhere, spells one of `names` as a whole word."""
+        text = self._open().text
+        return any(next(_word_positions(text, name), None) is not None for name in names)
 
     def _text_ranges(self, text: str) -> list[tuple[int, int, str]]:
         """Return (first character, end, qualname) of every top-level function, by start."""
@@ -273,3 +273,16 @@ def _top_level(qualname: str) -> str:
 
 def _position(function: FunctionFacts) -> tuple[int, int, str]:
     return (function.span.line, function.span.column, function.qualname)
+
+
+def _word_positions(text: str, name: str) -> Iterator[int]:
+    """Yield where `text` spells `name` as a whole word (word boundaries as the text index
+    draws them: any non-ASCII letter is one)."""
+    position = text.find(name)
+    while position >= 0:
+        after = position + len(name)
+        if (position == 0 or text[position - 1] not in _WORD_CHARACTERS) and (
+            after >= len(text) or text[after] not in _WORD_CHARACTERS
+        ):
+            yield position
+        position = text.find(name, position + 1)

@@ -39,9 +39,8 @@ def _undefined(project: Project, qualname: str, near: ModuleFacts) -> bool:
             and not module.star_imports
             # `from package import submodule` imports the submodule.
             and project.module_named(".".join(parts[: cut + 1]), near) is None
-            and all(
-                other.path != module.path
-                for other in project.modules_mentioning(*sorted(_DYNAMIC_BINDING))
-            )
+            # Asked of the module's own text: whether other files are searched by text is a
+            # speed setting that must not change the answer.
+            and not module.spells(_DYNAMIC_BINDING)
         )
     return False
