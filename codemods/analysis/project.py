@@ -80,7 +80,7 @@ class Project:
         # A notebook is no module `import` can load: only its own code refers to it by name.
         paths = [
             path
-            for path in self.sources.named(name)
+            for path in self.sources.named(name, near.path if near is not None else None)
             if near is None or path.suffix != NOTEBOOK_SUFFIX or path == near.path
         ]
         if not paths:

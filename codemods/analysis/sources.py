@@ -62,6 +62,7 @@ class SourceSet:
         packages = {
             os.path.dirname(os.fspath(path)) for path in paths if path.name == "__init__.py"
         }
+        self._packages = frozenset(packages)
         for path in paths:
             for alias in module_aliases(path, root, packages):
                 self._by_name.setdefault(alias, []).append(path)
@@ -101,9 +102,31 @@ class SourceSet:
         """Return True if `path` was summarised (or found not to be analysable)."""
         return path in self._facts
 
-    def named(self, name: str) -> list[Path]:
-        """Return the files that may be imported as module `name`."""
-        return self._by_name.get(name, [])
+    def named(self, name: str, near: Path | None = None) -> list[Path]:
+        """Return the files that may be imported as module `name` (by the code of file `near`)."""
+        paths = self._by_name.get(name, [])
+        if near is None:
+            return paths
+        return [path for path in paths if self._importable_from(path, name, near)]
+
+    def _importable_from(self, path: Path, name: str, near: Path) -> bool:
+        """Return True if the code of `near` may import file `path` as `name`.
+
+        A file outside any package is importable by a name relative to a directory below the
+        root only from that directory and the ones under it: a script there has its own
+        directory first on `sys.path`. Elsewhere the name is another module's, perhaps a
+        library's (a stray `torch.py` in one folder does not hide torch from the others).
+        """
+        if os.path.dirname(os.fspath(path)) in self._packages:
+            return True
+        parents = path.parents
+        depth = name.count(".") + 1
+        if depth > len(parents):
+            return True
+        base = parents[depth - 1]
+        if base in (self.root, self.root / "src"):
+            return True
+        return base == near.parent or base in near.parents
 
     def mentioning(self, names: Iterable[str]) -> Iterator[ModuleFacts]:
         """Yield the modules whose text contains one of the identifiers `names`."""
