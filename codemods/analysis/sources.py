@@ -112,18 +112,16 @@ class SourceSet:
     def _importable_from(self, path: Path, name: str, near: Path) -> bool:
         """Return True if the code of `near` may import file `path` as `name`.
 
-        A file outside any package is importable by a name relative to a directory below the
-        root only from that directory and the ones under it: a script there has its own
-        directory first on `sys.path`. Elsewhere the name is another module's, perhaps a
-        library's (a stray `torch.py` in one folder does not hide torch from the others).
+        A file outside any package, in a directory below the root, is importable by its bare
+        name only from that directory and the ones under it: a script there has its own
+        directory first on `sys.path`. Elsewhere the bare name is another module's, perhaps a
+        library's (a stray `torch.py` in one folder does not hide torch from the others). A
+        dotted name (`datasets.factory`) is kept for every file: scripts put such folders on
+        `sys.path` themselves (`sys.path.insert(0, "lib")`).
         """
-        if os.path.dirname(os.fspath(path)) in self._packages:
+        if "." in name or os.path.dirname(os.fspath(path)) in self._packages:
             return True
-        parents = path.parents
-        depth = name.count(".") + 1
-        if depth > len(parents):
-            return True
-        base = parents[depth - 1]
+        base = path.parent
         if base in (self.root, self.root / "src"):
             return True
         return base == near.parent or base in near.parents
