@@ -31,7 +31,12 @@ def base_init_calls(project: Project, init: FunctionRef) -> Iterator[tuple[Value
         callee = call.base
         if callee is None:
             continue
-        if callee.kind is Kind.ATTRIBUTE and callee.name == "__init__" and _is_super(callee.base):
+        if (
+            callee.kind is Kind.ATTRIBUTE
+            and callee.name == "__init__"
+            and callee.base is not None
+            and callee.base.is_call_to("builtins.super")
+        ):
             # The next class after the one defining `init` that defines `__init__`.
             for owner in order[1:]:
                 qualname = owner.cls.method("__init__")
@@ -69,12 +74,3 @@ def base_init_callers(project: Project, init: FunctionRef) -> list[tuple[Value, 
                 for call, target in base_init_calls(project, caller):
                     index.setdefault(target, []).append((call, caller))
     return index.get(init, [])
-
-
-def _is_super(value: Value | None) -> bool:
-    return (
-        value is not None
-        and value.kind is Kind.CALL
-        and value.base is not None
-        and "builtins.super" in value.base.qualnames
-    )

@@ -80,11 +80,7 @@ def _bound_by_call(
         return None
     if base.kind is Kind.ATTRIBUTE and base.base is not None:
         holder = base.base
-        if holder.kind is Kind.SELF or (
-            holder.kind is Kind.CALL
-            and holder.base is not None
-            and "builtins.super" in holder.base.qualnames
-        ):
+        if holder.kind is Kind.SELF or holder.is_call_to("builtins.super"):
             return 1
     if base.kind is Kind.NAME and call.args and call.args[0].kind is Kind.SELF:
         return 0  # `Base.method(self, ...)`: `self` is passed as the first argument

@@ -126,17 +126,9 @@ def _alike_terms(value: Value, function: FunctionRef, settings: list[str]) -> bo
     if value.kind is Kind.UNKNOWN and value.name:
         # `for epoch in range(start, cfg.epochs)`: every rank counts alike.
         for name, iterable in function.function.loops:
-            if name == value.name and _is_range(iterable):
+            if name == value.name and iterable.is_call_to("builtins.range"):
                 return all(_alike_terms(bound, function, settings) for bound in iterable.args)
     return False
-
-
-def _is_range(value: Value) -> bool:
-    return (
-        value.kind is Kind.CALL
-        and value.base is not None
-        and "builtins.range" in value.base.qualnames
-    )
 
 
 def _is_setting_lookup(value: Value) -> bool:

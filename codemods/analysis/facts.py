@@ -107,6 +107,10 @@ class Value:
         """Return True for a literal `None`."""
         return self.kind is Kind.CONSTANT and self.name == "None"
 
+    def is_call_to(self, qualname: str) -> bool:
+        """Return True for a call whose callee may be `qualname` (`super()`, `range(n)`)."""
+        return self.kind is Kind.CALL and self.base is not None and qualname in self.base.qualnames
+
     def alternatives(self) -> tuple[Value, ...]:
         """Return the possible values: the options of an ALTERNATIVES value, else itself."""
         if self.kind is Kind.ALTERNATIVES:

@@ -392,7 +392,7 @@ def _base_loader_inits(project: Project, ref: ClassRef) -> Iterator[LoaderCall]:
         if offset is None or callee is None:
             continue
         if offset == 0:
-            if _is_super_call(callee.base):
+            if callee.base is not None and callee.base.is_call_to("builtins.super"):
                 yield LoaderCall(project, init, call, bases[:1])
             continue
         if not call.args or call.args[0].kind is not Kind.SELF:
@@ -400,15 +400,6 @@ def _base_loader_inits(project: Project, ref: ClassRef) -> Iterator[LoaderCall]:
         subclasses = loader_subclasses(project, _class_of_init(callee), init)
         if subclasses is not None:
             yield LoaderCall(project, init, replace(call, args=call.args[1:]), subclasses)
-
-
-def _is_super_call(value: Value | None) -> bool:
-    return (
-        value is not None
-        and value.kind is Kind.CALL
-        and value.base is not None
-        and "builtins.super" in value.base.qualnames
-    )
 
 
 def _class_of_init(callee: Value) -> Value:

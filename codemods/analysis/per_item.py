@@ -271,7 +271,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             if found is not None:
                 yield found[1], ref, _extend(same, holder.name), held.made_by(ref), looked_up
         return
-    if holder.kind is Kind.CALL and _is_super(holder):
+    if holder.is_call_to("builtins.super"):
         defining = project.class_of_function(caller.function)
         order = project.mro(self_class)
         if defining in order:
@@ -413,7 +413,3 @@ def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
             found = project.find_method(ref, hook)
             if found is not None:
                 yield found[1]
-
-
-def _is_super(call: Value) -> bool:
-    return call.base is not None and "builtins.super" in call.base.qualnames

@@ -32,7 +32,7 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
     family = {*project.mro(owner), *below}
     sites: list[SelfCall] = []
     for caller in project.functions_mentioning(name):
-        calls = [call for call in caller.function.calls if _calls_method(call, name)]
+        calls = [call for call in caller.function.calls if calls_method(call, name)]
         if name in caller.function.self_reads and not calls:
             return None  # `self.<name>` used as a value: it may be called anywhere
         cls = project.class_of_function(caller)
@@ -48,7 +48,7 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
                 # An instance of a subclass that overrides the method runs its override.
                 if cls not in below or project.find_method(cls, name) == (owner, method):
                     sites.append((call, caller))
-            elif _is_super(callee.base) and cls is not None:
+            elif callee.base.is_call_to("builtins.super") and cls is not None:
                 # Only a subclass's `super()` can lead to our method.
                 if cls in below and _next_definition(project, cls, name) == method:
                     sites.append((call, caller))
@@ -75,7 +75,8 @@ def subclasses(project: Project, ref: ClassRef) -> tuple[ClassRef, ...]:
     return tuple(found)
 
 
-def _calls_method(call: Value, name: str) -> bool:
+def calls_method(call: Value, name: str) -> bool:
+    """Return True for a call of method `name` on any receiver (`x.<name>(...)`)."""
     callee = call.base
     return (
         callee is not None
@@ -92,11 +93,3 @@ def _next_definition(project: Project, cls: ClassRef, name: str) -> FunctionRef 
         if found is not None:
             return found[1]
     return None
-
-
-def _is_super(value: Value) -> bool:
-    return (
-        value.kind is Kind.CALL
-        and value.base is not None
-        and "builtins.super" in value.base.qualnames
-    )

@@ -30,6 +30,7 @@ from ..analysis.rng_hosts import instances_have_dict, reseed_helpers_handle
 from ..analysis.rng_object_records import RESEED_IN_WORKER, RESEED_OBJECT, PerItemRngs
 from ..analysis.rng_objects import RngIndex
 from ..analysis.seeds import is_static
+from ..analysis.self_calls import calls_method
 from ..types import AddHelper, AddKeyword, AddParameter, Edit, InsertStatements
 from .generator_names import _free_name, _with_nested
 from .helpers import (
@@ -458,11 +459,9 @@ def _uses_attribute(function: FunctionFacts, attribute: str) -> bool:
 
 def _calls_self_method(call: Value, name: str) -> bool:
     """Return True for `self.<name>(...)`."""
-    callee = call.base
     return (
-        callee is not None
-        and callee.kind is Kind.ATTRIBUTE
-        and callee.name == name
-        and callee.base is not None
-        and callee.base.kind is Kind.SELF
+        calls_method(call, name)
+        and call.base is not None
+        and call.base.base is not None
+        and call.base.base.kind is Kind.SELF
     )
