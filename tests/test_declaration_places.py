@@ -6,17 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from file_trees import write_tree
 
 from codemods.analysis.declaration_places import local_package
 from codemods.analysis.torch_version import declared_target
 from codemods.types import TorchTarget
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -94,7 +88,7 @@ def test_declared_through_installed_packages(
 ) -> None:
     root = tmp_path / "project"
     root.mkdir()
-    write(root, files)
+    write_tree(root, files)
     assert declared_target(root) == expected
 
 
@@ -166,7 +160,7 @@ def test_declared_through_installed_packages(
 def test_declared_below_the_root(
     tmp_path: Path, files: dict[str, str], expected: TorchTarget | None
 ) -> None:
-    write(tmp_path, files)
+    write_tree(tmp_path, files)
     assert declared_target(tmp_path) == expected
 
 

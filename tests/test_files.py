@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from file_trees import write_tree
 
 from codemods.files import (
     DEFAULT_EXCLUDES,
@@ -22,16 +23,6 @@ from codemods.files import (
     write_atomic,
 )
 from codemods.types import SkipReason
-
-
-def write(root: Path, names: dict[str, str | bytes]) -> None:
-    for name, content in names.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_bytes(content.encode())
 
 
 def found(
@@ -60,7 +51,7 @@ def found(
     "marker", ["pyproject.toml", "setup.py", "setup.cfg", ".git"], ids=lambda m: f"marker {m}"
 )
 def test_find_project_root_stops_at_a_marker(tmp_path: Path, marker: str) -> None:
-    write(tmp_path, {f"project/{marker}": "", "project/src/pkg/mod.py": ""})
+    write_tree(tmp_path, {f"project/{marker}": "", "project/src/pkg/mod.py": ""})
     project = (tmp_path / "project").resolve()
     assert find_project_root(tmp_path / "project" / "src" / "pkg" / "mod.py") == project
     assert find_project_root(tmp_path / "project" / "src") == project
@@ -68,13 +59,13 @@ def test_find_project_root_stops_at_a_marker(tmp_path: Path, marker: str) -> Non
 
 
 def test_find_project_root_without_markers(tmp_path: Path) -> None:
-    write(tmp_path, {"loose/mod.py": ""})
+    write_tree(tmp_path, {"loose/mod.py": ""})
     assert find_project_root(tmp_path / "loose") == (tmp_path / "loose").resolve()
     assert find_project_root(tmp_path / "loose" / "mod.py") == (tmp_path / "loose").resolve()
 
 
 def test_find_project_root_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write(tmp_path, {"pyproject.toml": "", "src/mod.py": ""})
+    write_tree(tmp_path, {"pyproject.toml": "", "src/mod.py": ""})
     monkeypatch.chdir(tmp_path / "src")
     assert find_project_root(Path("mod.py")) == tmp_path.resolve()
     assert find_project_root(Path(".")) == tmp_path.resolve()
@@ -84,7 +75,7 @@ def test_find_project_root_is_absolute(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_discover_yields_sorted_python_files(tmp_path: Path) -> None:
-    write(
+    write_tree(
         tmp_path,
         {
             "b.py": "",
@@ -110,7 +101,7 @@ def test_discover_yields_sorted_python_files(tmp_path: Path) -> None:
 def test_discover_yields_absolute_resolved_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write(tmp_path, {"src/a.py": ""})
+    write_tree(tmp_path, {"src/a.py": ""})
     monkeypatch.chdir(tmp_path)
     result = list(discover([Path("src")], Path(".")))
     assert result == [(tmp_path / "src" / "a.py").resolve()]
@@ -119,7 +110,7 @@ def test_discover_yields_absolute_resolved_paths(
 
 @pytest.mark.parametrize("directory", DEFAULT_EXCLUDES, ids=lambda d: f"default exclude {d}")
 def test_default_excludes(tmp_path: Path, directory: str) -> None:
-    write(tmp_path, {f"{directory}/x.py": "", f"src/{directory}/y.py": "", "keep.py": ""})
+    write_tree(tmp_path, {f"{directory}/x.py": "", f"src/{directory}/y.py": "", "keep.py": ""})
     assert found(tmp_path) == ["keep.py"]
 
 
@@ -152,7 +143,7 @@ def test_default_excludes(tmp_path: Path, directory: str) -> None:
     ],
 )
 def test_excludes(tmp_path: Path, options: dict[str, list[str]], expected: list[str]) -> None:
-    write(
+    write_tree(
         tmp_path,
         {"src/a.py": "", "venv/v.py": "", "build/b.py": "", "gen/g.py": "", ".gitignore": "gen/"},
     )
@@ -166,12 +157,12 @@ def test_excludes(tmp_path: Path, options: dict[str, list[str]], expected: list[
 
 
 def test_exclude_with_slash_is_anchored(tmp_path: Path) -> None:
-    write(tmp_path, {"src/gen/a.py": "", "other/src/gen/b.py": ""})
+    write_tree(tmp_path, {"src/gen/a.py": "", "other/src/gen/b.py": ""})
     assert found(tmp_path, extend_exclude=["src/gen"]) == ["other/src/gen/b.py"]
 
 
 def test_discover_respects_gitignore(tmp_path: Path) -> None:
-    write(
+    write_tree(
         tmp_path,
         {
             ".gitignore": "*_pb2.py\nscratch/\n",
@@ -194,7 +185,7 @@ def test_discover_respects_gitignore(tmp_path: Path) -> None:
 
 
 def test_explicit_files_are_always_yielded(tmp_path: Path) -> None:
-    write(
+    write_tree(
         tmp_path,
         {".gitignore": "ignored.py\n", "build/gen.py": "", "ignored.py": "", "script": ""},
     )
@@ -203,25 +194,25 @@ def test_explicit_files_are_always_yielded(tmp_path: Path) -> None:
 
 
 def test_missing_explicit_paths_are_not_yielded(tmp_path: Path) -> None:
-    write(tmp_path, {"a.py": ""})
+    write_tree(tmp_path, {"a.py": ""})
     assert found(tmp_path, [tmp_path / "missing.py", tmp_path / "gone", tmp_path / "a.py"]) == [
         "a.py"
     ]
 
 
 def test_explicit_excluded_directory_is_walked(tmp_path: Path) -> None:
-    write(tmp_path, {"build/a.py": "", "build/__pycache__/b.py": ""})
+    write_tree(tmp_path, {"build/a.py": "", "build/__pycache__/b.py": ""})
     assert found(tmp_path, [tmp_path / "build"]) == ["build/a.py"]
 
 
 def test_each_file_is_yielded_once(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/a.py": "", "b.py": ""})
+    write_tree(tmp_path, {"pkg/a.py": "", "b.py": ""})
     paths = [tmp_path, tmp_path / "pkg", tmp_path / "pkg" / "a.py", tmp_path / "b.py"]
     assert found(tmp_path, paths) == ["b.py", "pkg/a.py"]
 
 
 def test_symlink_loop_terminates(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/a.py": ""})
+    write_tree(tmp_path, {"pkg/a.py": ""})
     os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "loop")
     os.symlink("..", tmp_path / "pkg" / "up")
     assert found(tmp_path) == ["pkg/a.py"]
@@ -229,7 +220,7 @@ def test_symlink_loop_terminates(tmp_path: Path) -> None:
 
 def test_symlinks_leaving_the_root_are_not_followed(tmp_path: Path) -> None:
     root = tmp_path / "root"
-    write(tmp_path, {"outside/secret.py": "", "outside.py": "", "root/a.py": ""})
+    write_tree(tmp_path, {"outside/secret.py": "", "outside.py": "", "root/a.py": ""})
     os.symlink(tmp_path / "outside", root / "linked_dir")
     os.symlink(tmp_path / "outside.py", root / "linked_file.py")
     assert found(root) == ["a.py"]
@@ -237,7 +228,7 @@ def test_symlinks_leaving_the_root_are_not_followed(tmp_path: Path) -> None:
 
 
 def test_symlinks_inside_the_root_yield_the_target_once(tmp_path: Path) -> None:
-    write(tmp_path, {"real/a.py": "", "b.py": ""})
+    write_tree(tmp_path, {"real/a.py": "", "b.py": ""})
     os.symlink(tmp_path / "real", tmp_path / "alias")
     os.symlink(tmp_path / "b.py", tmp_path / "c.py")
     os.symlink(tmp_path / "missing.py", tmp_path / "broken.py")

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from file_trees import write_tree
 
 from codemods.gitignore import GitIgnore, Patterns
 
@@ -134,13 +135,6 @@ NESTED_CASES = [
 ]
 
 
-def write_files(root: Path, files: dict[str, str]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content.encode())
-
-
 def make_path(root: Path, relative: str, *, is_dir: bool) -> None:
     path = root / relative
     if is_dir:
@@ -154,7 +148,7 @@ def make_path(root: Path, relative: str, *, is_dir: bool) -> None:
 def test_single_file(
     tmp_path: Path, content: str, relative: str, is_dir: bool, expected: bool
 ) -> None:
-    write_files(tmp_path, {".gitignore": content})
+    write_tree(tmp_path, {".gitignore": content})
     ignore = GitIgnore.for_root(tmp_path)
     assert ignore.is_ignored(Path(relative), is_dir=is_dir) is expected
     assert ignore.is_ignored(tmp_path / relative, is_dir=is_dir) is expected
@@ -164,7 +158,7 @@ def test_single_file(
 def test_nested_files(
     tmp_path: Path, files: dict[str, str], relative: str, is_dir: bool, expected: bool
 ) -> None:
-    write_files(tmp_path, files)
+    write_tree(tmp_path, files)
     assert GitIgnore.for_root(tmp_path).is_ignored(Path(relative), is_dir=is_dir) is expected
 
 
@@ -200,7 +194,7 @@ def test_agrees_with_git_check_ignore(
     repo = tmp_path / "repo"
     repo.mkdir()
     assert git(repo, "init", "-q").returncode == 0
-    write_files(repo, files)
+    write_tree(repo, files)
     make_path(repo, relative, is_dir=is_dir)
     result = git(repo, "check-ignore", "-q", "--", relative)
     assert result.returncode in (0, 1), result.stderr
@@ -210,7 +204,7 @@ def test_agrees_with_git_check_ignore(
 
 
 def test_paths_outside_the_root_are_not_ignored(tmp_path: Path) -> None:
-    write_files(tmp_path, {"root/.gitignore": "*\n"})
+    write_tree(tmp_path, {"root/.gitignore": "*\n"})
     ignore = GitIgnore.for_root(tmp_path / "root")
     assert not ignore.is_ignored(tmp_path / "elsewhere.py", is_dir=False)
     assert not ignore.is_ignored(Path("../elsewhere.py"), is_dir=False)
@@ -218,7 +212,7 @@ def test_paths_outside_the_root_are_not_ignored(tmp_path: Path) -> None:
 
 
 def test_normalises_relative_paths(tmp_path: Path) -> None:
-    write_files(tmp_path, {".gitignore": "/a/b.py\n"})
+    write_tree(tmp_path, {".gitignore": "/a/b.py\n"})
     ignore = GitIgnore.for_root(tmp_path)
     assert ignore.is_ignored(Path("a/x/../b.py"), is_dir=False)
     assert ignore.is_ignored(Path("./a/b.py"), is_dir=False)
@@ -226,13 +220,13 @@ def test_normalises_relative_paths(tmp_path: Path) -> None:
 
 def test_nested_files_are_read_lazily(tmp_path: Path) -> None:
     ignore = GitIgnore.for_root(tmp_path)
-    write_files(tmp_path, {".gitignore": "*.log\n", "sub/.gitignore": "*.tmp\n"})
+    write_tree(tmp_path, {".gitignore": "*.log\n", "sub/.gitignore": "*.tmp\n"})
     assert ignore.is_ignored(Path("sub/a.tmp"), is_dir=False)
     assert ignore.is_ignored(Path("sub/a.log"), is_dir=False)
 
 
 def test_root_inside_a_repository_uses_the_outer_files(tmp_path: Path) -> None:
-    write_files(
+    write_tree(
         tmp_path,
         {
             ".gitignore": "generated/\n/project/top_only.py\n",
@@ -248,14 +242,14 @@ def test_root_inside_a_repository_uses_the_outer_files(tmp_path: Path) -> None:
 
 
 def test_symlinked_gitignore_is_not_followed(tmp_path: Path) -> None:
-    write_files(tmp_path, {"rules": "*.py\n"})
+    write_tree(tmp_path, {"rules": "*.py\n"})
     (tmp_path / "sub").mkdir()
     os.symlink(tmp_path / "rules", tmp_path / "sub" / ".gitignore")
     assert not GitIgnore.for_root(tmp_path).is_ignored(Path("sub/a.py"), is_dir=False)
 
 
 def test_ignores_entry_does_not_look_at_parents(tmp_path: Path) -> None:
-    write_files(tmp_path, {".gitignore": "build/\n"})
+    write_tree(tmp_path, {".gitignore": "build/\n"})
     ignore = GitIgnore.for_root(tmp_path)
     assert ignore.ignores_entry("build", is_dir=True)
     assert not ignore.ignores_entry("build/x.py", is_dir=False)

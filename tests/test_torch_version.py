@@ -4,6 +4,7 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
+from file_trees import write_tree
 
 from codemods.analysis.torch_version import (
     declared_target,
@@ -13,16 +14,6 @@ from codemods.analysis.torch_version import (
     target_from_option,
 )
 from codemods.types import TorchTarget
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, content in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
 
 
 def fake_installed(monkeypatch: pytest.MonkeyPatch, version: str | None) -> None:
@@ -156,7 +147,7 @@ def test_target_from_option_names_the_source_in_errors() -> None:
 def test_requirement_specifiers(
     tmp_path: Path, text: str, expected: tuple[tuple[int, ...], bool] | None
 ) -> None:
-    write(tmp_path, {"requirements.txt": text})
+    write_tree(tmp_path, {"requirements.txt": text})
     target = declared_target(tmp_path)
     if expected is None:
         assert target is None
@@ -466,7 +457,7 @@ ENVIRONMENT_CASES = [
 def test_declared_target(
     tmp_path: Path, files: dict[str, str | bytes], expected: TorchTarget | None
 ) -> None:
-    write(tmp_path, files)
+    write_tree(tmp_path, files)
     assert declared_target(tmp_path) == expected
 
 
@@ -551,12 +542,12 @@ def test_declared_target(
 def test_declared_target_across_files(
     tmp_path: Path, files: dict[str, str | bytes], expected: TorchTarget | None
 ) -> None:
-    write(tmp_path, files)
+    write_tree(tmp_path, files)
     assert declared_target(tmp_path) == expected
 
 
 def test_declared_target_describes_an_upper_bound(tmp_path: Path) -> None:
-    write(tmp_path, {"setup.py": "setup(install_requires=['torch<1.9'])\n"})
+    write_tree(tmp_path, {"setup.py": "setup(install_requires=['torch<1.9'])\n"})
     target = declared_target(tmp_path)
     assert target is not None
     assert target.describe() == "torch<1.9 (setup.py)"
@@ -644,7 +635,7 @@ def test_detect_target_precedence(
     expected: TorchTarget,
 ) -> None:
     if requirements is not None:
-        write(tmp_path, {"requirements.txt": requirements})
+        write_tree(tmp_path, {"requirements.txt": requirements})
     fake_installed(monkeypatch, installed)
     assert detect_target(tmp_path, option=option, config=config) == expected
 
