@@ -380,3 +380,40 @@ def test_a_class_looked_up_by_name_in_a_module_handed_to_a_helper_is_a_candidate
     # `Base` cannot be made: its `__getitem__` is abstract.
     assert {ref.name for ref in found.classes} == {"Plain", "Mirrored"}
     assert [(source.kind, source.function) for source in found.sources] == [("module", "data")]
+
+
+def test_attributes_built_from_each_other_are_resolved_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Eight attributes, each a `Compose` of all eight: asked afresh at every depth, what
+    # one holds would be resolved 8**6 times before the depth limit stops the recursion.
+    names = [f"self.part{index}" for index in range(8)]
+    parts = "".join(f"        {name} = Compose([{', '.join(names)}])\n" for name in names)
+    project = _project(
+        "from torchvision.transforms import Compose\n\n\n"
+        "class D(Dataset):\n"
+        "    def __init__(self):\n"
+        + parts
+        + textwrap.dedent(
+            """
+                def __getitem__(self, index):
+                    return self.part0(index)
+
+            loader = DataLoader(D(), num_workers=2)
+            """
+        )
+    )
+    from codemods.analysis import datasets
+
+    calls = 0
+    resolve = datasets.classes_of
+
+    def counted(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return resolve(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(datasets, "classes_of", counted)
+    (loader,) = loader_calls(project)
+    per_item_code(project, datasets_of_loader(project, loader).classes[0])
+    assert calls < 2_000

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
@@ -24,7 +24,7 @@ from .project import Project
 from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
-    from .candidates import Construction
+    from .candidates import Construction, DatasetsOf
     from .per_item import Reached
 
 
@@ -292,6 +292,33 @@ def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span
         if holds is not None and branch.excludes(span, holds):
             return True
     return False
+
+
+def open_to_call(
+    found: DatasetsOf, call: Value, where: FunctionRef, callee: FunctionRef
+) -> DatasetsOf:
+    """Drop from what `callee` returns the classes it makes only in branches `call` (in
+    `where`) never runs: `build_transforms(cfg, is_train=False)` holds none of the
+    augmentations its `if is_train:` body appends."""
+
+    def shut(ref: ClassRef) -> bool:
+        sites = [site for made, site in found.made if made == ref]
+        return bool(sites) and all(
+            made_in == callee
+            and made.span is not None
+            and ruled_out_by_call(call, where, callee, made.span)
+            for made, made_in in sites
+        )
+
+    closed = {ref for ref in (*found.classes, *found.contained) if shut(ref)}
+    if not closed:
+        return found
+    return replace(
+        found,
+        classes=tuple(ref for ref in found.classes if ref not in closed),
+        contained=tuple(ref for ref in found.contained if ref not in closed),
+        made=tuple(site for site in found.made if site[0] not in closed),
+    )
 
 
 def _passed(

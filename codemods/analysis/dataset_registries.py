@@ -14,7 +14,7 @@ from .candidates import DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 
 def registry_candidates(project: Project, registry: VariableRef) -> tuple[ClassRef, ...]:
@@ -356,10 +356,12 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
         return DatasetsOf(candidates, True, (registry.name,), made=made)
     if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
         return None
-    if project.qualnames(call.base, where.module):
-        subjects = [*call.args, *(value for _, value in call.keywords)]  # an external builder
-    else:
+    # A builder, a library's or the project's own (`build_from_cfg(cfg, PROCESS)`), makes an
+    # instance of a class of the registry it is given.
+    builders = project.targets(call.base, where.module)
+    if not any(isinstance(target, ExternalRef | FunctionRef) for target in builders):
         return None
+    subjects = [*call.args, *(value for _, value in call.keywords)]
     for subject in subjects:
         if subject.kind is not Kind.NAME:
             continue

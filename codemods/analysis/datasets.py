@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_wrappers, held_datasets
 from .base_inits import base_init_callers
-from .branch_feasibility import ruled_out_by_call
+from .branch_feasibility import open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
@@ -208,7 +208,13 @@ def _classes_of_option(
                     if ret.kind is Kind.SEQUENCE
                     else looked_up_instances(project, ret, target, value, where)
                     or through_splats(
-                        classes_of(project, ret, target, deeper), target, value, where, 0
+                        open_to_call(
+                            classes_of(project, ret, target, deeper), value, where, target
+                        ),
+                        target,
+                        value,
+                        where,
+                        0,
                     )
                     for ret in returns
                 )

@@ -240,6 +240,9 @@ class _Extractor(_ExpressionVisitor):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets, value = [node.target], node.value
+        elif (grown := _grown_attribute(node)) is not None and self._target_name(grown.left, scope):
+            # `self.steps.append(step)` stores `self.steps + [step]`: the list holds it too.
+            targets, value = [grown.left], grown
         elif (
             isinstance(node, ast.AugAssign)
             and isinstance(node.target, ast.Attribute | ast.Subscript)
@@ -471,3 +474,27 @@ def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr
 
 def _is_builtin(value: Value, name: str) -> bool:
     return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames
+
+
+def _grown_attribute(node: ast.stmt) -> ast.BinOp | None:
+    """Return `a.b + [x]` for a statement `a.b.append(x)` (`a.b + xs` for `.extend(xs)`)."""
+    if not (
+        isinstance(node, ast.Expr)
+        and isinstance(call := node.value, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("append", "extend")
+        and isinstance(call.func.value, ast.Attribute)
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+    ):
+        return None
+    added = call.args[0]
+    if call.func.attr == "append":
+        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
+        added.end_lineno, added.end_col_offset = (
+            call.args[0].end_lineno,
+            call.args[0].end_col_offset,
+        )
+    grown = ast.BinOp(call.func.value, ast.Add(), added)
+    return ast.copy_location(grown, call)

@@ -15,6 +15,7 @@ from .candidates import (
     merge,
 )
 from .facts import Kind
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .self_calls import subclasses
@@ -49,7 +50,26 @@ def held(
 ) -> DatasetsOf:
     if depth > MAX_RESOLUTION_DEPTH:
         return DatasetsOf((), False)
-    resolve = resolve or datasets.classes_of
+    if resolve is None and sites is None:
+        return _held_anywhere(project, ref, attribute, depth)
+    return _held(project, ref, attribute, resolve or datasets.classes_of, sites, depth)
+
+
+@per_project
+def _held_anywhere(project: Project, ref: ClassRef, attribute: str, depth: int) -> DatasetsOf:
+    """`held` of every instance: kept, because objects that hold each other (a wrapper of
+    wrappers) ask it again at each depth, and unkept the questions multiply."""
+    return _held(project, ref, attribute, datasets.classes_of, None, depth)
+
+
+def _held(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    resolve: Resolver,
+    sites: tuple[Construction, ...] | None,
+    depth: int,
+) -> DatasetsOf:
     init = project.find_method(ref, "__init__")
     init_code = init[1] if init is not None else None
     found: list[DatasetsOf] = []

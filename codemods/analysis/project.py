@@ -150,6 +150,9 @@ class Project:
                 return
         values = module.binding(rest[0])
         if not values:
+            # A project module's name wins; a library name one of them imports (`np`
+            # re-exported by `from .ops import *`) is what the name is when none defines it.
+            external: tuple[Target, ...] = ()
             for star in module.star_imports:
                 # Only project modules can be followed; a module that names itself would
                 # grow the name forever (`pkg.x.x.x...`).
@@ -160,6 +163,8 @@ class Project:
                 if found and not all(isinstance(target, ExternalRef) for target in found):
                     yield from found
                     return
+                external = external or found
+            yield from external
             return
         own = f"{module.module}.{rest[0]}"
         for value in values:

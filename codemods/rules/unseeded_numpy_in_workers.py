@@ -136,6 +136,9 @@ class UnseededNumpyInWorkers(Rule):
     - An object the dataset holds whose class is looked up by a name known only at run time
       (`getattr(module, cfg["type"])(...)`) may be any class its module defines: the loader is
       reported only when every such candidate draws, and the message says it rests on them.
+    - When the loader's dataset may be any of several classes (a factory's branches, a
+      registry, a table) and only some of them draw, the finding is a warning that names the
+      drawing class and says the run must pick it: which class the run picks is not known.
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
     - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
@@ -214,19 +217,33 @@ class UnseededNumpyInWorkers(Rule):
                 continue
             # What one loader's instances hold may draw where no instance seen elsewhere does
             # (a transform passed only here): each loader's datasets are checked as built.
+            draws_of = {
+                ref: (
+                    global_draws(ref, datasets.made_by(ref))
+                    or library_calls(ref, datasets.made_by(ref))
+                )[:1]
+                for ref in datasets.classes
+            }
             found = next(
                 (
-                    (draw, applied_note([datasets], ref))
-                    for ref in datasets.classes
-                    for draw in (
-                        global_draws(ref, datasets.made_by(ref))
-                        or library_calls(ref, datasets.made_by(ref))
-                    )[:1]
+                    (ref, draw, applied_note([datasets], ref))
+                    for ref, draws in draws_of.items()
+                    for draw in draws
                 ),
                 None,
             )
             if found is not None:
-                self._check_loader(loader, found[0], datasets, found[1])
+                ref, draw, applied = found
+                # Only classes that serve items are alternatives: a mixin composed into the
+                # dataset (`type("D", (Frames, Tagged), {})`) is part of it, not another choice.
+                serving = [
+                    draws
+                    for other, draws in draws_of.items()
+                    if any(project.find_method(other, name) for name in _ITEM_METHODS)
+                ]
+                quiet = sum(1 for draws in serving if not draws)
+                one_of = _OneOf(ref, quiet, len(serving))
+                self._check_loader(loader, draw, datasets, applied, one_of)
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a drawing dataset no
@@ -253,13 +270,21 @@ class UnseededNumpyInWorkers(Rule):
         return function is not None and not seeds_numpy(self.project, function, always=always)
 
     def _check_loader(
-        self, loader: LoaderCall, draw: GlobalCall, datasets: DatasetsOf, applied: str = ""
+        self,
+        loader: LoaderCall,
+        draw: GlobalCall,
+        datasets: DatasetsOf,
+        applied: str,
+        one_of: _OneOf,
     ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
         where = self._describe_draw(draw, applied) + _candidate_note(datasets)
-        version = self.project.target.describe()
+        version = self.project.target.describe() + one_of.condition()
+        # Some class the dataset may be draws nothing: the finding assumes the run picks one
+        # that does, and says so.
+        severity = "warning" if one_of.quiet else "error"
         if init.is_absent:
             none = ""
             if init.factory is not None:
@@ -271,16 +296,17 @@ class UnseededNumpyInWorkers(Rule):
             if not loader.accepts_keyword("worker_init_fn"):
                 names = ", ".join(f"`{ref.name}.__init__`" for ref in loader.subclasses)
                 message += f"; {names} does not accept worker_init_fn, so it cannot be fixed here"
-                self.report(loader.function, span, message)
+                self.report(loader.function, span, message, severity=severity)
                 return
-            self.report(loader.function, span, message, fix=self._add_worker_init(loader))
+            fix = self._add_worker_init(loader)
+            self.report(loader.function, span, message, fix=fix, severity=severity)
             return
         if init.lookup.presence is Presence.MAYBE:
             message = (
                 f"DataLoader workers may start with identical NumPy RNG state on {version}: "
                 f"{where}; worker_init_fn may come from **kwargs, so it cannot be fixed here"
             )
-            self.report(loader.function, span, message)
+            self.report(loader.function, span, message, severity=severity)
             return
         choices = worker_init_choices(loader)
         if len(choices) > 1:
@@ -299,7 +325,7 @@ class UnseededNumpyInWorkers(Rule):
         fix = None
         if not function.function.is_lambda:
             fix = self._seed_in_function(function)
-        self.report(loader.function, span, message, fix=fix)
+        self.report(loader.function, span, message, fix=fix, severity=severity)
 
     def _check_choices(
         self, loader: LoaderCall, choices: tuple[WorkerInit, ...], where: str
@@ -415,6 +441,28 @@ class UnseededNumpyInWorkers(Rule):
         ]
         title = f"Seed NumPy and `random` from `torch.initial_seed()` in `{function.function.name}`"
         return Fix(title, Safety.SAFE, (FileEdits(function.path, tuple(edits)),))
+
+
+#: The methods through which a class serves the items a DataLoader loads.
+_ITEM_METHODS = ("__getitem__", "__iter__")
+
+
+@dataclass(frozen=True)
+class _OneOf:
+    """The class whose draw a loader finding names, among the classes its dataset may be."""
+
+    drawing: ClassRef
+    #: How many of those classes draw nothing.
+    quiet: int
+    total: int
+
+    def condition(self) -> str:
+        if not self.quiet:
+            return ""
+        return (
+            f" when the loader's dataset is a `{self.drawing.name}` (one of {self.total} classes"
+            " it may be, not all of which draw)"
+        )
 
 
 @dataclass(frozen=True)
