@@ -35,9 +35,24 @@ def _detect(root: Path, *overrides: tuple[str, str, str]) -> str:
         (
             "requirements.txt",
             "albumentations>=1.3.0\n",
+            "albumentations 1.3.0 (requirements.txt)",
+        ),
+        # The lowest release admitted, as for torch; a bound alone stands for the newest.
+        (
+            "requirements.txt",
+            "albumentations>=1.1.0,<2\n",
+            "albumentations 1.1.0 (requirements.txt)",
+        ),
+        (
+            "requirements.txt",
+            "albumentations\n",
             "albumentations 2.0.8 (newest release admitted by requirements.txt)",
         ),
-        ("requirements.txt", "albumentations~=1.4.22\n", "albumentations<1.5 (requirements.txt)"),
+        (
+            "requirements.txt",
+            "albumentations~=1.4.22\n",
+            "albumentations 1.4.22 (requirements.txt)",
+        ),
         ("requirements.txt", "albumentations<1.4.21\n", "albumentations<1.4.21 (requirements.txt)"),
         (
             "requirements-train.txt",
@@ -47,7 +62,7 @@ def _detect(root: Path, *overrides: tuple[str, str, str]) -> str:
         (
             "pyproject.toml",
             '[tool.poetry.dependencies]\nalbumentations = "^1.3.0"\n',
-            "albumentations<2 (pyproject.toml)",
+            "albumentations 1.3.0 (pyproject.toml)",
         ),
         (
             "pyproject.toml",

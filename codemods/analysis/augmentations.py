@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .branch_feasibility import branch_not_taken
 from .candidates import Construction
 from .creation_sites import created_at
 from .datasets import classes_of
@@ -323,22 +324,55 @@ def global_numpy_library_calls(
     index = PipelineIndex(project)
     init_code = index.init_code(dataset)
     for use in index.per_item(dataset).uses:
-        library = library_named(use.obj.creation.rng_type)
-        if use.kind is not UseKind.DRAW or use.obj.creation.draws_assumed:
-            # A pipeline whose transforms cannot be seen is not known to draw at all.
+        if use.kind is not UseKind.DRAW:
             continue
         if not stored_when_built(project, init_code, dataset, made_by, use.obj):
             continue
-        version = library_version(project, library)
-        global_draws = library is AUDIOMENTATIONS or (
-            library is ALBUMENTATIONS
-            and version.distribution == "albumentations"
-            and version.within(None, (1, 4, 21))
-        )
-        if global_draws:
-            label = f"{use.obj.creation.constructor}` of {version.describe()}, through `np.random"
+        label = _global_label(project, use.obj.creation)
+        if label is not None:
             found.append(GlobalCall(use.reached, use.call, label))
+    found.extend(_applied_where_built(index, dataset, made_by))
     return found
+
+
+def _applied_where_built(
+    index: PipelineIndex, dataset: ClassRef, made_by: tuple[Construction, ...] | None
+) -> Iterator[GlobalCall]:
+    """Yield the pipelines that per-item code builds and applies itself, in one function
+    (`aug = A.Compose(self.steps); aug(image=x)`), when their library draws from NumPy's
+    global RNG: a new pipeline per item still draws from the state the worker inherited.
+    """
+    project = index.project
+    for reached in per_item_code(project, dataset, made_by):
+        function = reached.function
+        for call in function.function.calls:
+            if call.base is None or call.base.kind not in (Kind.CALL, Kind.ALTERNATIVES):
+                continue  # applying a pipeline held elsewhere: `PipelineIndex.per_item`'s
+            if call.span is not None and branch_not_taken(project, reached, call.span):
+                continue
+            for creation in index.constructors(call.base, function, reached.self_class):
+                label = _global_label(project, creation)
+                if label is not None:
+                    yield GlobalCall(reached, call, label)
+                    break
+
+
+def _global_label(project: Project, creation: Creation) -> str | None:
+    """Return how a draw of the pipeline `creation` makes reads in a message, if the library
+    version assumed draws from NumPy's global RNG (None otherwise)."""
+    # A pipeline whose transforms cannot be seen (loaded from a file) is not known to draw.
+    if creation.draws_assumed or creation.rng_type not in (
+        ALBUMENTATIONS.name,
+        AUDIOMENTATIONS.name,
+    ):
+        return None
+    library = library_named(creation.rng_type)
+    version = library_version(project, library)
+    if library is ALBUMENTATIONS and not (
+        version.distribution == "albumentations" and version.within(None, (1, 4, 21))
+    ):
+        return None
+    return f"{creation.constructor}` of {version.describe()}, through `np.random"
 
 
 __all__ = [

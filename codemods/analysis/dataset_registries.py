@@ -6,13 +6,13 @@ looked up by name in a project module imported by name
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .candidates import DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
+from .imported_modules import classes_looked_up, imported_modules
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
@@ -246,15 +246,15 @@ def _table_entry(
 
 
 _GETATTR = frozenset({"builtins.getattr"})
-_IMPORT_MODULE = frozenset({"importlib.import_module"})
 
 
 def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> ReturnedClasses | None:
-    """Resolve `getattr(importlib.import_module("pkg.mod"), name)` to the classes `pkg.mod`
-    defines, if `call` is such a lookup in a project module named by a literal.
+    """Resolve `getattr(importlib.import_module(...), name)` to the project classes it may
+    be, if `call` is such a lookup in a project module (see `imported_modules`).
 
     The name looked up is known only at run time: every class the module defines at its
-    top level is a candidate. None if `call` is no such lookup.
+    top level is a candidate (or, for a module picked by that same name, the class it binds
+    under its own name). None if `call` is no such lookup.
     """
     if (
         call.base is None
@@ -262,27 +262,11 @@ def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> Retu
         or not project.is_one_of(call.base, where.module, _GETATTR)
     ):
         return None
-    imported = call.args[0]
-    if (
-        imported.kind is not Kind.CALL
-        or imported.base is None
-        or len(imported.args) != 1
-        or imported.keywords
-        or imported.args[0].kind is not Kind.CONSTANT
-        or not project.is_one_of(imported.base, where.module, _IMPORT_MODULE)
-    ):
-        return None
-    try:
-        name = ast.literal_eval(imported.args[0].name)
-    except (ValueError, SyntaxError):
-        return None
-    if not isinstance(name, str) or name.startswith("."):
-        return None
-    module = project.module_named(name, where.module)
-    if module is None:
+    imported = imported_modules(project, call.args[0], where)
+    if imported is None:
         return None  # a third-party module: none of its classes is the project's
-    classes = tuple(ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname)
-    return ReturnedClasses(classes, True, looked_up_in=(name,))
+    classes, names = classes_looked_up(project, imported, call.args[1])
+    return ReturnedClasses(classes, True, looked_up_in=names)
 
 
 def registers(

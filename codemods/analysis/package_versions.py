@@ -9,10 +9,12 @@ section, Pipfile, and those below the root when none at the root declares the di
 else a notebook's `!pip install`), the distribution installed in the
 running environment, and finally the newest release of that distribution.
 
-Unlike torch, whose bug lives in *old* releases, a library bug may live in any band of
-releases, so a declaration stands for the release an install resolves it to today: an exact
-pin is that version; otherwise the newest release the specifiers admit (`>=1.3.0` installs
-the newest release; `~=1.4.22` and Poetry's `^1.4` install the newest 1.4.x, "below 1.5").
+A declaration stands for the lowest release it admits, as for torch (DESIGN section 2): an
+exact pin is that version, otherwise the highest lower bound among its specifiers
+(`>=1.1.0` is 1.1.0, `~=1.4.22` is 1.4.22, Poetry's `^1.3` is 1.3); a declaration with only
+an upper bound stands for the newest release below it (`<1.4.21`), and one with no bound
+at all for the newest release. Of several declarations (alternatives, extras, conda files)
+the lowest counts, "below X" counting as lower than X.
 Distributions that share an import name (`albumentations` and its successor
 `albumentationsx`) are told apart by the name they are declared or installed under.
 """
@@ -144,17 +146,22 @@ def _declared(root: Path, name: str) -> LibraryVersion | None:
     found = [_resolve(name, spec, source) for spec, source in declarations(root, _names(name))]
     if not found:
         return None
-    # Several declarations (an extra, a conda file): the highest, which an install may reach.
-    return max(found, key=lambda item: (_trim(item.version), not item.below))
+    # Several declarations (an extra, a conda file): the lowest, as for torch.
+    return min(found, key=_version_key)
 
 
 def _resolve(name: str, spec: str, source: str) -> LibraryVersion:
-    """Return the newest release of `name` that `spec` admits (alternatives: the highest)."""
+    """Return the release of `name` that `spec` stands for (alternatives: the lowest)."""
     newest = NEWEST_RELEASES.get(name)
     options = [_conjunction(name, part, newest, source) for part in spec.split("|") if part.strip()]
     if not options:
         return LibraryVersion(name, newest or (0,), source=f"newest release admitted by {source}")
-    return max(options, key=lambda item: (_trim(item.version), not item.below))
+    return min(options, key=_version_key)
+
+
+def _version_key(item: LibraryVersion) -> tuple[tuple[int, ...], bool]:
+    """Order releases so that "below X" comes before X."""
+    return _trim(item.version), not item.below
 
 
 def _conjunction(
@@ -173,30 +180,18 @@ def _conjunction(
             continue
         if operator in ("==", "===", "=") and not text.endswith(".*"):
             return LibraryVersion(name, version, source=source)
-        bound: tuple[tuple[int, ...], bool] | None = None
-        if operator in ("==", "=", "~", "~="):
-            # `1.4.*`, conda `=1.4`, Poetry `~1.4`, pip `~=1.4.22`: stay below the next release
-            # of the last number but one (or the only number).
-            keep = len(version) - 1 if operator == "~=" or len(version) > 2 else len(version)
-            keep = max(keep, 1)
-            bound = (_bump(version[:keep]), True)
-            lower = version
-        elif operator == "^":
-            significant = next((i for i, part in enumerate(version) if part), len(version) - 1)
-            bound = (_bump(version[: significant + 1]), True)
-            lower = version
-        elif operator == "<":
-            bound = (version, True)
-        elif operator == "<=":
-            bound = (version, False)
+        if operator in ("<", "<="):
+            bound = (version, operator == "<")
+            if upper is None or _trim(bound[0]) < _trim(upper[0]):
+                upper = bound
         else:
+            # `>=`, `>`, `~=`, Poetry's `^` and `~`, a wildcard `1.4.*`, conda's `=1.4`:
+            # the lowest release admitted starts here.
             lower = version if lower is None else max(lower, version, key=_trim)
-        if bound is not None and (upper is None or _trim(bound[0]) < _trim(upper[0])):
-            upper = bound
+    if lower is not None:
+        return LibraryVersion(name, lower, source=source)
     if upper is None:
-        if newest is not None and (lower is None or _trim(lower) <= _trim(newest)):
-            return LibraryVersion(name, newest, source=f"newest release admitted by {source}")
-        return LibraryVersion(name, lower or (0,), source=source)
+        return LibraryVersion(name, newest or (0,), source=f"newest release admitted by {source}")
     version, exclusive = upper
     if newest is not None and (
         _trim(newest) < _trim(version) or (not exclusive and _trim(newest) == _trim(version))
@@ -270,7 +265,7 @@ def _installed_by_notebook(root: Path, name: str) -> LibraryVersion | None:
                     spec = pip_spec(word.strip("'\""), _names(name))
                     if spec is not None and not word.startswith("-"):
                         found.append(_resolve(name, spec, source))
-    return max(found, key=lambda item: (_trim(item.version), not item.below), default=None)
+    return min(found, key=_version_key, default=None)
 
 
 # --- lock files ---
@@ -339,7 +334,3 @@ def _trim(version: tuple[int, ...]) -> tuple[int, ...]:
     while end > 1 and version[end - 1] == 0:
         end -= 1
     return version[:end]
-
-
-def _bump(version: tuple[int, ...]) -> tuple[int, ...]:
-    return (*version[:-1], version[-1] + 1)

@@ -109,6 +109,17 @@ class SourceSet:
             return paths
         return [path for path in paths if self._importable_from(path, name, near)]
 
+    def submodule_names(self, package: str) -> tuple[str, ...]:
+        """Return the names of the modules directly inside package `package` (`pkg.a`, ...)."""
+        prefix = package + "."
+        return tuple(
+            sorted(
+                name
+                for name in self._by_name
+                if name.startswith(prefix) and "." not in name[len(prefix) :]
+            )
+        )
+
     def _importable_from(self, path: Path, name: str, near: Path) -> bool:
         """Return True if the code of `near` may import file `path` as `name`.
 

@@ -78,10 +78,12 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     The library version comes from `--library-version NAME==VERSION`, `[tool.workerseed]
     library-versions = {albumentations = "2.0.8"}`, a lock file, the project's requirements
-    (the newest release they admit), the installed distribution, or the newest release, in
-    that order; the message says which. `albumentations` and `albumentationsx` are different
-    distributions with one import name. When nothing names the version (no option, setting,
-    declaration or installed copy), the finding is a warning: it assumes the newest release.
+    (the lowest release they admit, as for torch: `albumentations>=1.4.21` stands for 1.4.21;
+    a bare name or only an upper bound, the newest release admitted), the installed
+    distribution, or the newest release, in that order; the message says which.
+    `albumentations` and `albumentationsx` are different distributions with one import name.
+    When nothing names the version (no option, setting, declaration or installed copy), the
+    finding is a warning: it assumes the newest release.
 
     ## Why it matters
     Each worker receives a copy of the pipeline and its generators: worker 0 and worker 1

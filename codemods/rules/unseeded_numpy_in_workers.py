@@ -485,6 +485,8 @@ def _candidate_note(datasets: DatasetsOf) -> str:
         parts.append(
             f"the datasets `{owner}` and its subclasses store in {' and '.join(attributes)}"
         )
+    # The modules one lookup by name may pick: one candidate set.
+    modules = [f"`{source.function}`" for source in datasets.sources if source.kind == "module"]
     for source in sorted(datasets.sources, key=lambda source: source.kind):
         if source.kind == "stored":
             continue
@@ -498,7 +500,9 @@ def _candidate_note(datasets: DatasetsOf) -> str:
                 f" made by `{source.function}`"
             )
         elif source.kind == "module":
-            parts.append(f"the classes bound in `{source.function}`, looked up by name at run time")
+            if source.function == modules[0].strip("`"):
+                names = ", ".join(modules)
+                parts.append(f"the classes bound in {names}, looked up by name at run time")
         else:
             parts.append(f"the datasets `{source.function}` may return")
     if not parts:

@@ -1,0 +1,137 @@
+"""Which project modules `importlib.import_module(...)` may return.
+
+A literal names one module (`import_module("pkg.transforms")`, or relative to a literal
+`package=`: `import_module(".transforms", package="pkg")`). A literal prefix followed by a
+part known only at run time (`import_module("pkg." + name)`, `import_module("." + name,
+package="pkg")`) names one of the modules directly inside package `pkg`: each is a
+candidate, and the run picks one by that part.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+
+from .facts import Kind, ModuleFacts, Value, literal_key
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+_IMPORT_MODULE = frozenset({"importlib.import_module"})
+
+
+@dataclass(frozen=True)
+class ImportedModules:
+    """The project modules an `import_module` call may return, each with its name as the
+    call spells it."""
+
+    modules: tuple[tuple[str, ModuleFacts], ...]
+    #: The part of the module name known only at run time (`name` of `"pkg." + name`): the
+    #: last component of the module picked. None for a literal name.
+    picked_by: Value | None = None
+
+
+def imported_modules(project: Project, call: Value, where: FunctionRef) -> ImportedModules | None:
+    """Return the project modules `call` may import, if it is `importlib.import_module(...)`
+    of a literal name or of a literal package prefix and a part known only at run time; None
+    otherwise (not such a call, or a module of no project package: a library's)."""
+    if (
+        call.kind is not Kind.CALL
+        or call.base is None
+        or len(call.args) != 1
+        or any(key != "package" for key, _ in call.keywords)
+        or not project.is_one_of(call.base, where.module, _IMPORT_MODULE)
+    ):
+        return None
+    package_value = call.keyword("package")
+    package = _string(package_value) if package_value is not None else ""
+    if package is None:
+        return None  # a package known only at run time
+    name = call.args[0]
+    if name.kind is Kind.CONSTANT:
+        text = _string(name)
+        dotted = _absolute(text, package) if text is not None else None
+        module = project.module_named(dotted, where.module) if dotted else None
+        return ImportedModules(((dotted, module),)) if dotted and module is not None else None
+    if name.kind is not Kind.BINOP or name.name != "+" or len(name.args) != 2:
+        return None
+    prefix, rest = name.args
+    text = _string(prefix)
+    if text is None or not text.endswith(".") or rest.kind in (Kind.CONSTANT, Kind.INT):
+        return None
+    parent = _absolute(text[:-1], package) if text != "." else package or None
+    if not parent:
+        return None
+    modules = tuple(
+        (submodule, module)
+        for submodule in project.sources.submodule_names(parent)
+        if (module := project.module_named(submodule, where.module)) is not None
+    )
+    return ImportedModules(modules, rest) if modules else None
+
+
+def classes_looked_up(
+    project: Project, imported: ImportedModules, attribute: Value
+) -> tuple[tuple[ClassRef, ...], tuple[str, ...]]:
+    """Return the project classes `getattr(<module imported>, attribute)` may be, and the
+    names of the modules they are looked up in.
+
+    Any class a candidate module defines at its top level; but when the attribute is the
+    very value that picked the module (`getattr(import_module("pkg." + name), name)`), only
+    the class each module binds under its own last name (`pkg.kitti.kitti`).
+    """
+    same = imported.picked_by is not None and _same_value(imported.picked_by, attribute)
+    found: list[ClassRef] = []
+    names: list[str] = []
+    for name, module in imported.modules:
+        if same:
+            own = name.rpartition(".")[2]
+            classes = [ClassRef.of(module, cls) for cls in module.classes if cls.qualname == own]
+            for value in module.binding(own):
+                classes.extend(t for t in project.targets(value, module) if isinstance(t, ClassRef))
+        else:
+            classes = [
+                ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname
+            ]
+        if classes:
+            found.extend(classes)
+            names.append(name)
+    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    """Return True if `a` and `b` are the same expression read twice (`name` in both
+    places), whatever the spans of the two readings."""
+    return _options(a) == _options(b)
+
+
+def _options(value: Value) -> tuple[Value, ...]:
+    return tuple(replace(option, span=None) for option in value.alternatives())
+
+
+def _string(value: Value) -> str | None:
+    key = literal_key(value)
+    if value.kind is not Kind.CONSTANT or key is None:
+        return None
+    try:
+        text = ast.literal_eval(key)
+    except (ValueError, SyntaxError):
+        return None
+    return text if isinstance(text, str) else None
+
+
+def _absolute(name: str, package: str) -> str | None:
+    """Return the absolute module name `import_module(name, package=package)` imports."""
+    if not name.startswith("."):
+        return name if _dotted(name) else None
+    level = len(name) - len(name.lstrip("."))
+    parts = package.split(".") if package else []
+    if not parts or level > len(parts):
+        return None
+    base = parts[: len(parts) - level + 1]
+    rest = name[level:]
+    dotted = ".".join([*base, rest] if rest else base)
+    return dotted if _dotted(dotted) else None
+
+
+def _dotted(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
