@@ -382,6 +382,7 @@ class _Extractor(_ExpressionVisitor):
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
+                has_var_positional=node.args.vararg is not None,
                 statement_calls=tuple(builder.statement_calls),
                 statement_reaches=statement_reaches(node.body, self._positions.span),
                 references=tuple(sorted(builder.references)),
@@ -393,6 +394,7 @@ class _Extractor(_ExpressionVisitor):
                 branches=tuple(builder.branches),
                 type_tests=tuple(builder.type_tests),
                 literal_defaults=_literal_defaults(node.args),
+                named_defaults=self._named_defaults(node.args, scope),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope
                 ),

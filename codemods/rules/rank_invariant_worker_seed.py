@@ -122,12 +122,15 @@ class RankInvariantWorkerSeed(Rule):
     ## Known limitations
     - The distributed evidence, the seeding and the loader count together when they belong
       to one run: the same file, or files whose functions call theirs (a few levels up,
-      through plain function calls and `self.<method>()` calls of classes one object may be
-      an instance of, including mixins composed with `type(name, bases, {})`). The loader
-      hooks Lightning calls (`train_dataloader()` of a `LightningDataModule` or
-      `LightningModule`) belong to the runs of the functions that make the instance. Other
-      code reached only through registries or callbacks a library calls is not linked, and
-      then nothing is reported. Module-level seeding counts for the runs of its own file. A
+      through plain function calls, `self.<method>()` calls of classes one object may be
+      an instance of, including mixins composed with `type(name, bases, {})`, method calls
+      on an object the caller makes, `trainer_class(cfg).fit()` with the class looked up by
+      name in a project module or package (`getattr(trainers, cfg.name)`), and calls of an
+      entry picked from a module-level table of functions, `LOADERS[kind]["train"](args)`;
+      every class or entry the run may pick is a candidate). The loader hooks Lightning
+      calls (`train_dataloader()` of a `LightningDataModule` or `LightningModule`) belong
+      to the runs of the functions that make the instance. Other code reached only through
+      registries or callbacks a library calls is not linked, and then nothing is reported. Module-level seeding counts for the runs of its own file. A
       seeding in a function that hands the loader's function to a launcher
       (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
       spawned ranks start from their own RNG state.
