@@ -26,11 +26,18 @@ _CALLER_DEPTH = 3
 
 
 @per_project
-def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
+def entry_modules(
+    project: Project, function: FunctionRef, *, through_objects: bool = True
+) -> frozenset[Path]:
     """Return the files of `function` and of the project code that calls it, a few levels up.
 
     A seeding and a loader take part in one training run when they share one: the script
     that seeds also builds the loader, or calls the function that does.
+
+    `through_objects=False` leaves out callers that reach `function` only by calling a method
+    on an object they make (`make_model(opt).setup()`): a class shared by the project's
+    scripts may wrap itself in DistributedDataParallel when its configuration asks, which
+    says that some script runs distributed, not that each script making one does.
     """
     found = {function.path}
     frontier = [function]
@@ -40,7 +47,7 @@ def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
         for current in frontier:
             if current.function.qualname == "<module>":
                 continue
-            for caller in _callers(project, current):
+            for caller in _callers(project, current, through_objects):
                 found.add(caller.path)
                 if caller not in seen:
                     seen.add(caller)
@@ -49,13 +56,16 @@ def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
     return frozenset(found)
 
 
-def _callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+def _callers(
+    project: Project, function: FunctionRef, through_objects: bool
+) -> Iterator[FunctionRef]:
     for site in project.callers(function):
         yield site.function
     yield from _table_callers(project, function)
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
-        yield from _instance_callers(project, function)
+        if through_objects:
+            yield from _instance_callers(project, function)
         yield from _lightning_hook_callers(project, function)
 
 
