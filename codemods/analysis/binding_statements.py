@@ -94,3 +94,27 @@ def grown_container(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.Call] 
         ast.copy_location(synthesized, added)
         synthesized.end_lineno, synthesized.end_col_offset = added.end_lineno, added.end_col_offset
     return name, grown
+
+
+def grown_attribute(node: ast.stmt) -> ast.BinOp | None:
+    """Return `a.b + [x]` for a statement `a.b.append(x)` (`a.b + xs` for `.extend(xs)`)."""
+    if not (
+        isinstance(node, ast.Expr)
+        and isinstance(call := node.value, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("append", "extend")
+        and isinstance(call.func.value, ast.Attribute)
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+    ):
+        return None
+    added = call.args[0]
+    if call.func.attr == "append":
+        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
+        added.end_lineno, added.end_col_offset = (
+            call.args[0].end_lineno,
+            call.args[0].end_col_offset,
+        )
+    grown = ast.BinOp(call.func.value, ast.Add(), added)
+    return ast.copy_location(grown, call)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .expression_values import _ValueSummariser
-from .facts import _LITERAL_CUT, FunctionFacts, Kind
+from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value
 from .scopes import _Binding, _FunctionBuilder, _Scope
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
@@ -119,6 +119,15 @@ class _ExpressionVisitor(_ValueSummariser):
                     found.add(sub.id)
         return tuple(sorted(found))
 
+    def _named_defaults(self, args: ast.arguments, scope: _Scope) -> tuple[tuple[str, Value], ...]:
+        """Return the parameters of `args` whose default is a (dotted) name, with its value
+        in `scope`, where the function is defined (`klass=DataLoader`)."""
+        return tuple(
+            (arg.arg, self.value(default, scope))
+            for arg, default in _defaulted(args)
+            if isinstance(default, ast.Name | ast.Attribute)
+        )
+
     def _bound_in_function(self, name: str, scope: _Scope) -> bool:
         if any(name in names for names in self._comprehension_names):
             return True
@@ -198,15 +207,19 @@ def _defaults(args: ast.arguments) -> list[ast.expr]:
     return [default for default in (*args.defaults, *args.kw_defaults) if default is not None]
 
 
-def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
-    """Return the parameters of `args` whose default is a short literal, with its repr."""
+def _defaulted(args: ast.arguments) -> list[tuple[ast.arg, ast.expr | None]]:
+    """Return each parameter of `args` that may have a default, with its default."""
     positional = [*args.posonlyargs, *args.args]
-    pairs = [
+    return [
         *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
         *zip(args.kwonlyargs, args.kw_defaults, strict=True),
     ]
+
+
+def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
+    """Return the parameters of `args` whose default is a short literal, with its repr."""
     found: list[tuple[str, str]] = []
-    for arg, default in pairs:
+    for arg, default in _defaulted(args):
         if not isinstance(default, ast.Constant | ast.UnaryOp):
             continue
         try:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Span
+from .binding_statements import grown_attribute
 from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
@@ -240,7 +241,7 @@ class _Extractor(_ExpressionVisitor):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             targets, value = [node.target], node.value
-        elif (grown := _grown_attribute(node)) is not None and self._target_name(grown.left, scope):
+        elif (grown := grown_attribute(node)) is not None and self._target_name(grown.left, scope):
             # `self.steps.append(step)` stores `self.steps + [step]`: the list holds it too.
             targets, value = [grown.left], grown
         elif (
@@ -385,6 +386,7 @@ class _Extractor(_ExpressionVisitor):
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
+                has_var_positional=node.args.vararg is not None,
                 statement_calls=tuple(builder.statement_calls),
                 statement_reaches=statement_reaches(node.body, self._positions.span),
                 references=tuple(sorted(builder.references)),
@@ -396,6 +398,7 @@ class _Extractor(_ExpressionVisitor):
                 branches=tuple(builder.branches),
                 type_tests=tuple(builder.type_tests),
                 literal_defaults=_literal_defaults(node.args),
+                named_defaults=self._named_defaults(node.args, scope),
                 definition_names=self._definition_names(
                     [*node.decorator_list, *_defaults(node.args)], scope
                 ),
@@ -474,27 +477,3 @@ def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr
 
 def _is_builtin(value: Value, name: str) -> bool:
     return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames
-
-
-def _grown_attribute(node: ast.stmt) -> ast.BinOp | None:
-    """Return `a.b + [x]` for a statement `a.b.append(x)` (`a.b + xs` for `.extend(xs)`)."""
-    if not (
-        isinstance(node, ast.Expr)
-        and isinstance(call := node.value, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr in ("append", "extend")
-        and isinstance(call.func.value, ast.Attribute)
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and not call.keywords
-    ):
-        return None
-    added = call.args[0]
-    if call.func.attr == "append":
-        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
-        added.end_lineno, added.end_col_offset = (
-            call.args[0].end_lineno,
-            call.args[0].end_col_offset,
-        )
-    grown = ast.BinOp(call.func.value, ast.Add(), added)
-    return ast.copy_location(grown, call)

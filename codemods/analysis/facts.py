@@ -225,6 +225,8 @@ class FunctionFacts:
     only_raises: bool = False
     #: The function has a `**kwargs`-style parameter.
     has_var_keyword: bool = False
+    #: The function has a `*args`-style parameter (in `params` right after the positional).
+    has_var_positional: bool = False
     #: Calls that are whole expression statements (their value is discarded), by span.
     statement_calls: tuple[Span, ...] = ()
     #: For each of those calls, the code that runs only after it (`StatementReach`).
@@ -256,12 +258,22 @@ class FunctionFacts:
     #: Parameters whose default is a short literal, with that literal (see `literal_key`):
     #: what a call that does not pass the parameter gives it.
     literal_defaults: tuple[tuple[str, str], ...] = ()
+    #: Parameters whose default is a name or a dotted name (`klass=DataLoader`), with its
+    #: value, resolved where the function is defined.
+    named_defaults: tuple[tuple[str, Value], ...] = ()
 
     def default_of(self, param: str) -> str | None:
         """Return the literal default of parameter `param` (None if it has none)."""
         for name, key in self.literal_defaults:
             if name == param:
                 return key
+        return None
+
+    def named_default(self, param: str) -> Value | None:
+        """Return the (dotted) name parameter `param` defaults to (None if it has none)."""
+        for name, value in self.named_defaults:
+            if name == param:
+                return value
         return None
 
     def reads_of(self, name: str) -> int:

@@ -9,6 +9,7 @@ from functools import cached_property
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value, spelled
+from .forwarded_arguments import forwards_no_keyword, forwards_nothing_positional
 from .loader_kwargs import KnownDict, known_dict, with_item_stores
 from .memo import per_project
 from .project import Project
@@ -124,13 +125,21 @@ class LoaderCall:
             return ArgumentLookup(Presence.MAYBE)
         if name in positional:
             index = positional.index(name)
-            for position, arg in enumerate(self.call.args):
+            position = 0
+            for arg in self.call.args:
                 if arg.kind is Kind.STARRED:
+                    # The function's own `*args`, which no call of it fills, spreads nothing.
+                    if forwards_nothing_positional(self.project, self.function, arg):
+                        continue
                     return ArgumentLookup(Presence.MAYBE)
                 if position == index:
                     return ArgumentLookup(Presence.PASSED, arg)
+                position += 1
         maybe = False
-        for splat in self.splats:
+        spread = [value for key, value in self.call.keywords if key is None]
+        for splat, value in zip(self.splats, spread, strict=True):
+            if splat is None and forwards_no_keyword(self.project, self.function, value, name):
+                continue  # the function's own `**kwargs`, into which no call passes `name`
             if splat is None or name in splat.partial_keys:
                 maybe = True
                 continue
@@ -297,6 +306,11 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             found.extend(sites)
     for function in project.functions_mentioning(*names):
         for call in function.function.calls:
+            if call.base is not None and call.base.kind is Kind.PARAM:
+                subclasses = _parameter_loader(project, function, call.base.name)
+                if subclasses is not None:
+                    found.append(LoaderCall(project, function, call, subclasses))
+                continue
             # Only a callee that spells a loader's name can be one: resolve no other.
             if call.base is None or not spelled(call.base) & names:
                 continue
@@ -309,6 +323,43 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
                 continue
             found.append(LoaderCall(project, function, call, subclasses))
     return tuple(found)
+
+
+def _parameter_loader(
+    project: Project, function: FunctionRef, param: str
+) -> tuple[ClassRef, ...] | None:
+    """Return the project subclasses a call of parameter `param` makes, if it certainly makes
+    a torch DataLoader: `def loader(dataset, klass=DataLoader): return klass(dataset)`.
+
+    The parameter defaults to a loader class, and every call of the function in the project
+    gives it none or another loader class. A method, a nested function or one handed on as a
+    value may be called with any class: None.
+    """
+    facts = function.function
+    default = facts.named_default(param)
+    if default is None or facts.class_qualname is not None or facts.nested:
+        return None
+    found = loader_subclasses(project, default, function)
+    if found is None or project.is_referenced(function):
+        return None
+    subclasses = list(found)
+    index = facts.params.index(param)
+    for site in project.callers(function):
+        passed = site.call.keyword(param)
+        if passed is None and index < facts.positional_count:
+            if any(arg.kind is Kind.STARRED for arg in site.call.args[: index + 1]):
+                return None
+            if len(site.call.args) > index:
+                passed = site.call.args[index]
+        if passed is None:
+            if any(key is None for key, _ in site.call.keywords):
+                return None  # a `**splat` may pass it
+            continue
+        given = loader_subclasses(project, passed, site.function)
+        if given is None:
+            return None
+        subclasses.extend(given)
+    return tuple(dict.fromkeys(subclasses))
 
 
 def _builds_own_dataset(

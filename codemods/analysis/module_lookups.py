@@ -204,7 +204,19 @@ def _candidates(
         for cls in module.classes
         if "." not in cls.qualname and (name is None or cls.name == name)
     ]
-    return tuple(ref for ref in found if not is_abstract(project, ref))
+    # A package's `__init__` that imports its classes (`from .mae import MAETrainer`) holds
+    # them as attributes too.
+    found.extend(
+        target
+        for module in modules
+        for bound, values in module.bindings
+        if name is None or bound == name
+        for value in values
+        if value.kind is Kind.NAME
+        for target in project.targets(value, module)
+        if isinstance(target, ClassRef)
+    )
+    return tuple(ref for ref in dict.fromkeys(found) if not is_abstract(project, ref))
 
 
 def _literal_name(value: Value) -> str | None:

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from .facts import Kind, Value
+from .datasets import classes_of
+from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef, VariableRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
 
 #: How many levels of callers `entry_modules` follows.
@@ -25,11 +26,18 @@ _CALLER_DEPTH = 3
 
 
 @per_project
-def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
+def entry_modules(
+    project: Project, function: FunctionRef, *, through_objects: bool = True
+) -> frozenset[Path]:
     """Return the files of `function` and of the project code that calls it, a few levels up.
 
     A seeding and a loader take part in one training run when they share one: the script
     that seeds also builds the loader, or calls the function that does.
+
+    `through_objects=False` leaves out callers that reach `function` only by calling a method
+    on an object they make (`make_model(opt).setup()`): a class shared by the project's
+    scripts may wrap itself in DistributedDataParallel when its configuration asks, which
+    says that some script runs distributed, not that each script making one does.
     """
     found = {function.path}
     frontier = [function]
@@ -39,7 +47,7 @@ def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
         for current in frontier:
             if current.function.qualname == "<module>":
                 continue
-            for caller in _callers(project, current):
+            for caller in _callers(project, current, through_objects):
                 found.add(caller.path)
                 if caller not in seen:
                     seen.add(caller)
@@ -48,12 +56,74 @@ def entry_modules(project: Project, function: FunctionRef) -> frozenset[Path]:
     return frozenset(found)
 
 
-def _callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+def _callers(
+    project: Project, function: FunctionRef, through_objects: bool
+) -> Iterator[FunctionRef]:
     for site in project.callers(function):
         yield site.function
+    yield from _table_callers(project, function)
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
+        if through_objects:
+            yield from _instance_callers(project, function)
         yield from _lightning_hook_callers(project, function)
+
+
+def _table_callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that call an entry picked from a module-level table that holds
+    `function`: `LOADERS[kind]["train"](args)`, with `LOADERS = {"a": {"train": make_a}}`
+    (or entries stored one by one, `LOADERS["a"] = {...}`). Which entry runs is chosen at
+    run time: each is a candidate, in the caller's run."""
+    for table in _tables_holding(project, function):
+        for caller in project.functions_mentioning(table.name):
+            if any(_calls_entry_of(project, caller, call, table) for call in caller.function.calls):
+                yield caller
+
+
+@per_project
+def _tables_holding(project: Project, function: FunctionRef) -> tuple[VariableRef, ...]:
+    """Return the module-level dicts, lists and tuples that hold `function`, maybe nested."""
+    if function.function.qualname == "<module>":
+        return ()
+    found: list[VariableRef] = []
+    for module in project.modules_mentioning(*project.names_denoting(function)):
+        body = module.function("<module>")
+        stores = [(store.target, store.value) for store in body.item_stores] if body else []
+        stored = [(name, value) for name, values in module.bindings for value in values]
+        for name, value in [*stored, *stores]:
+            if value.kind in (Kind.DICT, Kind.SEQUENCE) and _holds(
+                project, value, module, function
+            ):
+                found.append(VariableRef(module, name, (), module.path))
+    return tuple(dict.fromkeys(found))
+
+
+#: How many tables deep `_holds` looks for a function (`{"msvd": {"train": make}}`).
+_TABLE_DEPTH = 3
+
+
+def _holds(
+    project: Project, value: Value, module: ModuleFacts, function: FunctionRef, depth: int = 0
+) -> bool:
+    if value.kind is Kind.DICT:
+        entries = [entry for key, entry in value.keywords if key is not None]
+    elif value.kind is Kind.SEQUENCE:
+        entries = list(value.args)
+    else:
+        return value.kind is Kind.NAME and function in project.targets(value, module)
+    return depth < _TABLE_DEPTH and any(
+        _holds(project, entry, module, function, depth + 1) for entry in entries
+    )
+
+
+def _calls_entry_of(project: Project, caller: FunctionRef, call: Value, table: VariableRef) -> bool:
+    """Return True if `call` calls an entry picked from `table` by subscripts."""
+    callee = call.base
+    if callee is None or callee.kind is not Kind.SUBSCRIPT:
+        return False
+    while callee is not None and callee.kind is Kind.SUBSCRIPT:
+        callee = callee.base
+    return callee is not None and table in project.targets(callee, caller.module)
 
 
 #: Lightning's classes whose loader hooks the Trainer calls on the instance it is given.
@@ -110,6 +180,35 @@ def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef
         cls = project.class_of_function(caller)
         if cls is not None and caller != method and share_instances(project, cls, owner):
             yield caller
+
+
+def _instance_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that make an object and call `method` on it: `Trainer(args).fit()`,
+    or `trainer = getattr(trainers, name)(args)` then `trainer.fit()`, where `fit` of one of
+    the classes the object may be is `method`."""
+    owner = project.class_of_function(method)
+    if owner is None:
+        return
+    name = method.function.name
+    for caller, receiver in _calling_on_instances(project, name):
+        classes = classes_of(project, receiver, caller).classes
+        if any(project.find_method(cls, name) == (owner, method) for cls in classes):
+            yield caller
+
+
+@per_project
+def _calling_on_instances(project: Project, name: str) -> tuple[tuple[FunctionRef, Value], ...]:
+    """Return the calls `<object made here>.<name>()`, with the function and the object."""
+    return tuple(
+        (caller, call.base.base)
+        for caller in project.functions_mentioning(name)
+        for call in caller.function.calls
+        if call.base is not None
+        and call.base.kind is Kind.ATTRIBUTE
+        and call.base.name == name
+        and call.base.base is not None
+        and call.base.base.kind is Kind.CALL
+    )
 
 
 @per_project

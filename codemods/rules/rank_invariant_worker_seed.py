@@ -122,14 +122,20 @@ class RankInvariantWorkerSeed(Rule):
     ## Known limitations
     - The distributed evidence, the seeding and the loader count together when they belong
       to one run: the same file, or files whose functions call theirs (a few levels up,
-      through plain function calls and `self.<method>()` calls of classes one object may be
-      an instance of, including mixins composed with `type(name, bases, {})`). The loader
-      hooks Lightning calls (`train_dataloader()` of a `LightningDataModule` or
-      `LightningModule`) belong to the runs of the functions that make the instance. Other
-      code reached only through registries or callbacks a library calls is not linked, and
-      then nothing is reported. Module-level seeding counts for the runs of its own file. A
-      seeding in a function that hands the loader's function to a launcher
-      (`mp.spawn(train, ...)`) and otherwise calls it only with rank 0 does not count:
+      through plain function calls, `self.<method>()` calls of classes one object may be
+      an instance of, including mixins composed with `type(name, bases, {})`, method calls
+      on an object the caller makes, `trainer_class(cfg).fit()` with the class looked up by
+      name in a project module or package (`getattr(trainers, cfg.name)`), and calls of an
+      entry picked from a module-level table of functions, `LOADERS[kind]["train"](args)`;
+      every class or entry the run may pick is a candidate; distributed evidence in such a
+      method, like a model class that wraps itself in DDP when its options ask, does not
+      make each script that makes one distributed). The loader hooks Lightning calls
+      (`train_dataloader()` of a `LightningDataModule` or `LightningModule`) belong to the
+      runs of the functions that make the instance. Other code reached only through
+      registries or callbacks a library calls is not linked, and then nothing is reported.
+      Module-level seeding counts for the runs of its own file. A seeding in a function
+      that hands the loader's function to a launcher (`mp.spawn(train, ...)`) and
+      otherwise calls it only with rank 0 does not count:
       spawned ranks start from their own RNG state.
     - A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`) shows a
       distributed run only in the script that reads it: code written to run alone as well,
@@ -252,7 +258,7 @@ class RankInvariantWorkerSeed(Rule):
         shared = [
             item
             for item in evidence
-            if (run := self._runs(item.function) & entries & seeding_runs)
+            if (run := self._evidence_runs(item.function) & entries & seeding_runs)
             # Configuration files ask for several processes only in a run Hydra starts.
             and (not item.config_files or run & hydra_entry_files(self.project))
             # A rank read with a fallback shows a launcher may start the script that reads
@@ -280,6 +286,11 @@ class RankInvariantWorkerSeed(Rule):
         if function not in self._run_cache:
             self._run_cache[function] = entry_modules(self.project, function)
         return self._run_cache[function]
+
+    def _evidence_runs(self, function: FunctionRef) -> frozenset[Path]:
+        # Evidence in a method of an object a script makes (a model wrapping itself in DDP
+        # when its options ask) does not show that each script making one is distributed.
+        return entry_modules(self.project, function, through_objects=False)
 
     def _seeding_of(
         self,

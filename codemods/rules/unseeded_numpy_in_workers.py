@@ -35,6 +35,7 @@ from ..types import (
     Safety,
     TorchTarget,
 )
+from .candidate_notes import ITEM_METHODS, OneOf, candidate_note
 
 _HELPER_NAMES = ("seed_worker", "seed_numpy_worker", "_workerseed_seed_worker")
 
@@ -239,10 +240,10 @@ class UnseededNumpyInWorkers(Rule):
                 serving = [
                     draws
                     for other, draws in draws_of.items()
-                    if any(project.find_method(other, name) for name in _ITEM_METHODS)
+                    if any(project.find_method(other, name) for name in ITEM_METHODS)
                 ]
                 quiet = sum(1 for draws in serving if not draws)
-                one_of = _OneOf(ref, quiet, len(serving))
+                one_of = OneOf(ref, quiet, len(serving))
                 self._check_loader(loader, draw, datasets, applied, one_of)
             elif not datasets.complete and self._leaves_numpy_unseeded(loader):
                 unresolved.append(loader)
@@ -275,12 +276,12 @@ class UnseededNumpyInWorkers(Rule):
         draw: GlobalCall,
         datasets: DatasetsOf,
         applied: str,
-        one_of: _OneOf,
+        one_of: OneOf,
     ) -> None:
         init = worker_init(loader)
         span = loader.call.span
         assert span is not None
-        where = self._describe_draw(draw, applied) + _candidate_note(datasets)
+        where = self._describe_draw(draw, applied) + candidate_note(datasets)
         version = self.project.target.describe() + one_of.condition()
         # Some class the dataset may be draws nothing: the finding assumes the run picks one
         # that does, and says so.
@@ -443,75 +444,10 @@ class UnseededNumpyInWorkers(Rule):
         return Fix(title, Safety.SAFE, (FileEdits(function.path, tuple(edits)),))
 
 
-#: The methods through which a class serves the items a DataLoader loads.
-_ITEM_METHODS = ("__getitem__", "__iter__")
-
-
-@dataclass(frozen=True)
-class _OneOf:
-    """The class whose draw a loader finding names, among the classes its dataset may be."""
-
-    drawing: ClassRef
-    #: How many of those classes draw nothing.
-    quiet: int
-    total: int
-
-    def condition(self) -> str:
-        if not self.quiet:
-            return ""
-        return (
-            f" when the loader's dataset is a `{self.drawing.name}` (one of {self.total} classes"
-            " it may be, not all of which draw)"
-        )
-
-
 @dataclass(frozen=True)
 class _HelperName:
     name: str
     needs_definition: bool
-
-
-def _candidate_note(datasets: DatasetsOf) -> str:
-    """Say which candidate sets a finding rests on, if the dataset is one of several."""
-    parts = []
-    if datasets.registries:
-        names = ", ".join(f"`{name}`" for name in datasets.registries)
-        parts.append(f"the candidate classes of {names}, chosen at run time")
-    stored: dict[str, list[str]] = {}
-    for source in datasets.sources:
-        if source.kind == "stored":
-            stored.setdefault(source.function, []).append(f"`self.{source.parameter}`")
-    for owner, attributes in stored.items():
-        parts.append(
-            f"the datasets `{owner}` and its subclasses store in {' and '.join(attributes)}"
-        )
-    # The modules one lookup by name may pick: one candidate set.
-    modules = [f"`{source.function}`" for source in datasets.sources if source.kind == "module"]
-    for source in sorted(datasets.sources, key=lambda source: source.kind):
-        if source.kind == "stored":
-            continue
-        if source.kind == "elements":
-            parts.append(
-                f"the datasets callers pass to `{source.function}` in `{source.parameter}`"
-            )
-        elif source.kind == "configs":
-            parts.append(
-                f"the Dataset classes the project's configs name as `{source.parameter}`,"
-                f" made by `{source.function}`"
-            )
-        elif source.kind == "module":
-            if source.function == modules[0].strip("`"):
-                names = ", ".join(modules)
-                parts.append(f"the classes bound in {names}, looked up by name at run time")
-        else:
-            parts.append(f"the datasets `{source.function}` may return")
-    if not parts:
-        return ""
-    if len(parts) == 1 and (
-        datasets.registries or all(source.kind == "configs" for source in datasets.sources)
-    ):
-        return f" (resting on {parts[0]})"
-    return f" (resting on a candidate set: {'; '.join(parts)})"
 
 
 def _dict_of(loader: LoaderCall, container: Value) -> KnownDict | None:

@@ -1,0 +1,81 @@
+"""What a function's own `*args` and `**kwargs` hold, from the calls the project makes of it.
+
+`def loader(dataset, *args, klass=DataLoader, **kwargs): return klass(dataset, *args,
+**kwargs)` hands its callers' extra arguments on. When it is a plain module-level function
+that the project only calls (never hands on as a value), those calls are every call there
+is: they tell which keywords its `**kwargs` may hold, and whether its `*args` is ever given
+anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .facts import Kind, Value
+from .memo import per_project
+from .project import Project
+from .refs import FunctionRef
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """What the project's calls of a function put into its `*args` and `**kwargs`."""
+
+    #: The keywords some call passes that name no parameter: they land in `**kwargs`.
+    keywords: frozenset[str]
+    #: Some call passes more positional arguments than the function names.
+    positional: bool
+
+
+@per_project
+def forwarded(project: Project, function: FunctionRef) -> Forwarded | None:
+    """Return what every call of `function` puts into its `*args` and `**kwargs`; None if a
+    call may be hidden (a method, a nested function, one used as a value, one never called)
+    or spreads arguments of its own."""
+    facts = function.function
+    if facts.class_qualname is not None or facts.nested or facts.qualname == "<module>":
+        return None
+    sites = project.callers(function)
+    if not sites or project.is_referenced(function):
+        return None
+    named = facts.params[: facts.positional_count]
+    keywords: set[str] = set()
+    positional = False
+    for site in sites:
+        call = site.call
+        if any(key is None for key, _ in call.keywords) or any(
+            arg.kind is Kind.STARRED for arg in call.args
+        ):
+            return None
+        keywords.update(
+            key for key, _ in call.keywords if key is not None and key not in facts.params
+        )
+        positional = positional or len(call.args) > len(named)
+    return Forwarded(frozenset(keywords), positional)
+
+
+def var_positional(function: FunctionRef) -> str | None:
+    """Return the name of `function`'s `*args` parameter, if it has one."""
+    facts = function.function
+    return facts.params[facts.positional_count] if facts.has_var_positional else None
+
+
+def forwards_nothing_positional(project: Project, function: FunctionRef, arg: Value) -> bool:
+    """Return True if `*arg` spreads `function`'s own `*args`, which no call ever fills."""
+    base = arg.base
+    if arg.kind is not Kind.STARRED or base is None or base.kind is not Kind.PARAM:
+        return False
+    if base.name != var_positional(function):
+        return False
+    found = forwarded(project, function)
+    return found is not None and not found.positional
+
+
+def forwards_no_keyword(project: Project, function: FunctionRef, splat: Value, name: str) -> bool:
+    """Return True if `**splat` spreads `function`'s own `**kwargs`, into which no call
+    passes keyword `name`."""
+    facts = function.function
+    if not (splat.kind is Kind.PARAM and facts.has_var_keyword and splat.name == facts.params[-1]):
+        return False
+    found = forwarded(project, function)
+    return found is not None and name not in found.keywords
