@@ -28,7 +28,12 @@ from codemods import Settings
 pytestmark = pytest.mark.runtime
 
 FORK = {"multiprocessing_context": "fork"}
-PROGRAMS = ["ws102_worker_id_seeds", "ws102_rank_partial", "ws102_dataset_worker_id"]
+PROGRAMS = [
+    "ws102_worker_id_seeds",
+    "ws102_rank_partial",
+    "ws102_dataset_worker_id",
+    "ws102_dataset_seeded_once",
+]
 
 
 def _run(module: object, **options: object) -> list[Draw]:

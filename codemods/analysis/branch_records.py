@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from ..types import Span
 from .branch_facts import Branch
+from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
 from .facts import Kind, Value
 
@@ -74,8 +75,19 @@ def _branch_test(test: ast.expr, value: Summarise) -> tuple[str, bool, tuple[str
     return None if subject is None else (subject, negated, literals)
 
 
+#: The subject of a test of what `get_worker_info()` returned: not None in every worker.
+WORKER_INFO = "<worker info>"
+
+
 def _branch_subject(value: Value) -> str | None:
-    """Return what a branch test reads: "self.<attribute>" or a parameter's name."""
+    """Return what a branch test reads: "self.<attribute>", a parameter's name, or
+    `WORKER_INFO`."""
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and set(value.base.qualnames) & GET_WORKER_INFO
+    ):
+        return WORKER_INFO
     if value.kind is Kind.ATTRIBUTE and value.base is not None:
         return f"self.{value.name}" if value.base.kind is Kind.SELF else None
     return value.name if value.kind is Kind.PARAM else None

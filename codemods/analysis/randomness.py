@@ -15,6 +15,7 @@ from .per_item import Reached, call_targets, callees, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 from .statement_order import StatementReach
+from .worker_once import taken_first_in_each_worker
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,12 @@ def _runs_after(project: Project, entry: Reached, seed: StatementReach, span: Sp
     for level, rest in enumerate(seed.after):
         if rest is not None and within(span, rest):
             return True
-        if level >= len(seed.arms) or not arm_always_taken(project, entry, seed.arms[level]):
+        if level >= len(seed.arms):
+            return False
+        arm = seed.arms[level]
+        if not (
+            arm_always_taken(project, entry, arm) or taken_first_in_each_worker(project, entry, arm)
+        ):
             return False
     return False
 

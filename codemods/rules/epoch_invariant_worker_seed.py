@@ -38,6 +38,7 @@ from ..analysis.seed_descriptions import (
     repeat_reason,
 )
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
+from ..analysis.worker_once import runs_once_per_worker
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Safety
@@ -463,9 +464,13 @@ class EpochInvariantWorkerSeed(Rule):
             self.report(seeding.function, seeding.span, message, fix=fix, severity=severity)
 
     def _fix(self, seeding: Seeding, context: _Context) -> Fix | None:
-        planner = WorkerSeedFix(
-            self.project, context.scope, context.entry, called_directly=context.called_directly
-        )
+        entry = context.entry
+        scope = context.scope
+        if entry is not None and runs_once_per_worker(
+            self.project, scope.function, scope.self_class, seeding.span
+        ):
+            entry = None  # seeded at a worker's first item only: fixed as a worker_init_fn
+        planner = WorkerSeedFix(self.project, scope, entry, called_directly=context.called_directly)
         return planner.fix(seeding)
 
 

@@ -1,0 +1,83 @@
+"""`if` arms a DataLoader worker takes before any other code of its items runs.
+
+A per-item reseed often sits behind such tests: `if worker_info is not None:` (true in
+every worker) and `if not self.seeded: ...; self.seeded = True` (true at the first item a
+worker loads, and never again because the arm itself flips the flag).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..types import Span
+from .branch_facts import Branch, within
+from .branch_records import WORKER_INFO
+from .facts import Kind, Value, literal_key
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+if TYPE_CHECKING:
+    from .per_item import Reached
+
+
+def taken_first_in_each_worker(project: Project, reached: Reached, arm: Span) -> bool:
+    """Return True if every worker runs `arm` of an `if` in `reached` the first time it gets
+    there, and skips it afterwards only because the arm already ran in that worker."""
+    function = reached.function
+    for branch in function.function.branches:
+        if branch.body != arm:
+            continue
+        if branch.subject == WORKER_INFO:
+            # `info is not None` or `info`: holds in every worker.
+            return branch.literals == ("None",) if branch.negated else not branch.literals
+        if branch.subject.startswith("self.") and branch.negated and not branch.literals:
+            return _flag_set_once(project, function, reached.self_class, branch)
+    return False
+
+
+def runs_once_per_worker(
+    project: Project, function: FunctionRef, self_class: ClassRef | None, span: Span
+) -> bool:
+    """Return True if the code at `span` of per-item `function` sits behind a flag that its
+    own `if` sets (`if not self.seeded: ...; self.seeded = True`): it runs at a worker's
+    first item only, as a worker_init_fn would."""
+    return any(
+        within(span, branch.body)
+        and branch.subject.startswith("self.")
+        and branch.negated
+        and not branch.literals
+        and _flag_set_once(project, function, self_class, branch)
+        for branch in function.function.branches
+    )
+
+
+def _flag_set_once(
+    project: Project, guarded: FunctionRef, ref: ClassRef | None, branch: Branch
+) -> bool:
+    """Return True if `if not self.<flag>:` in `guarded` guards a body that sets the flag to
+    a true literal, and nothing else stores the flag but a false literal in `__init__`."""
+    if ref is None:
+        return False
+    sets_in_arm = False
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            for assignment in function.assignments:
+                if assignment.target != branch.subject:
+                    continue
+                truth = _literal_truth(assignment.value)
+                in_arm = function is guarded.function and within(assignment.span, branch.body)
+                if in_arm and truth is True:
+                    sets_in_arm = True
+                elif function.name != "__init__" or truth is not False:
+                    return False
+    return sets_in_arm
+
+
+def _literal_truth(value: Value) -> bool | None:
+    if value.kind not in (Kind.CONSTANT, Kind.INT):
+        return None
+    key = literal_key(value)
+    return None if key is None else key not in ("False", "None", "0", "''", '""')
