@@ -21,7 +21,7 @@ from .branch_facts import Branch
 from .facts import Assignment, FunctionFacts, Kind, Value, literal_key
 from .module_constants import constant_keys
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef, VariableRef
 
 if TYPE_CHECKING:
     from .candidates import Construction, DatasetsOf
@@ -156,6 +156,8 @@ def _attribute_values(
             options.extend(
                 arguments.at(init, option.name, index)
                 if option.kind is Kind.PARAM
+                else arguments.entry(init, option, index)
+                if _looked_up(option) is not None
                 else _literal_known(option)
                 for option in assignment.value.alternatives()
             )
@@ -205,6 +207,39 @@ class _Arguments:
             self._seen[key] = None  # a cycle of `__init__` calls tells nothing
             self._seen[key] = self._resolve(init, param, index, depth)
         return self._seen[key]
+
+    def entry(self, init: FunctionRef, lookup: Value, index: int) -> Known | None:
+        """Return what `conf.get("key")` / `conf["key"]` (or the same of `self.conf`, stored
+        from a parameter) is for construction `index`, when the argument is a dict literal
+        (`Dataset(path, conf={"noise": False})`, or a name bound to one)."""
+        found = _looked_up(lookup)
+        assert found is not None
+        container, key, default = found
+        if container.kind is Kind.ATTRIBUTE and container.base is not None:
+            if container.base.kind is not Kind.SELF:
+                return None
+            params = [
+                assignment.value.name
+                for assignment in init.function.assignments
+                if assignment.target == f"self.{container.name}"
+                and assignment.value.kind is Kind.PARAM
+            ]
+            if len(set(params)) != 1:
+                return None
+            container = Value(Kind.PARAM, name=params[0])
+        if container.kind is not Kind.PARAM or self._overridden(init):
+            return None
+        call, where = self._sites[index]
+        passed = passed_argument(call, init.function, container.name)
+        if not isinstance(passed, Value):
+            return None
+        options: list[Known | None] = []
+        for option in _bound_values(self._project, passed, where):
+            if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
+                return None
+            value = dict(option.keywords).get(key, default)
+            options.append(None if value is None else _literal_known(value))
+        return _union(options) if options else None
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
@@ -257,6 +292,46 @@ class _Arguments:
 
 #: How many `__init__`s a value is followed through on its way to the one storing it.
 _MAX_FORWARDING = 8
+
+
+#: What `conf.get("key")` gives when the dict lacks the key and no default is passed.
+_NONE = Value(Kind.CONSTANT, name="None")
+
+
+def _looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
+    """Return (container, key, value if the key is missing) for `c.get("key"[, default])` and
+    `c["key"]` (None if missing raises), with a literal string key; None for anything else."""
+    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.ATTRIBUTE:
+        if value.base.name != "get" or value.base.base is None or not 1 <= len(value.args) <= 2:
+            return None
+        container, key = value.base.base, _string(value.args[0])
+        default = value.args[1] if len(value.args) == 2 else _NONE
+    elif value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
+        container, key, default = value.base, _string(value.args[0]), None
+    else:
+        return None
+    return None if key is None else (container, key, default)
+
+
+def _string(value: Value) -> str | None:
+    key = literal_key(value)
+    literal = _literal(key) if key is not None else None
+    return literal if isinstance(literal, str) else None
+
+
+def _bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Value, ...]:
+    """Return what `value` may be, following a module-level name to what it is bound to."""
+    found: list[Value] = []
+    for option in value.alternatives():
+        targets = project.targets(option, where.module) if option.kind is Kind.NAME else ()
+        variables = [target for target in targets if isinstance(target, VariableRef)]
+        if option.kind is Kind.NAME and len(variables) == 1:
+            found.extend(
+                bound for assigned in variables[0].values for bound in assigned.alternatives()
+            )
+        else:
+            found.append(option)
+    return tuple(found)
 
 
 def _literal_known(value: Value) -> Known | None:
