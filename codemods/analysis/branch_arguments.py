@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .branch_feasibility import Known, _attribute_values, passed_argument
 from .facts import Kind, ModuleFacts, Value
-from .refs import FunctionRef
+from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
     from .per_item import Reached
@@ -81,6 +81,10 @@ def _bound_by_call(
     if base.kind is Kind.ATTRIBUTE and base.base is not None:
         holder = base.base
         if holder.kind is Kind.SELF or holder.is_call_to("builtins.super"):
+            return 1
+        if not any(isinstance(target, ClassRef) for target in project.targets(holder, near)):
+            # `self.featurizer.process(x, training=False)`: a method of an instance the
+            # caller holds, bound to it (`Class.method(obj, ...)` passes `self` itself).
             return 1
     if base.kind is Kind.NAME and call.args and call.args[0].kind is Kind.SELF:
         return 0  # `Base.method(self, ...)`: `self` is passed as the first argument
