@@ -388,7 +388,11 @@ class EpochInvariantWorkerSeed(Rule):
         self, seeding: Seeding, context: _Context, sources: frozenset[Source]
     ) -> None:
         """Report a per-item reseed from a value fixed for the run (`np.random.seed(0)` in
-        `__getitem__`): every item starts the same stream. One from the index is left alone."""
+        `__getitem__`): every item starts the same stream. One from the index is left alone,
+        and so is a generator of its own made per item (`rng = np.random.default_rng(42)`):
+        it draws the same with or without workers, so it duplicates nothing across them."""
+        if seeding.kind is not SinkKind.GLOBAL:
+            return
         result = verdict(sources, self.project.target, parameters_fixed=False, per_item=True)
         if result is not Verdict.EPOCH_INVARIANT or not sources <= _FIXED_FOR_THE_RUN:
             return
