@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.augmentations import global_numpy_library_calls
+from ..analysis.candidate_notes import ITEM_METHODS, OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
@@ -35,7 +36,6 @@ from ..types import (
     Safety,
     TorchTarget,
 )
-from .candidate_notes import ITEM_METHODS, OneOf, candidate_note
 
 _HELPER_NAMES = ("seed_worker", "seed_numpy_worker", "_workerseed_seed_worker")
 

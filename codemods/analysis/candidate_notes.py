@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.candidates import DatasetsOf
-from ..analysis.refs import ClassRef
+from .candidates import DatasetsOf
+from .refs import ClassRef
 
 #: The methods through which a class serves the items a DataLoader loads.
 ITEM_METHODS = ("__getitem__", "__iter__")
