@@ -13,6 +13,7 @@ from dataclasses import replace
 from . import catalog, datasets
 from .candidates import CandidateSource, DatasetsOf, merge
 from .facts import Kind, Value
+from .function_registries import registered_functions
 from .project import Project
 from .refs import FunctionRef, VariableRef
 
@@ -56,8 +57,8 @@ def unpacked_classes(
         if split is not None:
             results.append(datasets.classes_of(project, split, where, depth))
             continue
-        functions = list(project.targets(option.base, where.module))
-        if not functions or not all(isinstance(t, FunctionRef) for t in functions):
+        functions = _called_functions(project, option.base, where)
+        if not functions:
             results.append(DatasetsOf((), False))
             continue
         for function in functions:
@@ -82,6 +83,26 @@ def unpacked_classes(
                 for returned in tuples
             )
     return merge(results)
+
+
+def _called_functions(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:
+    """Return the project functions a call of `callee` runs: the function it names, or each
+    function of a module-level table it picks from (`GETTERS[args.dataset](args)`); empty
+    when some of them are not project functions."""
+    if callee.kind is Kind.SUBSCRIPT and callee.base is not None:
+        tables = [
+            target
+            for target in project.targets(callee.base, where.module)
+            if isinstance(target, VariableRef)
+        ]
+        picked = [
+            function for table in tables for function in registered_functions(project, table, None)
+        ]
+        return list(dict.fromkeys(picked)) if len(tables) == 1 else []
+    targets = list(project.targets(callee, where.module))
+    if not all(isinstance(target, FunctionRef) for target in targets):
+        return []
+    return [target for target in targets if isinstance(target, FunctionRef)]
 
 
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:

@@ -3,6 +3,7 @@ class attributes put there, as seen from the constructions that make an instance
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from . import datasets
@@ -14,10 +15,11 @@ from .candidates import (
     Resolver,
     merge,
 )
-from .facts import Kind
+from .catalog import applies_transforms
+from .facts import Assignment, FunctionFacts, Kind
 from .memo import per_project
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, ExternalRef, FunctionRef
 from .self_calls import subclasses
 from .stored import stored_through
 
@@ -80,7 +82,8 @@ def _held(
             if function is None:
                 continue
             where = FunctionRef.of(owner.module, function)
-            for assignment in function.assignments:
+            stores = [*function.assignments, *_stored_by_library_base(project, owner, function)]
+            for assignment in stores:
                 if assignment.target == target and sites is not None and init_code is not None:
                     found.append(
                         stored_through(project, assignment.value, where, init_code, sites, resolve)
@@ -119,3 +122,33 @@ def self_held(
         return stored
     source = CandidateSource("stored", own.name, attribute)
     return replace(merged, sources=(*merged.sources, source))
+
+
+#: What a torchvision dataset's `__init__` stores under the same name as its keyword.
+_STORED_BY_TORCHVISION = ("transform", "target_transform", "transforms")
+
+
+def _stored_by_library_base(
+    project: Project, owner: ClassRef, function: FunctionFacts
+) -> Iterator[Assignment]:
+    """Yield, as stores of `self`, the keywords that `__init__` of a project class deriving
+    from a torchvision dataset hands to that base: `super().__init__(root,
+    transform=transform)` leaves the argument in `self.transform`."""
+    if function.name != "__init__" or not any(
+        isinstance(base, ExternalRef) and applies_transforms(base.qualname)
+        for base in project.class_bases(owner)
+    ):
+        return
+    for call in function.calls:
+        callee = call.base
+        if (
+            callee is not None
+            and callee.kind is Kind.ATTRIBUTE
+            and callee.name == "__init__"
+            and callee.base is not None
+            and callee.base.is_call_to("builtins.super")
+        ):
+            for name in _STORED_BY_TORCHVISION:
+                value = call.keyword(name)
+                if value is not None and call.span is not None:
+                    yield Assignment(f"self.{name}", value, call.span)
