@@ -31,7 +31,9 @@ pytestmark = pytest.mark.runtime
 FORK = {"multiprocessing_context": "fork"}
 #: Program, the torch version it targets, and the rules that meet in it.
 COMBINATIONS = [
-    ("combo_ws101_ws102", "1.8", {"WS101", "WS102"}),
+    # The draws come after the once-per-worker reseed: NumPy's inherited state is never
+    # drawn from, so only WS102 is reported, and its fix reseeds from the worker seed there.
+    ("combo_ws101_ws102", "1.8", {"WS102"}),
     # WS101 follows once WS102's fix has deleted the per-item reseed (the next fix round).
     ("combo_ws101_ws102_clock_per_item", "1.8", {"WS102"}),
     ("combo_ws102_ws201", "2.13", {"WS102"}),

@@ -328,6 +328,8 @@ def global_numpy_library_calls(
             continue
         if not stored_when_built(project, init_code, dataset, made_by, use.obj):
             continue
+        if not _made_with(index, dataset, made_by, use):
+            continue
         label = _global_label(project, use.obj.creation)
         if label is not None:
             found.append(GlobalCall(use.reached, use.call, label))
@@ -373,6 +375,22 @@ def _global_label(project: Project, creation: Creation) -> str | None:
     ):
         return None
     return f"{creation.constructor}` of {version.describe()}, through `np.random"
+
+
+def _made_with(
+    index: PipelineIndex, dataset: ClassRef, made_by: tuple[Construction, ...] | None, use: RngUse
+) -> bool:
+    """Return False if the constructions `made_by` are known to store in the attribute `use`
+    applies some other pipeline than `use.obj` (a validation set built with the fixed
+    pipeline, beside a training set built with the random one)."""
+    path = use.instance_path
+    if made_by is None or path is None or len(path) != 1:
+        return True
+    creation = use.obj.creation
+    if all(obj.creation != creation for obj in index.attribute_objects(dataset, path[0])):
+        return True  # reached some other way than through what `__init__` stores there
+    held = index.attribute_objects(dataset, path[0], made_by=made_by)
+    return any(obj.creation == creation for obj in held)
 
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import catalog, datasets
+from .branch_feasibility import ruled_out_by_call
 from .candidates import CandidateSource, DatasetsOf, merge
 from .facts import Kind, Value
 from .function_registries import registered_functions
@@ -65,17 +66,21 @@ def unpacked_classes(
             assert isinstance(function, FunctionRef)
             # Only a returned tuple of `count` elements can be unpacked here; a return of
             # another length would raise at this assignment.
-            tuples = [
+            # Only what the branches open to this call's arguments return: a
+            # `if sanity_check: return items, ...` the call leaves at False returns nothing.
+            returns = [
                 returned
                 for ret in function.function.returns
                 for returned in ret.alternatives()
+                if returned.span is None
+                or not ruled_out_by_call(option, where, function, returned.span)
+            ]
+            tuples = [
+                returned
+                for returned in returns
                 if returned.kind is Kind.SEQUENCE and len(returned.args) == count
             ]
-            others = any(
-                returned.kind is not Kind.SEQUENCE
-                for ret in function.function.returns
-                for returned in ret.alternatives()
-            )
+            others = any(returned.kind is not Kind.SEQUENCE for returned in returns)
             source = CandidateSource("returns", function.function.name)
             results.append(DatasetsOf((), bool(tuples) and not others, sources=(source,)))
             results.extend(

@@ -24,6 +24,7 @@ DETERMINISTIC_TRANSFORMS = frozenset(
         # `albumentations.pytorch.ToTensor` (before 1.0): converts, and normalizes if asked.
         "ToTensor",
         "ToRGB",
+        "NoOp",
         "Compose",
         "Sequential",
     }
@@ -115,9 +116,12 @@ def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) ->
     transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
     if transforms is None or transforms.kind is not Kind.SEQUENCE:
         return True
+    # A step bound in several branches (`crop = A.RandomCrop(...)` or `A.Resize(...)`) draws
+    # if any of its values does.
     return any(
-        item.kind is not Kind.CALL or builds_random_pipeline(project, item, where)
+        option.kind is not Kind.CALL or builds_random_pipeline(project, option, where)
         for item in transforms.args
+        for option in item.alternatives()
     )
 
 

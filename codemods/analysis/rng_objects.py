@@ -69,7 +69,28 @@ class RngIndex:
         found: list[Creation] = []
         for option in value.alternatives():
             found.extend(self._constructor(option, where, self_class, depth))
+            if option.kind is Kind.UNKNOWN and option.name and depth < MAX_CALL_DEPTH:
+                found.extend(self._unpacked(option.name, where, depth))
         return tuple(dict.fromkeys(found))
+
+    def _unpacked(self, name: str, where: FunctionRef, depth: int) -> Iterator[Creation]:
+        """Yield what local `name`, unpacked from a factory's returned tuple (`train_tf,
+        val_tf = get_transforms(size)`), is made by: that position of each tuple returned."""
+        for unpacked, position, count, value in where.function.unpacked:
+            if unpacked != name or value.kind is not Kind.CALL or value.base is None:
+                continue
+            for factory in self.project.targets(value.base, where.module):
+                if not isinstance(factory, FunctionRef):
+                    continue
+                owner = self.project.class_of_function(factory)
+                for returned in factory.function.returns:
+                    for option in returned.alternatives():
+                        if option.kind is Kind.SEQUENCE and len(option.args) == count:
+                            element = option.args[position]
+                            for creation in self.constructors(element, factory, owner, depth + 1):
+                                yield replace(
+                                    creation, factory=creation.factory or factory.qualname
+                                )
 
     def _constructor(
         self, value: Value, where: FunctionRef, self_class: ClassRef | None, depth: int
