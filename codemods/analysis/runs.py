@@ -59,9 +59,13 @@ def entry_modules(
 def _callers(
     project: Project, function: FunctionRef, through_objects: bool
 ) -> Iterator[FunctionRef]:
-    for site in project.callers(function):
+    sites = project.callers(function)
+    for site in sites:
         yield site.function
-    yield from _table_callers(project, function)
+    if not sites:
+        # Only a function nothing calls by name is looked for in tables: finding the tables
+        # that hold a function reads every module that mentions its name (`main`, `train`).
+        yield from _table_callers(project, function)
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
         if through_objects:
@@ -189,26 +193,34 @@ def _instance_callers(project: Project, method: FunctionRef) -> Iterator[Functio
     owner = project.class_of_function(method)
     if owner is None:
         return
-    name = method.function.name
-    for caller, receiver in _calling_on_instances(project, name):
-        classes = classes_of(project, receiver, caller).classes
-        if any(project.find_method(cls, name) == (owner, method) for cls in classes):
+    for caller, runs in _calling_on_instances(project, method.function.name):
+        if (owner, method) in runs:
             yield caller
 
 
 @per_project
-def _calling_on_instances(project: Project, name: str) -> tuple[tuple[FunctionRef, Value], ...]:
-    """Return the calls `<object made here>.<name>()`, with the function and the object."""
-    return tuple(
-        (caller, call.base.base)
-        for caller in project.functions_mentioning(name)
-        for call in caller.function.calls
-        if call.base is not None
-        and call.base.kind is Kind.ATTRIBUTE
-        and call.base.name == name
-        and call.base.base is not None
-        and call.base.base.kind is Kind.CALL
-    )
+def _calling_on_instances(
+    project: Project, name: str
+) -> tuple[tuple[FunctionRef, frozenset[tuple[ClassRef, FunctionRef]]], ...]:
+    """Return the functions that call `<object made here>.<name>()`, each with the methods
+    the call may run (where each class the object may be gets `name` from). Every method so
+    named asks: the objects are resolved once per name."""
+    found: list[tuple[FunctionRef, frozenset[tuple[ClassRef, FunctionRef]]]] = []
+    for caller in project.functions_mentioning(name):
+        for call in caller.function.calls:
+            callee = call.base
+            if (
+                callee is None
+                or callee.kind is not Kind.ATTRIBUTE
+                or callee.name != name
+                or callee.base is None
+                or callee.base.kind is not Kind.CALL
+            ):
+                continue
+            classes = classes_of(project, callee.base, caller).classes
+            runs = {project.find_method(cls, name) for cls in classes}
+            found.append((caller, frozenset(run for run in runs if run is not None)))
+    return tuple(found)
 
 
 @per_project
