@@ -49,14 +49,7 @@ def appended(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.expr] | None:
     bound = scope.bindings.get(name.id, [])
     if not any(isinstance(binding.node, ast.List) for binding in bound):
         return None
-    added = call.args[0]
-    if call.func.attr == "append":
-        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
-        added.end_lineno, added.end_col_offset = (
-            call.args[0].end_lineno,
-            call.args[0].end_col_offset,
-        )
-    return name, added
+    return name, _added(call)
 
 
 def grown_container(node: ast.Expr, scope: _Scope) -> tuple[ast.Name, ast.Call] | None:
@@ -109,12 +102,15 @@ def grown_attribute(node: ast.stmt) -> ast.BinOp | None:
         and not call.keywords
     ):
         return None
-    added = call.args[0]
-    if call.func.attr == "append":
-        added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
-        added.end_lineno, added.end_col_offset = (
-            call.args[0].end_lineno,
-            call.args[0].end_col_offset,
-        )
-    grown = ast.BinOp(call.func.value, ast.Add(), added)
+    grown = ast.BinOp(call.func.value, ast.Add(), _added(call))
     return ast.copy_location(grown, call)
+
+
+def _added(call: ast.Call) -> ast.expr:
+    """Return what `xs.append(x)` (`[x]`, spanning `x`) or `xs.extend(ys)` (`ys`) adds."""
+    added = call.args[0]
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "append":
+        listed = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
+        listed.end_lineno, listed.end_col_offset = added.end_lineno, added.end_col_offset
+        return listed
+    return added
