@@ -24,7 +24,7 @@ from .branch_feasibility import branch_not_taken
 from .candidates import Construction
 from .creation_sites import created_at
 from .datasets import classes_of
-from .facts import Kind, Value
+from .facts import Kind, Value, string_literal
 from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
@@ -49,7 +49,7 @@ from .pipeline_randomness import builds_random_pipeline
 from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
-from .rng_draws import _Scan, _string
+from .rng_draws import _Scan
 from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
 
@@ -187,7 +187,7 @@ class _PipelineScan(_Scan):
         if len(call.args) == 1:
             yield from (obj for obj, _, _ in self.objects(call.args[0]))
             return
-        owner, path = call.args[0], _string(call.args[1]) if len(call.args) == 2 else None
+        owner, path = call.args[0], string_literal(call.args[1]) if len(call.args) == 2 else None
         if self.reached.self_class is None or owner.kind is not Kind.SELF or path is None:
             return
         yield from self.index.objects_at_path(self.reached.self_class, tuple(path.split(".")))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..types import Span
 from .base_inits import base_init_callers
 from .branch_facts import Branch
-from .facts import Assignment, FunctionFacts, Kind, Value, literal_key
+from .facts import Assignment, FunctionFacts, Kind, Value, literal_key, string_literal
 from .module_constants import constant_keys
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -304,19 +304,13 @@ def _looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.ATTRIBUTE:
         if value.base.name != "get" or value.base.base is None or not 1 <= len(value.args) <= 2:
             return None
-        container, key = value.base.base, _string(value.args[0])
+        container, key = value.base.base, string_literal(value.args[0])
         default = value.args[1] if len(value.args) == 2 else _NONE
     elif value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
-        container, key, default = value.base, _string(value.args[0]), None
+        container, key, default = value.base, string_literal(value.args[0]), None
     else:
         return None
     return None if key is None else (container, key, default)
-
-
-def _string(value: Value) -> str | None:
-    key = literal_key(value)
-    literal = _literal(key) if key is not None else None
-    return literal if isinstance(literal, str) else None
 
 
 def _bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Value, ...]:

@@ -8,6 +8,7 @@ scopes, so no rule ever looks at raw source text.
 
 from __future__ import annotations
 
+import ast
 import enum
 import re
 from dataclasses import dataclass, field
@@ -147,6 +148,17 @@ def literal_key(value: Value) -> str | None:
     if value.kind is Kind.CONSTANT and value.name and len(value.name) < _LITERAL_CUT:
         return value.name  # the literal's repr; a longer one may have been cut short
     return None
+
+
+def string_literal(value: Value) -> str | None:
+    """Return the text of a string literal (None for anything else, or one cut short)."""
+    if value.kind is not Kind.CONSTANT:
+        return None
+    try:
+        text = ast.literal_eval(value.name)
+    except (ValueError, SyntaxError):
+        return None
+    return text if isinstance(text, str) else None
 
 
 #: Summaries keep the first 40 characters of a literal's repr.

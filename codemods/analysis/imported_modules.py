@@ -9,10 +9,9 @@ candidate, and the run picks one by that part.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, replace
 
-from .facts import Kind, ModuleFacts, Value, literal_key
+from .facts import Kind, ModuleFacts, Value, string_literal
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -43,19 +42,19 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     ):
         return None
     package_value = call.keyword("package")
-    package = _string(package_value) if package_value is not None else ""
+    package = string_literal(package_value) if package_value is not None else ""
     if package is None:
         return None  # a package known only at run time
     name = call.args[0]
     if name.kind is Kind.CONSTANT:
-        text = _string(name)
+        text = string_literal(name)
         dotted = _absolute(text, package) if text is not None else None
         module = project.module_named(dotted, where.module) if dotted else None
         return ImportedModules(((dotted, module),)) if dotted and module is not None else None
     if name.kind is not Kind.BINOP or name.name != "+" or len(name.args) != 2:
         return None
     prefix, rest = name.args
-    text = _string(prefix)
+    text = string_literal(prefix)
     if text is None or not text.endswith(".") or rest.kind in (Kind.CONSTANT, Kind.INT):
         return None
     parent = _absolute(text[:-1], package) if text != "." else package or None
@@ -106,17 +105,6 @@ def _same_value(a: Value, b: Value) -> bool:
 
 def _options(value: Value) -> tuple[Value, ...]:
     return tuple(replace(option, span=None) for option in value.alternatives())
-
-
-def _string(value: Value) -> str | None:
-    key = literal_key(value)
-    if value.kind is not Kind.CONSTANT or key is None:
-        return None
-    try:
-        text = ast.literal_eval(key)
-    except (ValueError, SyntaxError):
-        return None
-    return text if isinstance(text, str) else None
 
 
 def _absolute(name: str, package: str) -> str | None:

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .config_files import config_entries, config_values
-from .facts import Kind, Value
+from .facts import Kind, Value, string_literal
 from .pipeline_randomness import DETERMINISTIC_TRANSFORMS
 from .project import Project
 from .refs import FunctionRef, VariableRef
-from .rng_draws import _string
 
 #: albumentations functions that build a pipeline from its serialised form.
 DESERIALISERS = frozenset(
@@ -135,7 +134,7 @@ def loaded_pipeline_draws(project: Project, call: Value, where: FunctionRef) -> 
     if _deserialiser(project, call, where) != "load":
         return Drawing.UNKNOWN
     data_format = call.keyword("data_format") or (call.args[1] if len(call.args) > 1 else None)
-    if data_format is not None and _string(data_format) != "json":
+    if data_format is not None and string_literal(data_format) != "json":
         return Drawing.UNKNOWN
     argument = call.keyword("filepath_or_buffer") or call.keyword("filepath")
     if argument is None and call.args:
@@ -208,7 +207,7 @@ def _config_keys(argument: Value) -> tuple[str, ...] | None:
     keys: list[str] = []
     value = argument
     while value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
-        key = _string(value.args[0])
+        key = string_literal(value.args[0])
         if key is None:
             return None
         keys.insert(0, key)
@@ -218,7 +217,7 @@ def _config_keys(argument: Value) -> tuple[str, ...] | None:
 
 def _path(project: Project, argument: Value, where: FunctionRef) -> Path | None:
     """Return the project file a literal or module-level constant path names, if it exists."""
-    text = _string(argument)
+    text = string_literal(argument)
     if text is None and argument.kind is Kind.NAME:
         values = [
             value
@@ -227,7 +226,7 @@ def _path(project: Project, argument: Value, where: FunctionRef) -> Path | None:
             if isinstance(target, VariableRef)
             for value in target.values
         ]
-        texts = {_string(value) for value in values}
+        texts = {string_literal(value) for value in values}
         text = texts.pop() if len(texts) == 1 else None
     return _existing(text, (where.path.parent, project.root)) if text else None
 

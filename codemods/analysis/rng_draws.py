@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from . import catalog
 from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, string_literal
 from .held_datasets import held_classes
 from .memo import per_project
 from .per_item import Reached
@@ -206,7 +205,9 @@ class _Scan:
                 for target in targets
             ):
                 continue
-            names = tuple(name for arg in call.args[1:] if (name := _string(arg)) is not None)
+            names = tuple(
+                name for arg in call.args[1:] if (name := string_literal(arg)) is not None
+            )
             owner = call.args[0]
             attributes = _self_path(owner)
             if attributes is not None:
@@ -360,13 +361,3 @@ def _is_type_of_self(value: Value) -> bool:
         and len(value.args) == 1
         and value.args[0].kind is Kind.SELF
     )
-
-
-def _string(value: Value) -> str | None:
-    if value.kind is not Kind.CONSTANT:
-        return None
-    try:
-        literal = ast.literal_eval(value.name)
-    except (ValueError, SyntaxError):
-        return None
-    return literal if isinstance(literal, str) else None
