@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from .candidates import DatasetsOf
 from .refs import ClassRef
 
-#: The methods through which a class serves the items a DataLoader loads.
-ITEM_METHODS = ("__getitem__", "__iter__")
-
 
 @dataclass(frozen=True)
 class OneOf:

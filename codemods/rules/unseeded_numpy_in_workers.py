@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..analysis import catalog
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.candidate_notes import ITEM_METHODS, OneOf, candidate_note
+from ..analysis.candidate_notes import OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
@@ -240,7 +241,7 @@ class UnseededNumpyInWorkers(Rule):
                 serving = [
                     draws
                     for other, draws in draws_of.items()
-                    if any(project.find_method(other, name) for name in ITEM_METHODS)
+                    if any(project.find_method(other, name) for name in catalog.PER_ITEM_METHODS)
                 ]
                 quiet = sum(1 for draws in serving if not draws)
                 one_of = OneOf(ref, quiet, len(serving))
