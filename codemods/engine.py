@@ -17,8 +17,8 @@ from pathlib import Path
 from . import distributed, files, notebooks, records
 from .analysis.augmentations import assumed_versions
 from .analysis.config_files import config_stamps
-from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
+from .analysis.read_once import files_read_once
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
 from .caches import FactsCache, FileStamps, RunCache
@@ -171,7 +171,7 @@ def _project_results(
     progress: Progress | None = None,
 ) -> list[FileResult]:
     """Return the results of one repository (a separate function so a process can run it)."""
-    with collector_paused():
+    with collector_paused(), files_read_once():
         return list(_run_project(root, requested, settings, fix=fix, progress=progress))
 
 
@@ -212,7 +212,7 @@ class _Question:
     def analysis_text(self, root: Path) -> str:
         """Return what the project's findings depend on besides its files' contents: the
         key of its `RunRecord`, whichever files a run reports on."""
-        with notebooks_listed_once():
+        with files_read_once():
             versions = assumed_versions(root, self.settings.library_versions)
         return repr(
             (
@@ -241,8 +241,9 @@ def _cached_results(
     whose stamp vouches for its content hash (see `caches.FileStamps`)."""
     if not settings.cache:
         return None
-    question = _Question.of(root, requested_paths, settings)
-    return _stored_run(root, question, question.analysis_text(root))
+    with files_read_once():
+        question = _Question.of(root, requested_paths, settings)
+        return _stored_run(root, question, question.analysis_text(root))
 
 
 def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
