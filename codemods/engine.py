@@ -34,6 +34,7 @@ from .summaries import (
     digest,
     summarise_source,
 )
+from .tree_snapshots import through_snapshot
 from .types import (
     Changed,
     Failed,
@@ -171,8 +172,18 @@ def _project_results(
     progress: Progress | None = None,
 ) -> list[FileResult]:
     """Return the results of one repository (a separate function so a process can run it)."""
-    with collector_paused(), files_read_once():
-        return list(_run_project(root, requested, settings, fix=fix, progress=progress))
+
+    def run() -> tuple[list[FileResult], list[Path]]:
+        with files_read_once():
+            question = _Question.of(root, requested, settings)
+            return list(
+                _run_project(root, question, fix=fix, progress=progress)
+            ), question.everything
+
+    with collector_paused():
+        if fix:
+            return run()[0]
+        return through_snapshot(root, requested, settings, run)
 
 
 @dataclass(frozen=True)
@@ -241,9 +252,13 @@ def _cached_results(
     whose stamp vouches for its content hash (see `caches.FileStamps`)."""
     if not settings.cache:
         return None
-    with files_read_once():
-        question = _Question.of(root, requested_paths, settings)
-        return _stored_run(root, question, question.analysis_text(root))
+
+    def run() -> tuple[list[FileResult] | None, list[Path]]:
+        with files_read_once():
+            question = _Question.of(root, requested_paths, settings)
+            return _stored_run(root, question, question.analysis_text(root)), question.everything
+
+    return through_snapshot(root, requested_paths, settings, run)
 
 
 def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
@@ -285,14 +300,8 @@ def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] 
 
 
 def _run_project(
-    root: Path,
-    requested_paths: list[Path],
-    settings: Settings,
-    *,
-    fix: bool,
-    progress: Progress | None,
+    root: Path, question: _Question, *, fix: bool, progress: Progress | None
 ) -> Iterator[FileResult]:
-    question = _Question.of(root, requested_paths, settings)
     settings, rules, target = question.settings, question.rules, question.target
     everything, requested = question.everything, question.requested
     runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
@@ -317,7 +326,7 @@ def _run_project(
         stamps.save()
     # A file named on the command line is always parsed, so a syntax error in it is
     # reported even when no question needed it.
-    for path in requested_paths:
+    for path in question.named:
         if path in workspace.contents.raw:
             workspace.sources.facts(path)
     sources = workspace.sources

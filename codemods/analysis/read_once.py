@@ -5,27 +5,40 @@ rules' messages), and each answer lists and reads the same declaration files; on
 that repetition costs more than the rest of the run. Within `files_read_once()` each answer
 is kept, keyed by what it was computed from. Outside it nothing is kept, so a long-lived
 process (the language server) reads the files again for its next run.
+
+The block also notes the declaration files read (`noted_reads`): a requirements file may
+include one outside the project (`-r ../base.txt`), and a stored run depends on it too
+(`tree_snapshots`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Hashable, Iterator
+from pathlib import Path
 from typing import TypeVar, cast
 
-__all__ = ["files_read_once", "once"]
+__all__ = ["files_read_once", "kept_since", "note_read", "noted_reads", "once"]
 
 T = TypeVar("T")
 
 #: Answers kept while `files_read_once` is in effect (else None).
 _kept: dict[Hashable, object] | None = None
+#: Files noted as read while `files_read_once` is in effect.
+_read: set[Path] = set()
+#: When the outermost block started (ns since the epoch).
+_started = 0
 
 
 @contextlib.contextmanager
 def files_read_once() -> Iterator[None]:
     """Keep each answer of `once` until the outermost block ends."""
-    global _kept
+    global _kept, _started
     outer, _kept = _kept, {} if _kept is None else _kept
+    if outer is None:
+        _read.clear()
+        _started = time.time_ns()
     try:
         yield
     finally:
@@ -39,3 +52,18 @@ def once(key: Hashable, compute: Callable[[], T]) -> T:
     if key not in _kept:
         _kept[key] = compute()
     return cast(T, _kept[key])
+
+
+def note_read(path: Path) -> None:
+    """Note that the run read `path` (kept until the next outermost block starts)."""
+    _read.add(path)
+
+
+def kept_since() -> int | None:
+    """Return when the answers kept now may have been read (ns), if any are kept."""
+    return _started if _kept is not None else None
+
+
+def noted_reads() -> frozenset[Path]:
+    """Return the files noted as read since the outermost block started."""
+    return frozenset(_read)

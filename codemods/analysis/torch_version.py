@@ -40,7 +40,7 @@ from pathlib import Path
 from codemods.types import TorchTarget
 
 from .declaration_places import local_package, nested_files
-from .read_once import once
+from .read_once import note_read, once
 
 __all__ = [
     "Declaration",
@@ -289,6 +289,7 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def _read(path: Path) -> str:
+    note_read(path)  # it may lie outside the project (`-r ../base.txt`)
     return path.read_text(encoding="utf-8-sig")
 
 
