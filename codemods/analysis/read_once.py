@@ -14,6 +14,7 @@ include one outside the project (`-r ../base.txt`), and a stored run depends on 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
@@ -23,47 +24,56 @@ __all__ = ["files_read_once", "kept_since", "note_read", "noted_reads", "once"]
 
 T = TypeVar("T")
 
-#: Answers kept while `files_read_once` is in effect (else None).
-_kept: dict[Hashable, object] | None = None
-#: Files noted as read while `files_read_once` is in effect.
-_read: set[Path] = set()
-#: When the outermost block started (ns since the epoch).
-_started = 0
+
+class _Block(threading.local):
+    """What the current thread's outermost block keeps (a server analyses in threads)."""
+
+    def __init__(self) -> None:
+        #: Answers kept while `files_read_once` is in effect (else None).
+        self.kept: dict[Hashable, object] | None = None
+        #: Files noted as read since the outermost block started.
+        self.read: set[Path] = set()
+        #: When the outermost block started (ns since the epoch).
+        self.started = 0
+
+
+_block = _Block()
 
 
 @contextlib.contextmanager
 def files_read_once() -> Iterator[None]:
     """Keep each answer of `once` until the outermost block ends."""
-    global _kept, _started
-    outer, _kept = _kept, {} if _kept is None else _kept
+    outer = _block.kept
     if outer is None:
-        _read.clear()
-        _started = time.time_ns()
+        _block.kept = {}
+        _block.read = set()
+        _block.started = time.time_ns()
     try:
         yield
     finally:
-        _kept = outer
+        _block.kept = outer
 
 
 def once(key: Hashable, compute: Callable[[], T]) -> T:
     """Return `compute()`, computed once per `key` within `files_read_once`."""
-    if _kept is None:
+    kept = _block.kept
+    if kept is None:
         return compute()
-    if key not in _kept:
-        _kept[key] = compute()
-    return cast(T, _kept[key])
+    if key not in kept:
+        kept[key] = compute()
+    return cast(T, kept[key])
 
 
 def note_read(path: Path) -> None:
     """Note that the run read `path` (kept until the next outermost block starts)."""
-    _read.add(path)
+    _block.read.add(path)
 
 
 def kept_since() -> int | None:
     """Return when the answers kept now may have been read (ns), if any are kept."""
-    return _started if _kept is not None else None
+    return _block.started if _block.kept is not None else None
 
 
 def noted_reads() -> frozenset[Path]:
     """Return the files noted as read since the outermost block started."""
-    return frozenset(_read)
+    return frozenset(_block.read)
