@@ -61,35 +61,36 @@ def run_engine(
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
     them (`unsafe-fixes = true`), which is how the engine decided too.
     """
-    from codemods import ConfigError, project_settings, run_paths
+    from codemods import ConfigError, files_read_once, project_settings, run_paths
 
     err = output.console(stderr=True)
     targets = paths or [Path.cwd()]
     try:
-        projects = list(project_settings(targets, settings))
-        if options.verbose:
-            for project in projects:
-                err.print(
-                    f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
-                    f"{project.target.describe()}; configuration "
-                    f"{project.config or 'none'}",
-                    markup=False,
-                    emoji=False,
-                    style="dim",
-                    soft_wrap=True,
-                )
-        unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
-        if not output.shows_progress(err, options.quiet):
-            results = list(run_paths(targets, settings, fix=fix))
-        elif len(projects) > 1:
-            results = _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
-        else:
-            with err.status("Analysing…") as status:
+        with files_read_once():
+            projects = list(project_settings(targets, settings))
+            if options.verbose:
+                for project in projects:
+                    err.print(
+                        f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
+                        f"{project.target.describe()}; configuration "
+                        f"{project.config or 'none'}",
+                        markup=False,
+                        emoji=False,
+                        style="dim",
+                        soft_wrap=True,
+                    )
+            unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
+            if not output.shows_progress(err, options.quiet):
+                results = list(run_paths(targets, settings, fix=fix))
+            elif len(projects) > 1:
+                results = _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
+            else:
+                with err.status("Analysing…") as status:
 
-                def progress(stage: str, done: int, total: int) -> None:
-                    status.update(f"{stage.capitalize()} {done}/{total} files…")
+                    def progress(stage: str, done: int, total: int) -> None:
+                        status.update(f"{stage.capitalize()} {done}/{total} files…")
 
-                results = list(run_paths(targets, settings, fix=fix, progress=progress))
+                    results = list(run_paths(targets, settings, fix=fix, progress=progress))
     except ConfigError as error:
         raise ConfigurationError(str(error)) from error
     return Run(results, projects, unsafe)

@@ -6,6 +6,7 @@ lists the rules. Nothing here prints.
 
 from __future__ import annotations
 
+from .analysis.read_once import files_read_once
 from .engine import ProjectSettings, check_project, project_settings, run_paths, run_source
 from .registry import ALL_RULES, rule_by_code, selected_rules
 from .settings import ConfigError, Settings
@@ -43,6 +44,7 @@ __all__ = [
     "Unchanged",
     "__version__",
     "check_project",
+    "files_read_once",
     "project_settings",
     "rule_by_code",
     "run_paths",

@@ -180,17 +180,21 @@ class RunCache:
 
     def put(self, key: str, results: list[FileResult]) -> None:
         """Store a run's results atomically, keeping the newest entries; never raise."""
-        if not _write_entry(self._directory, key, results):
-            return
-        try:
-            entries = sorted(
-                self._directory.iterdir(), key=lambda entry: entry.stat().st_mtime, reverse=True
-            )
-            for old in entries[self.KEEP :]:
-                old.unlink(missing_ok=True)
-        except OSError:
-            return
-        _remove_other_versions(self._directory)
+        store_newest(self._directory, key, results, self.KEEP)
+
+
+def store_newest(directory: Path, name: str, entry: object, keep: int) -> None:
+    """Store one entry atomically, keep the `keep` newest of `directory` and drop the
+    directories other versions of the code wrote beside it; never raise."""
+    if not _write_entry(directory, name, entry):
+        return
+    try:
+        entries = sorted(directory.iterdir(), key=lambda entry: entry.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
+    _remove_other_versions(directory)
 
 
 def _write_entry(directory: Path, name: str, entry: object) -> bool:

@@ -17,8 +17,8 @@ from pathlib import Path
 from . import distributed, files, notebooks, records
 from .analysis.augmentations import assumed_versions
 from .analysis.config_files import config_stamps
-from .analysis.package_versions import notebooks_listed_once
 from .analysis.project import Project
+from .analysis.read_once import files_read_once
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
 from .caches import FactsCache, FileStamps, RunCache
@@ -34,6 +34,7 @@ from .summaries import (
     digest,
     summarise_source,
 )
+from .tree_snapshots import through_snapshot
 from .types import (
     Changed,
     Failed,
@@ -171,8 +172,18 @@ def _project_results(
     progress: Progress | None = None,
 ) -> list[FileResult]:
     """Return the results of one repository (a separate function so a process can run it)."""
+
+    def run() -> tuple[list[FileResult], list[Path]]:
+        with files_read_once():
+            question = _Question.of(root, requested, settings)
+            return list(
+                _run_project(root, question, fix=fix, progress=progress)
+            ), question.everything
+
     with collector_paused():
-        return list(_run_project(root, requested, settings, fix=fix, progress=progress))
+        if fix:
+            return run()[0]
+        return through_snapshot(root, requested, settings, run)
 
 
 @dataclass(frozen=True)
@@ -212,7 +223,7 @@ class _Question:
     def analysis_text(self, root: Path) -> str:
         """Return what the project's findings depend on besides its files' contents: the
         key of its `RunRecord`, whichever files a run reports on."""
-        with notebooks_listed_once():
+        with files_read_once():
             versions = assumed_versions(root, self.settings.library_versions)
         return repr(
             (
@@ -241,8 +252,13 @@ def _cached_results(
     whose stamp vouches for its content hash (see `caches.FileStamps`)."""
     if not settings.cache:
         return None
-    question = _Question.of(root, requested_paths, settings)
-    return _stored_run(root, question, question.analysis_text(root))
+
+    def run() -> tuple[list[FileResult] | None, list[Path]]:
+        with files_read_once():
+            question = _Question.of(root, requested_paths, settings)
+            return _stored_run(root, question, question.analysis_text(root)), question.everything
+
+    return through_snapshot(root, requested_paths, settings, run)
 
 
 def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] | None:
@@ -284,14 +300,8 @@ def _stored_run(root: Path, question: _Question, base: str) -> list[FileResult] 
 
 
 def _run_project(
-    root: Path,
-    requested_paths: list[Path],
-    settings: Settings,
-    *,
-    fix: bool,
-    progress: Progress | None,
+    root: Path, question: _Question, *, fix: bool, progress: Progress | None
 ) -> Iterator[FileResult]:
-    question = _Question.of(root, requested_paths, settings)
     settings, rules, target = question.settings, question.rules, question.target
     everything, requested = question.everything, question.requested
     runs = RunCache(root / CACHE_DIRECTORY) if settings.cache and not fix else None
@@ -316,7 +326,7 @@ def _run_project(
         stamps.save()
     # A file named on the command line is always parsed, so a syntax error in it is
     # reported even when no question needed it.
-    for path in requested_paths:
+    for path in question.named:
         if path in workspace.contents.raw:
             workspace.sources.facts(path)
     sources = workspace.sources

@@ -263,6 +263,18 @@ def _read_patterns(path: Path, *, follow_symlinks: bool) -> Patterns | None:
     return patterns if patterns else None
 
 
+def git_sources(root: Path) -> list[Path]:
+    """Return the files outside `root` that may decide what git ignores below it: `.git` and
+    `.gitignore` in every directory above it (present or not: one may appear), and the
+    enclosing repository's `info/exclude`."""
+    root = root.resolve()
+    sources = [directory / name for directory in root.parents for name in (".git", ".gitignore")]
+    _, git_dir = _find_work_tree(root)
+    if git_dir is not None:
+        sources.append(git_dir / "info" / "exclude")
+    return sources
+
+
 def _find_work_tree(root: Path) -> tuple[Path, Path | None]:
     """Return (top of the enclosing git work tree or `root`, its git directory or None)."""
     for directory in (root, *root.parents):

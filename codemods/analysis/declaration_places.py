@@ -22,9 +22,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from ..files import DEFAULT_EXCLUDES
+from .read_once import once
 
 __all__ = ["MAX_DEPTH", "local_package", "nested_files"]
 
@@ -51,24 +53,30 @@ _DOCUMENTATION = frozenset({"docs", "doc"})
 _SKIPPED = frozenset(DEFAULT_EXCLUDES) | _VENDORED | _DOCUMENTATION
 
 
-def nested_files(root: Path) -> Iterator[tuple[int, Path]]:
-    """Yield (depth, path) for each requirements*.txt, requirements/*.txt and env*.yml /
+def nested_files(root: Path) -> list[tuple[int, Path]]:
+    """Return (depth, path) for each requirements*.txt, requirements/*.txt and env*.yml /
     env*.yaml file below the root (not at it), shallowest first, sorted within a depth."""
+    return once(("nested declaration files", root), lambda: list(_nested_files(root)))
+
+
+def _nested_files(root: Path) -> Iterator[tuple[int, Path]]:
     level = [root]
     for depth in range(1, MAX_DEPTH + 1):
-        directories = sorted(child for parent in level for child in _subdirectories(parent))
-        for directory in directories:
-            for path in _declaration_files(directory):
+        listed = sorted(
+            (child, files) for parent in level for child, files in _subdirectories(parent)
+        )
+        for _, files in listed:
+            for path in files:
                 yield depth, path
-        level = directories
+        level = [directory for directory, _ in listed]
 
 
-def _subdirectories(parent: Path) -> Iterator[Path]:
-    try:
-        entries = list(os.scandir(parent))
-    except OSError:
-        return
-    for entry in entries:
+def _subdirectories(parent: Path) -> Iterator[tuple[Path, list[Path]]]:
+    """Yield each directory below `parent` that is searched, with its declaration files.
+
+    One `scandir` per directory lists both, which keeps a warm run's cost down.
+    """
+    for entry in _entries(parent):
         name = entry.name
         if name.startswith(".") or name.lower() in _SKIPPED:
             continue
@@ -78,22 +86,45 @@ def _subdirectories(parent: Path) -> Iterator[Path]:
         except OSError:
             continue
         path = Path(entry.path)
+        entries = _entries(path)
         # A git submodule (or any checkout inside this one) is another repository.
-        if not (path / ".git").exists():
-            yield path
+        if not any(child.name == ".git" for child in entries):
+            yield path, _declaration_files(path, entries)
 
 
-def _declaration_files(directory: Path) -> Iterator[Path]:
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as listing:
+            return list(listing)
+    except OSError:
+        return []
+
+
+def _declaration_files(directory: Path, entries: list[os.DirEntry[str]]) -> list[Path]:
     names = sorted(
-        path
-        for pattern in ("requirements*.txt", "env*.yml", "env*.yaml")
-        for path in directory.glob(pattern)
-        if path.is_file()
+        Path(entry.path)
+        for entry in entries
+        if any(fnmatchcase(entry.name, pattern) for pattern in _DECLARATION_PATTERNS)
+        and _is_file(entry)
     )
-    yield from names
-    nested = directory / "requirements"
-    if nested.is_dir():
-        yield from sorted(path for path in nested.glob("*.txt") if path.is_file())
+    nested = next((entry for entry in entries if entry.name == "requirements"), None)
+    if nested is not None and nested.is_dir():
+        names += sorted(
+            Path(entry.path)
+            for entry in _entries(directory / "requirements")
+            if fnmatchcase(entry.name, "*.txt") and _is_file(entry)
+        )
+    return names
+
+
+_DECLARATION_PATTERNS = ("requirements*.txt", "env*.yml", "env*.yaml")
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 _EDITABLE = re.compile(r"(?:-e|--editable)(?:\s+|=)(\S.*)")

@@ -21,7 +21,6 @@ Distributions that share an import name (`albumentations` and its successor
 
 from __future__ import annotations
 
-import contextlib
 import importlib.metadata
 import json
 import os
@@ -31,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .read_once import once
 from .torch_version import Names, declarations, parse_version, pip_spec
 
 __all__ = [
@@ -208,29 +208,9 @@ _MAX_NOTEBOOKS = 200
 _SKIPPED = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__"})
 
 
-#: Notebooks listed per root while `notebooks_listed_once` is in effect (else None).
-_listed: dict[Path, list[Path]] | None = None
-
-
-@contextlib.contextmanager
-def notebooks_listed_once() -> Iterator[None]:
-    """Walk each root once for its notebooks within the block, not once per library asked
-    about (a walk of a large tree costs more than the rest of a warm run)."""
-    global _listed
-    outer, _listed = _listed, {} if _listed is None else _listed
-    try:
-        yield
-    finally:
-        _listed = outer
-
-
 def _notebooks(root: Path) -> list[Path]:
     """Return the project's notebooks, skipping hidden folders and installed packages."""
-    if _listed is None:
-        return _walk_notebooks(root)
-    if root not in _listed:
-        _listed[root] = _walk_notebooks(root)
-    return _listed[root]
+    return once(("notebooks", root), lambda: _walk_notebooks(root))
 
 
 def _walk_notebooks(root: Path) -> list[Path]:

@@ -40,6 +40,7 @@ from pathlib import Path
 from codemods.types import TorchTarget
 
 from .declaration_places import local_package, nested_files
+from .read_once import note_read, once
 
 __all__ = [
     "Declaration",
@@ -122,11 +123,9 @@ def target_from_option(text: str, source: str) -> TorchTarget:
 
 def declared_target(root: Path) -> TorchTarget | None:
     """Return the lowest torch version the project's dependency declarations admit."""
-    candidates = [
-        target
-        for spec, source in declarations(root, _TORCH)
-        if (target := _target(spec, source)) is not None
-    ]
+    found = once(("torch declarations", root), lambda: declarations(root, _TORCH))
+    targets = (_target(spec, source) for spec, source in found)
+    candidates = [target for target in targets if target is not None]
     return min(candidates, key=_target_key, default=None)
 
 
@@ -290,6 +289,7 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def _read(path: Path) -> str:
+    note_read(path)  # it may lie outside the project (`-r ../base.txt`)
     return path.read_text(encoding="utf-8-sig")
 
 
