@@ -84,6 +84,16 @@ class _ValueSummariser(_BindingCollector):
                 name=_OPERATORS.get(type(node.op), "?"),
                 args=(self.value(node.left, scope, deeper), self.value(node.right, scope, deeper)),
             )
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            return Value(
+                Kind.COMPARE,
+                span,
+                name=_COMPARISONS.get(type(node.ops[0]), "?"),
+                args=(
+                    self.value(node.left, scope, deeper),
+                    self.value(node.comparators[0], scope, deeper),
+                ),
+            )
         if isinstance(node, ast.Subscript):
             return Value(
                 Kind.SUBSCRIPT,
@@ -319,6 +329,15 @@ _OPERATORS: dict[type[ast.operator], str] = {
     ast.LShift: "<<",
     ast.RShift: ">>",
     ast.MatMult: "@",
+}
+
+_COMPARISONS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
 }
 
 

@@ -55,6 +55,8 @@ class Kind(enum.Enum):
     ALTERNATIVES = "alternatives"
     #: `*base` in a call.
     STARRED = "starred"
+    #: `args[0] <name> args[1]` for one comparison, e.g. name ">" or "==".
+    COMPARE = "compare"
     #: Anything else, or an unresolved name (`name`; `qualnames`: a function storing it globally).
     UNKNOWN = "unknown"
     #: A name met again while its own value is summarised (`items = items + [x]`, a list

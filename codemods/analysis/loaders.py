@@ -183,10 +183,15 @@ class LoaderCall:
         return not (value.kind is Kind.INT and value.number == 0)
 
     def persistent_workers(self) -> bool:
-        """Return True if `persistent_workers=True` is passed literally."""
-        lookup = self.argument("persistent_workers")
-        value = lookup.value
-        return value is not None and value.kind is Kind.CONSTANT and value.name == "True"
+        """Return True if the workers persist whenever they start: `persistent_workers=True`
+        passed literally, or a test that holds exactly when they start (`num_workers > 0`)."""
+        value = self.argument("persistent_workers").value
+        if value is None:
+            return False
+        if value.kind is Kind.CONSTANT and value.name == "True":
+            return True
+        workers = self.argument("num_workers").value
+        return workers is not None and _holds_when_workers_start(value, workers)
 
     def in_fixed_order(self) -> bool:
         """Return True if the call passes `shuffle=False` literally and no sampler."""
@@ -206,6 +211,38 @@ class LoaderCall:
             ):
                 return False
         return True
+
+
+#: (comparison, number) pairs for which `num_workers <comparison> number` says workers start.
+_WORKERS_START = frozenset({(">", 0), ("!=", 0), (">=", 1)})
+#: The same comparisons with the number on the left (`0 < num_workers`).
+_MIRRORED = {"<": ">", "!=": "!=", "<=": ">="}
+
+
+def _holds_when_workers_start(test: Value, workers: Value) -> bool:
+    """Return True if `test` compares the very expression passed as `num_workers` so that it
+    holds exactly when workers start (`num_workers > 0`, `0 != num_workers`, ...)."""
+    if test.kind is not Kind.COMPARE or len(test.args) != 2:
+        return False
+    left, right = test.args
+    if right.kind is Kind.INT and (test.name, right.number) in _WORKERS_START:
+        subject = left
+    elif left.kind is Kind.INT and (_MIRRORED.get(test.name), left.number) in _WORKERS_START:
+        subject = right
+    else:
+        return False
+    return _unspanned(subject) == _unspanned(workers)
+
+
+def _unspanned(value: Value) -> Value:
+    """Return `value` without the places it was written: the same expression at two places."""
+    return replace(
+        value,
+        span=None,
+        base=None if value.base is None else _unspanned(value.base),
+        args=tuple(_unspanned(arg) for arg in value.args),
+        keywords=tuple((name, _unspanned(item)) for name, item in value.keywords),
+    )
 
 
 def _forwards_positionals(init: FunctionFacts) -> bool:
