@@ -156,6 +156,39 @@ def test_branches_on_attributes_record_the_literals_compared(
 
 
 @pytest.mark.parametrize(
+    ("test", "order", "draws"),
+    [
+        ("self.p > 0", (">", "0"), False),
+        ("0.0 < self.p", (">", "0.0"), False),
+        ("self.p <= 1", ("<=", "1"), False),
+        ("np.random.rand() < self.p", (">", "<draw in [0, 1)>"), True),
+        ("self.p >= np.random.uniform(0, 1)", (">=", "<draw in [0, 1)>"), True),
+        ("torch.rand(1) > self.p", ("<", "<draw in [0, 1)>"), True),
+        # Not a draw from [0, 1), or not a number: nothing is recorded.
+        ("np.random.rand(3) < self.p", None, False),
+        ("np.random.uniform(-1, 1) < self.p", None, False),
+        ("np.random.normal() < self.p", None, False),
+        ("self.p > self.q", None, False),
+        ('self.p > "a"', None, False),
+    ],
+)
+def test_ordering_tests_record_what_the_subject_is_compared_with(
+    test: str, order: tuple[str, str] | None, draws: bool
+) -> None:
+    text = f"class D:\n    def f(self):\n        if {test}:\n            x = 1\n"
+    function = _module(text).function("D.f")
+    assert function is not None
+    found = [branch for branch in function.branches if branch.subject == "self.p"]
+    if order is None:
+        assert not found
+        return
+    (branch,) = found
+    assert branch.order == order
+    assert not branch.truth_test
+    assert (branch.draw is not None) == draws
+
+
+@pytest.mark.parametrize(
     ("body", "targets"),
     [
         pytest.param(

@@ -9,10 +9,11 @@ test has a known outcome and the branch it rules out never runs in a worker.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .branch_feasibility import Known, _attribute_values, passed_argument
-from .facts import Kind, ModuleFacts, Value
+from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
@@ -31,10 +32,10 @@ def known_arguments(
     a branch of `callee` tests, where that is known."""
     function = callee.function
     tested = {
-        branch.subject
-        for branch in function.branches
-        if branch.subject in function.params
-        and not any(assignment.target == branch.subject for assignment in function.assignments)
+        subject
+        for subject in (*(branch.subject for branch in function.branches), *_handed_on(function))
+        if subject in function.params
+        and not any(assignment.target == subject for assignment in function.assignments)
     }
     if not tested:
         return ()
@@ -57,6 +58,15 @@ def known_arguments(
         if knowns is not None:
             found.append((param, knowns))
     return tuple(found)
+
+
+def _handed_on(function: FunctionFacts) -> Iterator[str]:
+    """Yield the parameters `function` passes on, as they are, to the functions it calls
+    (`def prepare(x, amount=0): return jitter(x, amount)`): a test there may read them."""
+    for call in function.calls:
+        for argument in (*call.args, *(value for _, value in call.keywords)):
+            if argument.kind is Kind.PARAM:
+                yield argument.name
 
 
 def _bound_by_call(

@@ -13,7 +13,8 @@ class Branch:
 
     `if self.train:`, `if not flag:`, `if self.split == "train":`, `if mode in ("a", "b"):`,
     `if mode != "test":`: the test holds when `subject` is truthy (no `literals`) or equals
-    one of `literals`, negated by `not`, `!=` or `not in`.
+    one of `literals`, negated by `not`, `!=` or `not in`. An ordering test (`if prob > 0:`,
+    `if random.random() < self.p:`) sets `order` instead.
     """
 
     #: "self.<attribute>", or the name of a parameter of the function.
@@ -24,6 +25,16 @@ class Branch:
     orelse: Span | None = None
     #: The literals compared with (`repr` of each, see `literal_key`); empty for a truth test.
     literals: tuple[str, ...] = ()
+    #: For an ordering test: the operator read with `subject` on its left ("<", "<=", ">",
+    #: ">=") and what `subject` is compared with: a number's repr, or `UNIT_DRAW`.
+    order: tuple[str, str] | None = None
+    #: The span of the draw a `UNIT_DRAW` test makes: its value decides nothing but the test.
+    draw: Span | None = None
+
+    @property
+    def truth_test(self) -> bool:
+        """Return True if the test holds when `subject` is truthy (`if flag:`, `if not x:`)."""
+        return not self.literals and self.order is None
 
     def excludes(self, span: Span, holds: bool) -> bool:
         """Return True if code at `span` does not run when the test's outcome is `holds`."""
@@ -42,6 +53,10 @@ class Branch:
         if self.orelse is not None and within(span, self.orelse):
             return False
         return None
+
+
+#: What an ordering test compares with when it is a number drawn from [0, 1) on the spot.
+UNIT_DRAW = "<draw in [0, 1)>"
 
 
 def within(inner: Span, outer: Span) -> bool:

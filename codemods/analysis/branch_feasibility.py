@@ -11,13 +11,14 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 from __future__ import annotations
 
 import ast
+import operator as operator_module
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
 from .base_inits import base_init_callers
-from .branch_facts import Branch
+from .branch_facts import UNIT_DRAW, Branch, within
 from .facts import Assignment, FunctionFacts, Kind, Value, literal_key, string_literal
 from .module_constants import constant_keys
 from .project import Project
@@ -41,7 +42,8 @@ class Known:
 
 
 def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
-    """Return True if the code at `span` of `reached` never runs on the instances built.
+    """Return True if the code at `span` of `reached` never runs on the instances built, or
+    is a draw whose value decides nothing there (`random.random() < self.p` with p 0).
 
     The instances are those `reached.made_by` makes, or, when those are not known, those
     every construction of the class in the project makes. A test of a parameter counts when
@@ -50,7 +52,8 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
     ref = reached.self_class
     arguments = dict(reached.arguments)
     for branch in reached.function.function.branches:
-        if branch.governs(span) is None:
+        drawn = branch.draw is not None and within(span, branch.draw)
+        if branch.governs(span) is None and not drawn:
             continue
         values: Sequence[Known] | None = None
         if not branch.subject.startswith("self."):
@@ -64,6 +67,8 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
         holds = outcomes.pop() if len(outcomes) == 1 else None
         if holds is not None and branch.excludes(span, holds):
             return True
+        if holds is not None and drawn:
+            return True  # `random.random() < self.p` with p 0: the draw decides nothing
     return False
 
 
@@ -92,7 +97,9 @@ def arm_always_taken(project: Project, reached: Reached, arm: Span) -> bool:
 def outcome(branch: Branch, known: Known) -> bool | None:
     """Return whether `branch`'s test holds for a value of which `known` is known."""
     result: bool | None = None
-    if not branch.literals:
+    if branch.order is not None:
+        result = _ordered(branch.order, known)
+    elif not branch.literals:
         result = known.truth
         if result is None and known.one_of:
             truths = {bool(_literal(key)) for key in known.one_of}
@@ -106,6 +113,36 @@ def outcome(branch: Branch, known: Known) -> bool | None:
     elif set(branch.literals) <= known.excluded:
         result = False
     return None if result is None else result != branch.negated
+
+
+def _ordered(order: tuple[str, str], known: Known) -> bool | None:
+    """Return whether `subject <operator> other` holds for every value `known` allows, or
+    not for any (None: it depends, or a value is not a known number)."""
+    operator, other = order
+    values = [_literal(key) for key in known.one_of or ()]
+    numbers = [value for value in values if isinstance(value, int | float)]
+    if not numbers or len(numbers) != len(values):
+        return None
+    if other == UNIT_DRAW:
+        # A draw `u` from [0, 1) is never below a subject of 0 or less: `p > u` never holds
+        # and `p < u` always does (but for the one draw in 2**53 that is exactly 0).
+        if any(number > 0 for number in numbers):
+            return None
+        return operator in ("<", "<=")
+    bound = _literal(other)
+    if not isinstance(bound, int | float):
+        return None
+    compare = _COMPARE[operator]
+    results = {compare(number, bound) for number in numbers}
+    return results.pop() if len(results) == 1 else None
+
+
+_COMPARE = {
+    "<": operator_module.lt,
+    "<=": operator_module.le,
+    ">": operator_module.gt,
+    ">=": operator_module.ge,
+}
 
 
 def _literal(key: str) -> object:
@@ -433,7 +470,7 @@ def constrained(where: FunctionRef, param: str, span: Span) -> Known | None:
     truth: bool | None = None
     for branch in where.function.branches:
         governs = branch.governs(span)
-        if branch.subject != param or governs is None:
+        if branch.subject != param or governs is None or branch.order is not None:
             continue
         holds = governs != branch.negated
         if not branch.literals:

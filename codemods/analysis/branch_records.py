@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..types import Span
-from .branch_facts import Branch
+from . import catalog
+from .branch_facts import UNIT_DRAW, Branch
 from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
-from .facts import Kind, Value
+from .facts import Kind, Value, literal_key
 
 #: Summarises an expression of the function being summarised.
 Summarise = Callable[[ast.expr], Value]
@@ -41,13 +43,10 @@ def if_branches(
             rest = operands[index + 1] if index + 1 < len(operands) else node.body[0]
             start = span_of(rest)
             span = Span(start.line, start.column, body.end_line, body.end_column)
-            found.append(Branch(test[0], test[1], span, None, test[2]))
+            found.append(replace(test, body=span))
         return found
     test = _branch_test(node.test, value)
-    if test is None:
-        return []
-    subject, negated, literals = test
-    return [Branch(subject, negated, body, orelse, literals)]
+    return [] if test is None else [replace(test, body=body, orelse=orelse)]
 
 
 def block_span(body: list[ast.stmt], span_of: SpanOf) -> Span | None:
@@ -58,13 +57,16 @@ def block_span(body: list[ast.stmt], span_of: SpanOf) -> Span | None:
     return Span(first.line, first.column, last.end_line, last.end_column)
 
 
-def _branch_test(test: ast.expr, value: Summarise) -> tuple[str, bool, tuple[str, ...]] | None:
-    """Return what a test reads, whether it is negated, and the literals it compares with."""
+def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
+    """Return the branch a test records, its bodies left empty (set by the caller)."""
     negated = False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
     literals: tuple[str, ...] = ()
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], _ORDERS):
+            ordered = _ordered_test(test, value)
+            return None if ordered is None else replace(ordered, negated=negated)
         compared = compared_literals(test, value(test.comparators[0]))
         if compared is None:
             return None
@@ -72,7 +74,63 @@ def _branch_test(test: ast.expr, value: Summarise) -> tuple[str, bool, tuple[str
         negated = negated != flips
         test = test.left
     subject = _branch_subject(value(test))
-    return None if subject is None else (subject, negated, literals)
+    return None if subject is None else Branch(subject, negated, _NO_BODY, None, literals)
+
+
+#: The comparison operators of an ordering test, as read with the subject on the left, and
+#: as read with it on the right (`0 < prob` is `prob > 0`).
+_ORDER_NAMES: dict[type[ast.cmpop], tuple[str, str]] = {
+    ast.Lt: ("<", ">"),
+    ast.LtE: ("<=", ">="),
+    ast.Gt: (">", "<"),
+    ast.GtE: (">=", "<="),
+}
+_ORDERS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+#: A placeholder for the bodies of a test not yet placed in its `if`.
+_NO_BODY = Span(0, 0, 0, 0)
+
+
+def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
+    """Return the branch of `subject < number` (any order, either side) or of a draw from
+    [0, 1) compared with the subject (`random.random() < self.p`, `self.p > rand()`)."""
+    left, right = value(test.left), value(test.comparators[0])
+    as_left, as_right = _ORDER_NAMES[type(test.ops[0])]
+    subject = _branch_subject(left)
+    operator, other = as_left, right
+    if subject is None:
+        subject, operator, other = _branch_subject(right), as_right, left
+    if subject is None:
+        return None
+    if _is_unit_draw(other):
+        return Branch(subject, False, _NO_BODY, order=(operator, UNIT_DRAW), draw=other.span)
+    if _number(other) is None:
+        return None
+    return Branch(subject, False, _NO_BODY, order=(operator, repr(_number(other))))
+
+
+def _number(value: Value) -> int | float | None:
+    """Return the int or float a literal `value` is (None for anything else)."""
+    key = literal_key(value)
+    if key is None:
+        return None
+    try:
+        number = ast.literal_eval(key)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return number if isinstance(number, int | float) and not isinstance(number, bool) else None
+
+
+def _is_unit_draw(value: Value) -> bool:
+    """Return True for a call to a global-RNG function that draws one number from [0, 1)."""
+    if value.kind is not Kind.CALL or value.base is None or value.keywords:
+        return False
+    names = set(value.base.qualnames)
+    if not value.args:
+        return bool(names & catalog.UNIT_DRAWS)
+    numbers = [_number(arg) for arg in value.args]
+    if numbers == [0, 1]:
+        return bool(names & catalog.RANGE_DRAWS)
+    return numbers == [1] and bool(names & catalog.TENSOR_UNIT_DRAWS)
 
 
 #: The subject of a test of what `get_worker_info()` returned: not None in every worker.

@@ -188,6 +188,27 @@ def numpy_legacy_function(qualname: str) -> str | None:
     return None
 
 
+#: Global-RNG functions that, called without arguments, return one number drawn from
+#: [0, 1): `random.random() < p` never holds when `p` is 0 or below.
+UNIT_DRAWS = frozenset(
+    {
+        "random.random",
+        *(
+            f"{module}.{name}"
+            for module in NUMPY_RANDOM_MODULES
+            for name in ("rand", "random", "random_sample", "ranf", "sample", "uniform")
+        ),
+    }
+)
+#: Global-RNG functions that draw one number from [low, high), given as their first two
+#: arguments: called with 0 and 1 (`random.uniform(0, 1)`), they draw from [0, 1) too.
+RANGE_DRAWS = frozenset(
+    {"random.uniform", *(f"{module}.uniform" for module in NUMPY_RANDOM_MODULES)}
+)
+#: Global-RNG functions that draw a one-element tensor from [0, 1) when called with 1.
+TENSOR_UNIT_DRAWS = frozenset({"torch.rand"})
+
+
 #: Constructors of RNG objects, which DataLoader never reseeds in workers.
 RNG_CONSTRUCTORS = {
     "numpy.random.default_rng": "numpy.random.Generator",

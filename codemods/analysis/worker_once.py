@@ -29,8 +29,10 @@ def taken_first_in_each_worker(project: Project, reached: Reached, arm: Span) ->
             continue
         if branch.subject == WORKER_INFO:
             # `info is not None` or `info`: holds in every worker.
+            if branch.order is not None:
+                return False
             return branch.literals == ("None",) if branch.negated else not branch.literals
-        if branch.subject.startswith("self.") and branch.negated and not branch.literals:
+        if branch.subject.startswith("self.") and branch.negated and branch.truth_test:
             return _flag_set_once(project, function, reached.self_class, branch)
     return False
 
@@ -45,7 +47,7 @@ def runs_once_per_worker(
         within(span, branch.body)
         and branch.subject.startswith("self.")
         and branch.negated
-        and not branch.literals
+        and branch.truth_test
         and _flag_set_once(project, function, self_class, branch)
         for branch in function.function.branches
     )
