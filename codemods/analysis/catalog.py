@@ -364,6 +364,32 @@ DISTRIBUTED_RANKS = frozenset(
     }
 )
 
+#: Lightning's data-parallel strategy objects (and the plugins that preceded them, Lightning
+#: 1.2-1.5): a script that makes one runs on several processes.
+LIGHTNING_DATA_PARALLEL_STRATEGIES = frozenset(
+    f"{package}.{module}{name}"
+    for package in (
+        "pytorch_lightning.strategies",
+        "lightning.pytorch.strategies",
+        "lightning.fabric.strategies",
+        "lightning_fabric.strategies",
+    )
+    for name, homes in (
+        ("DDPStrategy", ("", "ddp.")),
+        ("DDPSpawnStrategy", ("", "ddp_spawn.")),
+        ("FSDPStrategy", ("", "fsdp.")),
+        ("DeepSpeedStrategy", ("", "deepspeed.")),
+    )
+    for module in homes
+) | frozenset(
+    f"pytorch_lightning.plugins.{module}{name}"
+    for name, homes in (
+        ("DDPPlugin", ("", "training_type.", "training_type.ddp.")),
+        ("DDPSpawnPlugin", ("", "training_type.", "training_type.ddp_spawn.")),
+    )
+    for module in homes
+)
+
 #: Environment variables that launchers (torchrun, SLURM, MPI) set to the process's rank.
 RANK_ENVIRONMENT = frozenset(
     {

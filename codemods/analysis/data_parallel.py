@@ -19,7 +19,8 @@ from pathlib import Path
 from ..types import Span
 from . import catalog
 from .config_targets import ConfigNode, config_nodes, structured_targets
-from .facts import Kind, Value
+from .facts import Kind, ModuleFacts, Value
+from .loader_kwargs import known_dict
 from .memo import per_project
 from .project import Project
 from .refs import ExternalRef, FunctionRef
@@ -43,6 +44,7 @@ DISTRIBUTED_CALLS = {
     "deepspeed.init_distributed": "deepspeed.init_distributed",
     "horovod.torch.init": "hvd.init",
     **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
+    **{name: name.rpartition(".")[2] for name in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES},
 }
 
 DISTRIBUTED_SAMPLERS = frozenset(
@@ -194,7 +196,9 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
             if name in DISTRIBUTED_SAMPLERS and _replicas_given(value):
                 return None
             return DISTRIBUTED_CALLS[name]
-    if names & LIGHTNING_LAUNCHERS and _lightning_data_parallel(value):
+    if names & LIGHTNING_LAUNCHERS and any(
+        _lightning_data_parallel(options) for options in _trainer_options(project, module, value)
+    ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
     if names & _LIGHTNING_FROM_ARGUMENTS and _options_ask_data_parallel(function):
         return "Trainer.from_argparse_args(...) with a DDP strategy"
@@ -309,6 +313,10 @@ def _options_ask_data_parallel(function: FunctionRef) -> bool:
 
 
 def _names_data_parallel_strategy(value: Value) -> bool:
+    """Return True for a strategy name such as "ddp", or one of several values that is one
+    (`"ddp" if n > 1 else "auto"`: the script is meant to run data-parallel)."""
+    if value.kind is Kind.ALTERNATIVES:
+        return any(_names_data_parallel_strategy(option) for option in value.args)
     if value.kind is not Kind.CONSTANT:
         return False
     text = value.name.strip("'\"").lower()
@@ -336,6 +344,22 @@ def _rank_variable(key: Value) -> str | None:
         if name in catalog.RANK_ENVIRONMENT:
             return name
     return None
+
+
+def _trainer_options(project: Project, module: ModuleFacts, call: Value) -> Iterator[Value]:
+    """Yield the options a Trainer or Fabric call is given: its own keywords, and for each
+    `**options` dict the analysis can see, the keywords of each dict it may be (one per
+    branch that binds it), as calls of their own."""
+    yield call
+    for key, splat in call.keywords:
+        if key is not None:
+            continue
+        known = known_dict(project, module, splat)
+        if known is None:
+            continue
+        for option in known.branches or (known.value,):
+            entries = known.entries if option is known.value else option.keywords
+            yield Value(Kind.CALL, keywords=entries)
 
 
 def _lightning_data_parallel(call: Value) -> bool:
