@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..types import Span
+
+if TYPE_CHECKING:
+    from .facts import Value
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,9 @@ class Branch:
     order: tuple[str, str] | None = None
     #: The span of the draw a `UNIT_DRAW` test makes: its value decides nothing but the test.
     draw: Span | None = None
+    #: For an ordering test of anything else with a number (`if config.workers > 0:`, subject
+    #: ""): what is compared, to be matched with the same expression elsewhere in the function.
+    compared: Value | None = None
 
     @property
     def truth_test(self) -> bool:

@@ -100,12 +100,21 @@ def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
     if subject is None:
         subject, operator, other = _branch_subject(right), as_right, left
     if subject is None:
-        return None
+        return _compared_with_number(left, right, as_left, as_right)
     if _is_unit_draw(other):
         return Branch(subject, False, _NO_BODY, order=(operator, UNIT_DRAW), draw=other.span)
     if _number(other) is None:
         return None
     return Branch(subject, False, _NO_BODY, order=(operator, repr(_number(other))))
+
+
+def _compared_with_number(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:
+    """Return the branch of another expression compared with a number (`if workers > 0:`)."""
+    for compared, number, operator in ((left, right, as_left), (right, left, as_right)):
+        if _number(number) is not None and _number(compared) is None:
+            order = (operator, repr(_number(number)))
+            return Branch("", False, _NO_BODY, order=order, compared=compared)
+    return None
 
 
 def _number(value: Value) -> int | float | None:

@@ -40,7 +40,7 @@ from .module_lookups import (
 )
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_callers
+from .self_calls import self_callers, self_class
 from .spread_arguments import positional_argument
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
@@ -225,7 +225,7 @@ def _classes_of_option(
         return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
-        own = project.class_of_function(where)
+        own = self_class(project, where)
         held = (
             held_datasets.self_held(project, own, where, value.name, deeper)
             if own is not None
@@ -296,7 +296,7 @@ def _method_returns(
     """
     receiver = method.base
     assert receiver is not None
-    own = project.class_of_function(where)
+    own = self_class(project, where)
     if receiver.kind is Kind.SELF:
         receivers = DatasetsOf((own,), True) if own is not None else DatasetsOf((), False)
     elif (
@@ -379,7 +379,7 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             and option.base is not None
             and option.base.kind is Kind.SELF
         ):
-            own = project.class_of_function(where)
+            own = self_class(project, where)
             held = (
                 held_datasets.held(project, own, option.name, elements_of, depth=deeper)
                 if own

@@ -14,6 +14,7 @@ from .loader_kwargs import KnownDict, known_dict, with_item_stores
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .worker_conditions import holds_when_workers_start, made_only_without_workers
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (
@@ -180,7 +181,9 @@ class LoaderCall:
         if lookup.presence is Presence.MAYBE or lookup.value is None:
             return True
         value = lookup.value
-        return not (value.kind is Kind.INT and value.number == 0)
+        if value.kind is Kind.INT and value.number == 0:
+            return False
+        return not made_only_without_workers(self.function.function, self.call, value)
 
     def persistent_workers(self) -> bool:
         """Return True if the workers persist whenever they start: `persistent_workers=True`
@@ -191,7 +194,7 @@ class LoaderCall:
         if value.kind is Kind.CONSTANT and value.name == "True":
             return True
         workers = self.argument("num_workers").value
-        return workers is not None and _holds_when_workers_start(value, workers)
+        return workers is not None and holds_when_workers_start(value, workers)
 
     def in_fixed_order(self) -> bool:
         """Return True if the call passes `shuffle=False` literally and no sampler."""
@@ -211,38 +214,6 @@ class LoaderCall:
             ):
                 return False
         return True
-
-
-#: (comparison, number) pairs for which `num_workers <comparison> number` says workers start.
-_WORKERS_START = frozenset({(">", 0), ("!=", 0), (">=", 1)})
-#: The same comparisons with the number on the left (`0 < num_workers`).
-_MIRRORED = {"<": ">", "!=": "!=", "<=": ">="}
-
-
-def _holds_when_workers_start(test: Value, workers: Value) -> bool:
-    """Return True if `test` compares the very expression passed as `num_workers` so that it
-    holds exactly when workers start (`num_workers > 0`, `0 != num_workers`, ...)."""
-    if test.kind is not Kind.COMPARE or len(test.args) != 2:
-        return False
-    left, right = test.args
-    if right.kind is Kind.INT and (test.name, right.number) in _WORKERS_START:
-        subject = left
-    elif left.kind is Kind.INT and (_MIRRORED.get(test.name), left.number) in _WORKERS_START:
-        subject = right
-    else:
-        return False
-    return _unspanned(subject) == _unspanned(workers)
-
-
-def _unspanned(value: Value) -> Value:
-    """Return `value` without the places it was written: the same expression at two places."""
-    return replace(
-        value,
-        span=None,
-        base=None if value.base is None else _unspanned(value.base),
-        args=tuple(_unspanned(arg) for arg in value.args),
-        keywords=tuple((name, _unspanned(item)) for name, item in value.keywords),
-    )
 
 
 def _forwards_positionals(init: FunctionFacts) -> bool:

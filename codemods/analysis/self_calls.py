@@ -18,6 +18,19 @@ from .refs import ClassRef, FunctionRef
 SelfCall = tuple[Value, FunctionRef]
 
 
+def self_class(project: Project, function: FunctionRef) -> ClassRef | None:
+    """Return the class `self` is an instance of in `function`: a method's class, also for a
+    function nested in a method (`def run_epoch(): ... self.train_set`), whose `self` is
+    the method's."""
+    facts = function.function
+    while facts.class_qualname is None and ".<locals>." in facts.qualname:
+        enclosing = function.module.function(facts.qualname.rpartition(".<locals>.")[0])
+        if enclosing is None:
+            return None
+        facts = enclosing
+    return project.class_of_function(FunctionRef.of(function.module, facts))
+
+
 @per_project
 def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] | None:
     """Return every call that may run `method` (a plain method: no decorator), each made
