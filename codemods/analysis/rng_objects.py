@@ -134,6 +134,22 @@ class RngIndex:
             found = project.find_method(self_class, base.name)
             if found is not None:
                 yield from self._from_factory(found[1], self_class, depth)
+        if base.kind is Kind.ATTRIBUTE and base.base is not None and base.base.kind is Kind.CALL:
+            # `Builder().build(spec)`: a method of a project class made right there.
+            for receiver in self._constructed(base.base, where.module):
+                found = project.find_method(receiver, base.name)
+                if found is not None:
+                    yield from self._from_factory(found[1], receiver, depth)
+
+    def _constructed(self, call: Value, module: ModuleFacts) -> tuple[ClassRef, ...]:
+        """Return the project class `call` constructs, if it calls one."""
+        if call.base is None:
+            return ()
+        return tuple(
+            target
+            for target in self.project.targets(call.base, module)
+            if isinstance(target, ClassRef)
+        )
 
     def _from_factory(
         self, factory: FunctionRef, self_class: ClassRef | None, depth: int
