@@ -58,6 +58,8 @@ def candidate_note(datasets: DatasetsOf) -> str:
             if source.function == modules[0].strip("`"):
                 names = ", ".join(modules)
                 parts.append(f"the classes bound in {names}, looked up by name at run time")
+        elif source.kind == "class returns":
+            parts.append(f"the dataset classes `{source.function}` may return")
         else:
             parts.append(f"the datasets `{source.function}` may return")
     if not parts:

@@ -27,7 +27,8 @@ class CandidateSource:
     """Where a candidate set of datasets comes from, other than a registry."""
 
     #: "elements": the elements of sequence parameter `parameter` that callers pass to
-    #: `function`; "returns": a position of the tuples `function` may return; "configs":
+    #: `function`; "returns": a position of the tuples `function` may return; "class
+    #: returns": the same, for the classes (not instances) it returns; "configs":
     #: the classes the project's configs name under key `parameter`, made by `function`;
     #: "module": the classes bound in project module `function`, looked up by a name known
     #: only at run time (`getattr(importlib.import_module(...), name)`, `eval("pkg." + name)`).

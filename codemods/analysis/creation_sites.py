@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ..types import Span
 from .candidates import MAX_CALL_DEPTH
-from .facts import FunctionFacts, Kind, Value
+from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
 from .refs import CallSite, ClassRef, FunctionRef
 from .stored import splat_entries
@@ -91,3 +91,23 @@ def forwarded(
         for site, passed in arguments_for(project, where, where.function, option.name):
             yield site.function, passed
             yield from forwarded(project, passed, site.function, depth + 1)
+
+
+def method_of_made_object(
+    project: Project, callee: Value, module: ModuleFacts
+) -> Iterator[tuple[ClassRef, FunctionRef]]:
+    """Yield the class and the method that `Builder(...).build` (a method called on an
+    object of a project class made right there, in `module`) runs."""
+    if (
+        callee.kind is not Kind.ATTRIBUTE
+        or callee.base is None
+        or callee.base.kind is not Kind.CALL
+    ):
+        return
+    made = callee.base.base
+    for target in project.targets(made, module) if made is not None else ():
+        if not isinstance(target, ClassRef):
+            continue
+        found = project.find_method(target, callee.name)
+        if found is not None:
+            yield target, found[1]

@@ -13,10 +13,11 @@ from dataclasses import replace
 from . import catalog, datasets
 from .branch_feasibility import ruled_out_by_call
 from .candidates import CandidateSource, DatasetsOf, merge
+from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
 from .function_registries import registered_functions
 from .project import Project
-from .refs import FunctionRef, VariableRef
+from .refs import ClassRef, FunctionRef, VariableRef
 
 
 def classes_of_local(
@@ -68,13 +69,7 @@ def unpacked_classes(
             # another length would raise at this assignment.
             # Only what the branches open to this call's arguments return: a
             # `if sanity_check: return items, ...` the call leaves at False returns nothing.
-            returns = [
-                returned
-                for ret in function.function.returns
-                for returned in ret.alternatives()
-                if returned.span is None
-                or not ruled_out_by_call(option, where, function, returned.span)
-            ]
+            returns = _open_returns(function, option, where)
             tuples = [
                 returned
                 for returned in returns
@@ -88,6 +83,54 @@ def unpacked_classes(
                 for returned in tuples
             )
     return merge(results)
+
+
+def unpacked_class_objects(
+    project: Project, name: str, where: FunctionRef
+) -> tuple[ReturnedClasses, tuple[CandidateSource, ...]] | None:
+    """Return the project classes (class objects) local `name` of `where` may be when it is
+    unpacked from what project functions return (`dataset_class, collate, runner =
+    pipeline_factory(config)`), with the factories the classes are candidates of; None if
+    `name` is bound no such way."""
+    bindings = [
+        (position, count, value)
+        for unpacked, position, count, value in where.function.unpacked
+        if unpacked == name
+    ]
+    if not bindings:
+        return None
+    found: list[ClassRef] = []
+    complete = True
+    sources: list[CandidateSource] = []
+    for position, count, value in bindings:
+        for option in value.alternatives():
+            functions = (
+                _called_functions(project, option.base, where)
+                if option.kind is Kind.CALL and option.base is not None
+                else []
+            )
+            complete = complete and bool(functions)
+            for function in functions:
+                sources.append(CandidateSource("class returns", function.function.name))
+                for returned in _open_returns(function, option, where):
+                    if returned.kind is not Kind.SEQUENCE:
+                        complete = False
+                    elif len(returned.args) == count:
+                        denoted = classes_denoted(project, returned.args[position], function)
+                        found.extend(denoted.classes)
+                        complete = complete and denoted.complete
+    returned_classes = ReturnedClasses(tuple(dict.fromkeys(found)), complete)
+    return returned_classes, tuple(dict.fromkeys(sources))
+
+
+def _open_returns(function: FunctionRef, call: Value, where: FunctionRef) -> list[Value]:
+    """Return what `function` may return through the branches open to `call`'s arguments."""
+    return [
+        returned
+        for ret in function.function.returns
+        for returned in ret.alternatives()
+        if returned.span is None or not ruled_out_by_call(call, where, function, returned.span)
+    ]
 
 
 def _called_functions(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from . import catalog
 from .candidates import DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
@@ -110,6 +111,10 @@ def classes_returned(
     """
     if call.kind is not Kind.CALL or call.base is None or depth > _MAX_FACTORY_DEPTH:
         return ReturnedClasses((), False)
+    bound = partial_of(project, call, where)
+    if bound is not None:
+        # `partial(Windows, ratio=r)` is no factory call: calling it makes a `Windows`.
+        return _class_denoted(project, bound, where, depth + 1)
     looked_up = looked_up_by_name(project, call, where)
     if looked_up is not None:
         return looked_up
@@ -142,6 +147,31 @@ def classes_returned(
         complete,
         tuple(dict.fromkeys(picked)),
         tuple(dict.fromkeys(modules)),
+    )
+
+
+def partial_of(project: Project, value: Value, where: FunctionRef) -> Value | None:
+    """Return what `functools.partial(f, ...)` binds arguments to, if `value` is such a call."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or not value.args
+        or value.args[0].kind is Kind.STARRED
+        or not project.is_one_of(value.base, where.module, catalog.PARTIAL)
+    ):
+        return None
+    return value.args[0]
+
+
+def classes_denoted(project: Project, value: Value, where: FunctionRef) -> ReturnedClasses:
+    """Return the project classes (the class objects) that `value`, seen in `where`, may be:
+    a class named, a registry or table entry, a factory's result or a `partial` of one."""
+    results = [_class_denoted(project, option, where, 0) for option in value.alternatives()]
+    return ReturnedClasses(
+        tuple(dict.fromkeys(ref for result in results for ref in result.classes)),
+        all(result.complete for result in results),
+        tuple(dict.fromkeys(name for result in results for name in result.picked_from)),
+        tuple(dict.fromkeys(name for result in results for name in result.looked_up_in)),
     )
 
 

@@ -142,6 +142,13 @@ def _classes_of_option(
         picked = made_by_picked_entry(project, value, where, depth)
         if picked is not None:
             return picked  # `makers[name]()`
+        if value.base.kind is Kind.UNKNOWN and value.base.name:
+            # `dataset_class(data, ids)` of `dataset_class, collate, runner = factory(cfg)`.
+            unpacked = dataset_bindings.unpacked_class_objects(project, value.base.name, where)
+            if unpacked is not None:
+                returned, sources = unpacked
+                instances = _instances_of(project, returned, value, where)
+                return replace(instances, sources=(*instances.sources, *sources))
         targets = project.targets(value.base, where.module)
         method = None if targets else method_of_variable(project, value.base, where)
         if method is not None:

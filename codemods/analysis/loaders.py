@@ -14,6 +14,7 @@ from .loader_kwargs import KnownDict, known_dict, with_item_stores
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .settings_splats import settings_cannot_pass
 from .worker_conditions import holds_when_workers_start, made_only_without_workers
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
@@ -141,6 +142,8 @@ class LoaderCall:
         for splat, value in zip(self.splats, spread, strict=True):
             if splat is None and forwards_no_keyword(self.project, self.function, value, name):
                 continue  # the function's own `**kwargs`, into which no call passes `name`
+            if splat is None and settings_cannot_pass(self.project, self.function, value, name):
+                continue  # configuration data, which holds no function
             if splat is None or name in splat.partial_keys:
                 maybe = True
                 continue

@@ -20,7 +20,7 @@ from dataclasses import replace
 from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
-from .creation_sites import arguments_for, created_at, forwarded
+from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
 from .datasets import dataset_classes
 from .facts import Kind, ModuleFacts, Value
 from .held_datasets import held_classes
@@ -134,6 +134,9 @@ class RngIndex:
             found = project.find_method(self_class, base.name)
             if found is not None:
                 yield from self._from_factory(found[1], self_class, depth)
+        # `Builder().build(spec)`: a method of a project class made right there.
+        for receiver, method in method_of_made_object(project, base, where.module):
+            yield from self._from_factory(method, receiver, depth)
 
     def _from_factory(
         self, factory: FunctionRef, self_class: ClassRef | None, depth: int

@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from .base_inits import base_init_callers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
+from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
@@ -70,6 +72,7 @@ def _callers(
         yield from _self_callers(project, function)
         if through_objects:
             yield from _instance_callers(project, function)
+            yield from _constructing_callers(project, function)
         yield from _lightning_hook_callers(project, function)
 
 
@@ -184,6 +187,24 @@ def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef
         cls = project.class_of_function(caller)
         if cls is not None and caller != method and share_instances(project, cls, owner):
             yield caller
+
+
+def _constructing_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that run `__init__` method `method` on a new object: those that
+    make an instance of its class (`Trainer(cfg)`, or by a name looked up at run time), and
+    the `__init__`s of subclasses that hand on to it (`super().__init__(cfg)`), whose own
+    makers are found a level up."""
+    if method.function.name != "__init__":
+        return
+    owner = project.class_of_function(method)
+    if owner is None:
+        return
+    for site in project.callers(owner):
+        yield site.function
+    for _, function in looked_up_constructions(project, owner):
+        yield function
+    for _, init in base_init_callers(project, method):
+        yield init
 
 
 def _instance_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:

@@ -39,6 +39,7 @@ from ..types import (
     Fix,
     InsertStatements,
     Safety,
+    Span,
     TorchTarget,
 )
 
@@ -316,8 +317,18 @@ class AugmentationPipelineSharedByWorkers(Rule):
         draw_span = use.call.span
         line = draw_span.line if draw_span else 0
         applied = applied_note((found for _, found in self.loaders), dataset)
+        made = _short(obj.creation)
+        related: tuple[Span, ...] = ()
+        creation = obj.creation
+        if creation.factory and (creation.function, creation.span) != (where, span):
+            # Built by a project factory the store calls: the line that builds it is part
+            # of the finding.
+            location = self.location(creation.function.path, creation.span.line)
+            made += f" built by `{creation.factory}` at {location}"
+            if creation.function.path == where.path:
+                related = (creation.span,)
         message = (
-            f"`{_label(use)}` ({_short(obj.creation)}, {version.describe()}) is copied into "
+            f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
             "applies it "
             f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
@@ -329,7 +340,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if obj.creation.draws_assumed:
             severity = "warning"
         fix = self._fix(dataset, use, library)
-        self.report(where, span, message, fix=fix, severity=severity)
+        self.report(where, span, message, fix=fix, severity=severity, related=related)
 
     def _relative(self, path: Path) -> str:
         try:

@@ -124,7 +124,9 @@ class RankInvariantWorkerSeed(Rule):
       to one run: the same file, or files whose functions call theirs (a few levels up,
       through plain function calls, `self.<method>()` calls of classes one object may be
       an instance of, including mixins composed with `type(name, bases, {})`, method calls
-      on an object the caller makes, `trainer_class(cfg).fit()` with the class looked up by
+      on an object the caller makes, the `__init__` that making an object runs (and the
+      base `__init__` a subclass hands on to with `super().__init__(...)`),
+      `trainer_class(cfg).fit()` with the class looked up by
       name in a project module or package (`getattr(trainers, cfg.name)`), and calls of an
       entry picked from a module-level table of functions, `LOADERS[kind]["train"](args)`;
       every class or entry the run may pick is a candidate; distributed evidence in such a

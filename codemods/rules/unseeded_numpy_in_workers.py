@@ -124,7 +124,9 @@ class UnseededNumpyInWorkers(Rule):
 
     ## Known limitations
     - When `worker_init_fn` may come from a `**kwargs` whose contents are unknown, the finding
-      has no fix: adding the keyword could raise `TypeError: got multiple values`.
+      has no fix: adding the keyword could raise `TypeError: got multiple values`. A section
+      of configuration settings (`**config["loader"]`) is known not to hold one when neither
+      the project's code nor its YAML/JSON files spell `worker_init_fn`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
     - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
       every path, passes no worker_init_fn; the finding has no fix, because the call is not
