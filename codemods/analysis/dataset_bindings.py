@@ -149,3 +149,27 @@ def stored_under_global(
         return None
     values = [store.value for store in function.assignments if store.target == variable.name]
     return FunctionRef.of(variable.module, function), values
+
+
+def own_reads_recursive(variable: VariableRef, assigned: Value) -> Value:
+    """Return `assigned`, a value of module variable `variable`, with its reads of the
+    variable itself marked recursive: `valid = ConcatDataset([valid, extra])` holds what
+    the earlier values of `valid` hold, which the variable's other values bring already
+    (as a local name's rebinding is summarised)."""
+    own = f"{variable.module.module}.{variable.name}"
+
+    def mark(value: Value) -> Value:
+        if value.kind is Kind.NAME and value.qualnames == (own,):
+            return Value(Kind.RECURSIVE, span=value.span, name=variable.name)
+        base = None if value.base is None else mark(value.base)
+        args = tuple(mark(arg) for arg in value.args)
+        keywords = tuple((key, mark(arg)) for key, arg in value.keywords)
+        if (
+            base is value.base
+            and all(new is old for new, old in zip(args, value.args, strict=True))
+            and all(new is old for (_, new), (_, old) in zip(keywords, value.keywords, strict=True))
+        ):
+            return value
+        return replace(value, base=base, args=args, keywords=keywords)
+
+    return mark(assigned)
