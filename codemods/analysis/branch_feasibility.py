@@ -183,7 +183,7 @@ def _attribute_values(
         sites = tuple((site.call, site.function) for site in project.callers(ref))
     if not sites:
         return None
-    arguments = _Arguments(project, order, sites)
+    arguments = ConstructionArguments(project, order, sites)
     found: list[Known] = []
     for index in range(len(sites)):
         options: list[Known | None] = []
@@ -215,10 +215,10 @@ def constructed_with(
 ) -> Known | None:
     """Return what parameter `param` of `init` (the `__init__` of `ref`, or of a base that
     it runs on the same instance) is when construction `index` of `sites` builds a `ref`."""
-    return _Arguments(project, project.mro(ref), sites).at(init, param, index)
+    return ConstructionArguments(project, project.mro(ref), sites).at(init, param, index)
 
 
-class _Arguments:
+class ConstructionArguments:
     """What the parameters of the `__init__`s run on the instances that `sites` build are.
 
     The constructor's own `__init__` takes its arguments from each construction; a base's

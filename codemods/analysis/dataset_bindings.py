@@ -192,3 +192,35 @@ def stored_under_global(
         return None
     values = [store.value for store in function.assignments if store.target == variable.name]
     return FunctionRef.of(variable.module, function), values
+
+
+def own_reads_resolved(variable: VariableRef, assigned: Value) -> Value:
+    """Return `assigned`, a value of module variable `variable`, with its reads of the
+    variable itself replaced by the variable's other values: `valid = ConcatDataset([valid,
+    extra])` wraps what `valid` held before, and following the name back to every value,
+    this one included, goes round in a circle that loses how its datasets were made."""
+    own = f"{variable.module.module}.{variable.name}"
+    recursive = Value(Kind.RECURSIVE, name=variable.name)
+    earlier = Value(
+        Kind.ALTERNATIVES,
+        args=tuple(
+            _own_reads(value, own, recursive) for value in variable.values if value is not assigned
+        ),
+    )
+    return _own_reads(assigned, own, earlier)
+
+
+def _own_reads(value: Value, own: str, replacement: Value) -> Value:
+    """Return `value` with its reads of module variable `own` replaced by `replacement`."""
+    if value.kind is Kind.NAME and value.qualnames == (own,):
+        return replace(replacement, span=value.span)
+    base = None if value.base is None else _own_reads(value.base, own, replacement)
+    args = tuple(_own_reads(arg, own, replacement) for arg in value.args)
+    keywords = tuple((key, _own_reads(arg, own, replacement)) for key, arg in value.keywords)
+    if (
+        base is value.base
+        and all(new is old for new, old in zip(args, value.args, strict=True))
+        and all(new is old for (_, new), (_, old) in zip(keywords, value.keywords, strict=True))
+    ):
+        return value
+    return replace(value, base=base, args=args, keywords=keywords)

@@ -425,6 +425,7 @@ def _from_variables(
             for assigned in target.values:
                 stored = dataset_bindings.stored_under_global(target, assigned)
                 if stored is None:
+                    assigned = dataset_bindings.own_reads_resolved(target, assigned)
                     results.append(resolve(project, assigned, context, depth))
                     continue
                 function, values = stored

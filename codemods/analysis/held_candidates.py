@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING
 
 from .branch_facts import Branch
 from .branch_feasibility import Known, constructed_with, outcome, passed_argument
+from .datasets import dataset_classes
 from .facts import Kind, Value
+from .memo import per_project
+from .per_item import Reached, method_candidates, reachable
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
     from .candidates import Construction
-    from .per_item import Reached
     from .randomness import GlobalCall
     from .rng_object_records import RngObject
 
@@ -159,3 +161,27 @@ def drawn_by_every_candidate(code: Sequence[Reached], draws: list[GlobalCall]) -
         if draw.reached.holder not in candidates
         or drawing.get(draw.reached.holder, set()) >= candidates[draw.reached.holder]
     ]
+
+
+def run_by_holders(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
+    """Return the methods of `ref` that building a Dataset runs on a `ref` instance it holds.
+
+    `self.transforms.build(train)` in a Dataset's `__init__` makes the held object store
+    what `build` stores (`self.pipeline = self.train_pipeline()`) before any worker starts,
+    like its own `__init__` would.
+    """
+    return _run_by_holders(project).get(ref, ())
+
+
+@per_project
+def _run_by_holders(project: Project) -> dict[ClassRef, tuple[Reached, ...]]:
+    found: dict[ClassRef, list[Reached]] = {}
+    for dataset in dataset_classes(project):
+        starts = [
+            Reached(init, dataset, (init.qualname,))
+            for init in method_candidates(project, dataset, "__init__")
+        ]
+        for reached in reachable(project, starts):
+            if reached.self_class is not None and reached.holder:
+                found.setdefault(reached.self_class, []).append(reached)
+    return {ref: tuple(reached) for ref, reached in found.items()}

@@ -16,6 +16,7 @@ from .candidates import (
     merge,
 )
 from .catalog import applies_transforms
+from .closed_bindings import stored_per_construction
 from .facts import Assignment, FunctionFacts, Kind
 from .memo import per_project
 from .project import Project
@@ -85,8 +86,12 @@ def _held(
             stores = [*function.assignments, *_stored_by_library_base(project, owner, function)]
             for assignment in stores:
                 if assignment.target == target and sites is not None and init_code is not None:
-                    found.append(
-                        stored_through(project, assignment.value, where, init_code, sites, resolve)
+                    # What the constructions' arguments leave `__init__` to store.
+                    found.extend(
+                        stored_through(project, value, where, init_code, kept, resolve)
+                        for value, kept in stored_per_construction(
+                            project, ref, sites, where, assignment
+                        )
                     )
                 elif assignment.target == target:
                     found.append(resolve(project, assignment.value, where, depth))

@@ -114,13 +114,17 @@ def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) ->
         return True
     # A Compose draws only through the transforms it is given.
     transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
-    if transforms is None or transforms.kind is not Kind.SEQUENCE:
+    # A list bound in several branches, or grown by `steps.extend([...])`, is each of its
+    # values in turn.
+    lists = () if transforms is None else transforms.alternatives()
+    if not lists or any(steps.kind is not Kind.SEQUENCE for steps in lists):
         return True
     # A step bound in several branches (`crop = A.RandomCrop(...)` or `A.Resize(...)`) draws
     # if any of its values does.
     return any(
         option.kind is not Kind.CALL or builds_random_pipeline(project, option, where)
-        for item in transforms.args
+        for steps in lists
+        for item in steps.args
         for option in item.alternatives()
     )
 

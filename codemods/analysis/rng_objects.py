@@ -20,11 +20,12 @@ from dataclasses import replace
 from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
+from .closed_bindings import returned_for_call, stored_when_made
 from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
 from .datasets import dataset_classes
 from .facts import Kind, ModuleFacts, Value
+from .held_candidates import run_by_holders
 from .held_datasets import held_classes
-from .memo import per_project
 from .per_item import Reached, callees, method_candidates, per_item_code, reachable
 from .project import Project
 from .refs import CallSite, ClassRef, FunctionRef, VariableRef
@@ -124,7 +125,8 @@ class RngIndex:
                 if derived is not None:
                     yield Creation(target.name, derived, where, value.span)
             elif isinstance(target, FunctionRef):
-                yield from self._from_factory(target, project.class_of_function(target), depth)
+                owner = project.class_of_function(target)
+                yield from self._from_factory(target, owner, depth, called_at=(value, where))
         if (
             self_class is not None
             and base.kind is Kind.ATTRIBUTE
@@ -139,10 +141,18 @@ class RngIndex:
             yield from self._from_factory(method, receiver, depth)
 
     def _from_factory(
-        self, factory: FunctionRef, self_class: ClassRef | None, depth: int
+        self,
+        factory: FunctionRef,
+        owner: ClassRef | None,
+        depth: int,
+        called_at: Construction | None = None,
     ) -> Iterator[Creation]:
-        for returned in factory.function.returns:
-            for creation in self.constructors(returned, factory, self_class, depth + 1):
+        returns = factory.function.returns
+        if called_at is not None:
+            # Only what the branches open to the call's arguments return.
+            returns = returned_for_call(*called_at, factory)
+        for returned in returns:
+            for creation in self.constructors(returned, factory, owner, depth + 1):
                 yield replace(creation, factory=creation.factory or factory.qualname)
 
     # --- objects by where they are stored ---
@@ -186,18 +196,12 @@ class RngIndex:
         target = f"self.{name}"
         for reached in (*self.init_code(ref), *run_by_holders(self.project, ref)):
             for assignment in reached.function.function.assignments:
-                if assignment.target == target:
-                    found.extend(
-                        self._stored(
-                            assignment.value,
-                            reached.function,
-                            ref,
-                            name,
-                            assignment.span,
-                            depth,
-                            made_by=made_by,
-                        )
-                    )
+                if assignment.target != target:
+                    continue
+                # What the constructions' arguments leave `__init__` to store.
+                where, span = reached.function, assignment.span
+                for value, kept in stored_when_made(self.project, ref, made_by, where, assignment):
+                    found.extend(self._stored(value, where, ref, name, span, depth, made_by=kept))
         if not found:
             found.extend(self.class_attribute_objects(ref, name))
         result = tuple(dict.fromkeys(found))
@@ -426,30 +430,6 @@ class RngIndex:
             full = f"{qualname}.{rest}" if rest else qualname
             found.extend(self._qualname_objects(full, module))
         return tuple(dict.fromkeys(found))
-
-
-def run_by_holders(project: Project, ref: ClassRef) -> tuple[Reached, ...]:
-    """Return the methods of `ref` that building a Dataset runs on a `ref` instance it holds.
-
-    `self.transforms.build(train)` in a Dataset's `__init__` makes the held object store
-    what `build` stores (`self.pipeline = self.train_pipeline()`) before any worker starts,
-    like its own `__init__` would.
-    """
-    return _run_by_holders(project).get(ref, ())
-
-
-@per_project
-def _run_by_holders(project: Project) -> dict[ClassRef, tuple[Reached, ...]]:
-    found: dict[ClassRef, list[Reached]] = {}
-    for dataset in dataset_classes(project):
-        starts = [
-            Reached(init, dataset, (init.qualname,))
-            for init in method_candidates(project, dataset, "__init__")
-        ]
-        for reached in reachable(project, starts):
-            if reached.self_class is not None and reached.holder:
-                found.setdefault(reached.self_class, []).append(reached)
-    return {ref: tuple(reached) for ref, reached in found.items()}
 
 
 def shards_here(project: Project, reached: Reached, functions: frozenset[FunctionRef]) -> bool:
