@@ -22,7 +22,6 @@ from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
 from .closed_bindings import returned_for_call, stored_when_made
 from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
-from .datasets import dataset_classes
 from .facts import Kind, ModuleFacts, Value
 from .held_candidates import run_by_holders
 from .held_datasets import held_classes
