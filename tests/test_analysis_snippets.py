@@ -450,3 +450,53 @@ def test_attributes_built_from_each_other_are_resolved_once_each(
     (loader,) = loader_calls(project)
     per_item_code(project, datasets_of_loader(project, loader).classes[0])
     assert calls < 2_000
+
+
+_MAKER_BY_NAME = """
+import importlib
+
+class Noisy(Dataset):
+    def __getitem__(self, index):
+        return np.random.rand()
+
+class Quiet(Dataset):
+    def __getitem__(self, index):
+        return index
+
+def find(path):
+    module_name, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module_name), name)
+
+def make(*args, kind=None, **kwargs):
+    return find(kind)(*args, **kwargs)
+
+QUIET = dict(kind="data.Quiet")
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected", "kinds"),
+    [
+        # The literal the call gives names the one class it makes.
+        ('make(kind="data.Noisy")', {"Noisy"}, []),
+        # Through a dict: any Dataset the project names as `kind`.
+        ("make(**options)", {"Noisy", "Quiet"}, ["names"]),
+        # Not given at all: the default names nothing, and no class is made.
+        ("make(size=3)", set(), []),
+    ],
+)
+def test_a_class_named_by_a_dotted_path_string(
+    call: str, expected: set[str], kinds: list[str]
+) -> None:
+    project = _project(
+        _MAKER_BY_NAME
+        + f"""
+def main(options):
+    other = dict(kind="data.Noisy", size=2)
+    return DataLoader({call}, num_workers=2)
+"""
+    )
+    (loader,) = loader_calls(project)
+    found = datasets_of_loader(project, loader)
+    assert {ref.name for ref in found.classes} == expected
+    assert [source.kind for source in found.sources] == kinds

@@ -1,6 +1,7 @@
 """Statements that bind a name in a way other than an assignment: a list or a transform
-container grown by a method call, a list extended with `+=`, and the arms of an `if` or
-`match` (a binding in one arm is not seen from another)."""
+container grown by a method call, a list extended with `+=`, the arms of an `if` or
+`match` (a binding in one arm is not seen from another), and the value variable of a loop
+over `d.items()`."""
 
 from __future__ import annotations
 
@@ -114,3 +115,23 @@ def _added(call: ast.Call) -> ast.expr:
         listed.end_lineno, listed.end_col_offset = added.end_lineno, added.end_col_offset
         return listed
     return added
+
+
+def dict_values(target: ast.expr, iterable: ast.expr) -> tuple[str, ast.expr] | None:
+    """Return the value name of `for key, value in d.items()` and `d.values()`, if it is one."""
+    if not (
+        isinstance(target, ast.Tuple | ast.List)
+        and len(target.elts) == 2
+        and isinstance(target.elts[1], ast.Name)
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr == "items"
+        and not iterable.args
+        and not iterable.keywords
+    ):
+        return None
+    method = ast.copy_location(
+        ast.Attribute(value=iterable.func.value, attr="values", ctx=ast.Load()), iterable.func
+    )
+    values = ast.copy_location(ast.Call(func=method, args=[], keywords=[]), iterable)
+    return target.elts[1].id, values

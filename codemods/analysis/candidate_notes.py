@@ -54,6 +54,11 @@ def candidate_note(datasets: DatasetsOf) -> str:
                 f"the Dataset classes the project's configs name as `{source.parameter}`,"
                 f" made by `{source.function}`"
             )
+        elif source.kind == "names":
+            parts.append(
+                f"the Dataset classes the project names in `{source.parameter}` strings,"
+                f" made by `{source.function}`"
+            )
         elif source.kind == "module":
             if source.function == modules[0].strip("`"):
                 names = ", ".join(modules)
@@ -65,7 +70,8 @@ def candidate_note(datasets: DatasetsOf) -> str:
     if not parts:
         return ""
     if len(parts) == 1 and (
-        datasets.registries or all(source.kind == "configs" for source in datasets.sources)
+        datasets.registries
+        or all(source.kind in ("configs", "names") for source in datasets.sources)
     ):
         return f" (resting on {parts[0]})"
     return f" (resting on a candidate set: {'; '.join(parts)})"

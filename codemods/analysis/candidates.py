@@ -30,6 +30,8 @@ class CandidateSource:
     #: `function`; "returns": a position of the tuples `function` may return; "class
     #: returns": the same, for the classes (not instances) it returns; "configs":
     #: the classes the project's configs name under key `parameter`, made by `function`;
+    #: "names": the classes the project's code names by dotted-path strings given to
+    #: parameter `parameter` of `function`, which imports the class by that name.
     #: "module": the classes bound in project module `function`, looked up by a name known
     #: only at run time (`getattr(importlib.import_module(...), name)`, `eval("pkg." + name)`).
     #: "stored": what class `function` and its subclasses store in `self.<parameter>`.

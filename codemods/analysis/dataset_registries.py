@@ -13,7 +13,7 @@ from . import catalog
 from .candidates import DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
-from .imported_modules import classes_looked_up, imported_modules
+from .imported_modules import classes_looked_up, imported_modules, namespace_classes
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
@@ -233,7 +233,28 @@ def _class_denoted(
         return ReturnedClasses((), False)
     if value.kind is Kind.CALL:
         return classes_returned(project, value, where, depth)
+    if value.kind is Kind.UNKNOWN and value.name:
+        return _loop_class(project, value.name, where)
+    if value.kind is Kind.CONSTANT and value.name == "None":
+        return ReturnedClasses((), True)  # `None(...)` raises: it makes nothing
     return ReturnedClasses((), False)
+
+
+def _loop_class(project: Project, name: str, where: FunctionRef) -> ReturnedClasses:
+    """Return the classes loop variable `name` of `where` may be when the loop runs over the
+    namespace of a module imported by name (`for key, cls in module.__dict__.items()`)."""
+    found: list[ClassRef] = []
+    modules: list[str] = []
+    loops = [iterable for loop_name, iterable in where.function.loops if loop_name == name]
+    for iterable in loops:
+        looked_up = namespace_classes(project, iterable, where)
+        if looked_up is None:
+            return ReturnedClasses((), False)
+        found.extend(looked_up[0])
+        modules.extend(looked_up[1])
+    return ReturnedClasses(
+        tuple(dict.fromkeys(found)), bool(loops), looked_up_in=tuple(dict.fromkeys(modules))
+    )
 
 
 def _key_literal(key: Value | None, literals: Mapping[str, str]) -> str | None:

@@ -18,6 +18,7 @@ from .candidates import (
     Resolver,
     merge,
 )
+from .class_names import named_class_datasets
 from .config_targets import configured_datasets
 from .datapipes import called_alternatives, functional_result
 from .dataset_arguments import method_of_variable, spelled
@@ -119,7 +120,11 @@ def _classes_of_option(
         and value.base.base is not None
     ):
         return _method_returns(project, value.base, where, deeper, value, inline_depth=depth)
-    configured = configured_datasets(project, value, where) if value.kind is Kind.CALL else None
+    configured = (
+        configured_datasets(project, value, where) or named_class_datasets(project, value, where)
+        if value.kind is Kind.CALL
+        else None
+    )
     if configured is not None:
         return configured
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.CALL:

@@ -70,7 +70,7 @@ class _ValueSummariser(_BindingCollector):
         if isinstance(node, ast.Constant):
             if isinstance(node.value, int) and not isinstance(node.value, bool):
                 return Value(Kind.INT, span, number=node.value)
-            return Value(Kind.CONSTANT, span, name=repr(node.value)[:40])
+            return Value(Kind.CONSTANT, span, name=_literal_text(node.value))
         if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
             operand = self.value(node.operand, scope, deeper)
             if operand.kind is Kind.INT and operand.number is not None:
@@ -339,6 +339,24 @@ _COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.Gt: ">",
     ast.GtE: ">=",
 }
+
+
+#: The longest dotted path (`"pkg.data.images.ImageFolderDataset"`) a summary keeps whole:
+#: a class or module named by a string is resolved from it.
+_MAX_DOTTED = 200
+
+
+def _literal_text(literal: object) -> str:
+    """Return how a summary writes a literal: its repr, cut to 40 characters unless it is a
+    dotted path."""
+    text = repr(literal)
+    if (
+        isinstance(literal, str)
+        and len(literal) <= _MAX_DOTTED
+        and all(part.isidentifier() for part in literal.split("."))
+    ):
+        return text
+    return text[:40]
 
 
 def _attribute(base: Value, attr: str, span: Span) -> Value:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Span
-from .binding_statements import grown_attribute
+from .binding_statements import dict_values, grown_attribute
 from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
@@ -292,6 +292,10 @@ class _Extractor(_ExpressionVisitor):
         and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
         if isinstance(target, ast.Name):
             return [(target.id, self.value(iterable, scope))]
+        values = dict_values(target, iterable)
+        if values is not None:
+            # `for key, value in d.items()`: `value` takes the elements of `d.values()`.
+            return [(values[0], self.value(values[1], scope))]
         if not (
             isinstance(target, ast.Tuple)
             and isinstance(iterable, ast.Call)

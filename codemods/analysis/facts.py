@@ -163,7 +163,7 @@ def string_literal(value: Value) -> str | None:
     return text if isinstance(text, str) else None
 
 
-#: Summaries keep the first 40 characters of a literal's repr.
+#: Summaries keep the first 40 characters of a literal's repr (a dotted path, whole).
 _LITERAL_CUT = 40
 
 

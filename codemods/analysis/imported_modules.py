@@ -3,8 +3,9 @@
 A literal names one module (`import_module("pkg.transforms")`, or relative to a literal
 `package=`: `import_module(".transforms", package="pkg")`). A literal prefix followed by a
 part known only at run time (`import_module("pkg." + name)`, `import_module("." + name,
-package="pkg")`) names one of the modules directly inside package `pkg`: each is a
-candidate, and the run picks one by that part.
+package="pkg")`, `import_module("pkg." + name + "_dataset")`) names one of the modules
+directly inside package `pkg` (whose names end with the literal that follows, if any): each
+is a candidate, and the run picks one by that part.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ class ImportedModules:
 
     modules: tuple[tuple[str, ModuleFacts], ...]
     #: The part of the module name known only at run time (`name` of `"pkg." + name`): the
-    #: last component of the module picked. None for a literal name.
+    #: last component of the module picked (less `suffix`). None for a literal name.
     picked_by: Value | None = None
+    #: The literal that follows that part in the name (`"_dataset"` of
+    #: `"pkg." + name + "_dataset"`).
+    suffix: str = ""
 
 
 def imported_modules(project: Project, call: Value, where: FunctionRef) -> ImportedModules | None:
@@ -53,7 +57,15 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
         return ImportedModules(((dotted, module),)) if dotted and module is not None else None
     if name.kind is not Kind.BINOP or name.name != "+" or len(name.args) != 2:
         return None
-    prefix, rest = name.args
+    suffix = ""
+    first, last = name.args
+    if first.kind is Kind.BINOP and first.name == "+" and len(first.args) == 2:
+        # `"pkg." + name + "_suffix"`: only the modules whose names end that way.
+        suffix = string_literal(last) or ""
+        if not suffix or not suffix.replace("_", "a").isalnum():
+            return None
+        first, last = first.args
+    prefix, rest = first, last
     text = string_literal(prefix)
     if text is None or not text.endswith(".") or rest.kind in (Kind.CONSTANT, Kind.INT):
         return None
@@ -63,13 +75,15 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     modules = tuple(
         (submodule, module)
         for submodule in project.sources.submodule_names(parent)
-        if (module := project.module_named(submodule, where.module)) is not None
+        if len(submodule.rpartition(".")[2]) > len(suffix)
+        and submodule.endswith(suffix)
+        and (module := project.module_named(submodule, where.module)) is not None
     )
-    return ImportedModules(modules, rest) if modules else None
+    return ImportedModules(modules, rest, suffix) if modules else None
 
 
 def classes_looked_up(
-    project: Project, imported: ImportedModules, attribute: Value
+    project: Project, imported: ImportedModules, attribute: Value | None
 ) -> tuple[tuple[ClassRef, ...], tuple[str, ...]]:
     """Return the project classes `getattr(<module imported>, attribute)` may be, and the
     names of the modules they are looked up in.
@@ -78,12 +92,16 @@ def classes_looked_up(
     very value that picked the module (`getattr(import_module("pkg." + name), name)`), only
     the class each module binds under its own last name (`pkg.kitti.kitti`).
     """
-    same = imported.picked_by is not None and _same_value(imported.picked_by, attribute)
+    same = (
+        imported.picked_by is not None
+        and attribute is not None
+        and _same_value(imported.picked_by, attribute)
+    )
     found: list[ClassRef] = []
     names: list[str] = []
     for name, module in imported.modules:
         if same:
-            own = name.rpartition(".")[2]
+            own = name.rpartition(".")[2].removesuffix(imported.suffix)
             classes = [ClassRef.of(module, cls) for cls in module.classes if cls.qualname == own]
             for value in module.binding(own):
                 classes.extend(t for t in project.targets(value, module) if isinstance(t, ClassRef))
@@ -94,6 +112,58 @@ def classes_looked_up(
         if classes:
             found.extend(classes)
             names.append(name)
+    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+_VARS = frozenset({"builtins.vars"})
+
+
+def namespace_classes(
+    project: Project, values: Value, where: FunctionRef
+) -> tuple[tuple[ClassRef, ...], tuple[str, ...]] | None:
+    """Return the project classes an element of `values` may be, and the names of the
+    modules they are bound in, if `values` is the namespace of a module imported by name:
+    `module.__dict__.values()` or `vars(module).values()` (what a loop over
+    `module.__dict__.items()` takes its values from), with `module` an `import_module`
+    call (see `imported_modules`).
+
+    Any class a candidate module defines at its top level: the loop picks one by a test
+    known only at run time. None if `values` is no such namespace, or some module it may
+    be is not the project's.
+    """
+    if (
+        values.kind is not Kind.CALL
+        or values.args
+        or values.keywords
+        or values.base is None
+        or values.base.kind is not Kind.ATTRIBUTE
+        or values.base.name != "values"
+        or values.base.base is None
+    ):
+        return None
+    namespace = values.base.base
+    if namespace.kind is Kind.ATTRIBUTE and namespace.name == "__dict__":
+        modules = namespace.base
+    elif (
+        namespace.kind is Kind.CALL
+        and namespace.base is not None
+        and len(namespace.args) == 1
+        and project.is_one_of(namespace.base, where.module, _VARS)
+    ):
+        modules = namespace.args[0]
+    else:
+        return None
+    if modules is None:
+        return None
+    found: list[ClassRef] = []
+    names: list[str] = []
+    for option in modules.alternatives():
+        imported = imported_modules(project, option, where)
+        if imported is None:
+            return None
+        classes, looked_in = classes_looked_up(project, imported, None)
+        found.extend(classes)
+        names.extend(looked_in)
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
 
 

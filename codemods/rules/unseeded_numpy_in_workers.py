@@ -148,6 +148,10 @@ class UnseededNumpyInWorkers(Rule):
     - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
       Dataset that draws and that no loader is seen to load gets an `info` note at its draw
       instead: nothing is known to repeat, so it never changes the exit status.
+    - A Dataset class built from a dotted-path string by a project function that imports it
+      by name (`construct_class_by_name(**dataset_kwargs)`) may be any Dataset class the
+      project's code names under that keyword (`class_name="pkg.data.ImageSet"`): a name
+      given only on the command line is not seen, and such a finding says what it rests on.
     - A Dataset class chosen with `eval` of a configured name (`eval("datasets." + name)`,
       where `datasets` is a project package the module imports, or `eval(cfg.name)`) may be
       any class bound in that package or in the calling module: such a finding says it rests
