@@ -75,7 +75,9 @@ def _results(
             continue
         if not method.function.returns:
             results.append(DatasetsOf((), False))
-        for returned in method.function.returns:
+        for returned in (
+            option for ret in method.function.returns for option in ret.alternatives()
+        ):
             if returns_receiver(project, returned, method):
                 results.append(_only(receivers, (ref,)))  # `return self`
             elif _self_method(returned) and depth < MAX_RESOLUTION_DEPTH:
