@@ -15,6 +15,7 @@ import pytest
 
 from codemods.analysis.datasets import dataset_classes, datasets_of_loader
 from codemods.analysis.facts import Kind, ModuleFacts
+from codemods.analysis.lightning_loaders import reaches_trainer
 from codemods.analysis.loaders import Presence, loader_calls
 from codemods.analysis.per_item import per_item_code
 from codemods.analysis.project import Project
@@ -500,3 +501,81 @@ def main(options):
     found = datasets_of_loader(project, loader)
     assert {ref.name for ref in found.classes} == expected
     assert [source.kind for source in found.sources] == kinds
+
+
+def test_indexing_a_held_dataset_runs_its_getitem() -> None:
+    project = _project(
+        """
+        class Inner(Dataset):
+            def __getitem__(self, index):
+                return np.random.rand()
+
+        class Outer(Dataset):
+            def __init__(self, inner):
+                self.inner = inner
+                self.offsets = [0, 1, 2]
+
+            def __getitem__(self, index):
+                return self.inner[index + self.offsets[index]]
+
+        loader = DataLoader(Outer(Inner()), num_workers=2)
+        """
+    )
+    (outer,) = [ref for ref in dataset_classes(project) if ref.name == "Outer"]
+    reached = [item.function.function.qualname for item in per_item_code(project, outer)]
+    assert reached == ["Outer.__getitem__", "Inner.__getitem__"]
+
+
+def test_a_sum_of_datasets_is_what_their_add_methods_return() -> None:
+    project = _project(
+        """
+        class Part(Dataset):
+            def __add__(self, other):
+                return Whole()
+
+            def __radd__(self, other):
+                return self if other == 0 else self.__add__(other)
+
+        class Whole(Part):
+            def __getitem__(self, index):
+                return index
+
+        parts = [Part(), Part()]
+        summed = DataLoader(sum(parts), num_workers=2)
+        added = DataLoader(Part() + Part(), num_workers=2)
+        """
+    )
+    summed, added = loader_calls(project)
+    assert sorted(ref.name for ref in datasets_of_loader(project, summed).classes) == [
+        "Part",
+        "Whole",
+    ]
+    assert [ref.name for ref in datasets_of_loader(project, added).classes] == ["Whole"]
+
+
+@pytest.mark.parametrize(
+    ("trainer_code", "reaches"),
+    [
+        ("pl.Trainer().fit(None, loader)", True),
+        ("pl.Trainer().validate(None, dataloaders=[loader])", True),
+        ("pl.Trainer().fit(None, datamodule=Frames())", False),
+        ("[batch for batch in loader]", False),
+    ],
+)
+def test_a_loader_reaches_a_lightning_trainer(trainer_code: str, reaches: bool) -> None:
+    project = _project(
+        f"""
+        import pytorch_lightning as pl
+
+        class Frames(pl.LightningDataModule):
+            def train_dataloader(self):
+                return DataLoader(Dataset(), num_workers=2)
+
+        def main():
+            loader = DataLoader(Dataset(), num_workers=2)
+            {trainer_code}
+        """
+    )
+    hook_loader, loader = loader_calls(project)
+    assert reaches_trainer(project, loader) is reaches
+    assert reaches_trainer(project, hook_loader) is ("datamodule" in trainer_code)

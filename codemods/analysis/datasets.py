@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import catalog, dataset_bindings, dataset_wrappers, held_datasets
+from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
 from .base_inits import base_init_callers
 from .branch_feasibility import open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
@@ -138,6 +138,9 @@ def _classes_of_option(
         # the classes the factory returns.
         return _instances_of(project, classes_returned(project, value.base, where), value, where)
     if value.kind is Kind.CALL and value.base is not None:
+        total = dataset_sums.summed(project, value, where, deeper)
+        if total is not None:
+            return total  # `sum(datasets)`: what their `__radd__` / `__add__` make
         registry = registry_lookup(project, value, where)
         if registry is not None:
             return registry
@@ -265,7 +268,8 @@ def _classes_of_option(
     if value.kind is Kind.UNKNOWN and value.name:
         local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
         return local if local is not None else DatasetsOf((), False)
-    return DatasetsOf((), False)
+    total = dataset_sums.added(project, value, where, deeper)
+    return total if total is not None else DatasetsOf((), False)
 
 
 def _instances_of(

@@ -60,7 +60,19 @@ class _ExpressionVisitor(_ValueSummariser):
                     push((arg, False))
                 push((current.func, True))
                 continue
-            if kind is ast.Constant:
+            if kind is ast.Subscript:
+                assert isinstance(current, ast.Subscript)
+                held = current.value
+                if (
+                    facts is not None
+                    and type(current.ctx) is ast.Load
+                    and type(held) is ast.Attribute
+                    and type(held.value) is ast.Name
+                    and self._resolve_name(held.value.id, scope, None).kind is Kind.SELF
+                ):
+                    # `self.dataset[index]`: runs the held object's `__getitem__`.
+                    facts.self_subscripts.append(self.value(current, scope))
+            elif kind is ast.Constant:
                 continue
             if kind is ast.Lambda:
                 assert isinstance(current, ast.Lambda)
@@ -181,6 +193,7 @@ class _ExpressionVisitor(_ValueSummariser):
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
+                self_subscripts=tuple(builder.self_subscripts),
                 has_var_keyword=node.args.kwarg is not None,
                 references=tuple(sorted(builder.references)),
                 definition_names=self._definition_names(_defaults(node.args), scope),

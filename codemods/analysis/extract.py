@@ -387,6 +387,7 @@ class _Extractor(_ExpressionVisitor):
                 returns=tuple(builder.returns),
                 free_names=tuple(sorted(builder.free_names)),
                 self_reads=tuple(sorted(builder.self_reads)),
+                self_subscripts=tuple(builder.self_subscripts),
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,

@@ -234,6 +234,9 @@ class FunctionFacts:
     free_names: tuple[str, ...] = ()
     #: `self.<attr>` names read anywhere in the body.
     self_reads: tuple[str, ...] = ()
+    #: Items read from an object held on `self` (`self.dataset[index]`), as the subscript:
+    #: indexing a held Dataset runs its `__getitem__`.
+    self_subscripts: tuple[Value, ...] = ()
     has_docstring: bool = False
     #: The body (after a docstring) is one `raise`: a call never returns.
     only_raises: bool = False

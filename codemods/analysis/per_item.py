@@ -147,7 +147,7 @@ def _callees(
     project: Project, caller: Reached, only: Callable[[Value], bool] | None
 ) -> Iterator[tuple[Value, Reached]]:
     """Yield the project functions `caller` calls directly, each with the call."""
-    for call in caller.function.function.calls:
+    for call in (*caller.function.function.calls, *_indexing_calls(caller)):
         if only is not None and not only(call):
             continue
         if call.span is not None and branch_not_taken(project, caller, call.span):
@@ -170,6 +170,18 @@ def _callees(
             continue
         for reached in call_targets(project, caller, call):
             yield call, reached
+
+
+def _indexing_calls(caller: Reached) -> Iterator[Value]:
+    """Yield `self.held.__getitem__(key)` for each `self.held[key]` read by `caller`: a
+    Dataset wrapping another (held from a constructor argument or built in `__init__`) runs
+    the inner one's `__getitem__` when it indexes it."""
+    if caller.self_class is None:
+        return
+    for item in caller.function.function.self_subscripts:
+        if item.base is not None:
+            method = Value(Kind.ATTRIBUTE, item.span, name="__getitem__", base=item.base)
+            yield Value(Kind.CALL, item.span, base=method, args=item.args)
 
 
 def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Reached]:

@@ -134,7 +134,7 @@ def _calls_entry_of(project: Project, caller: FunctionRef, call: Value, table: V
 
 
 #: Lightning's classes whose loader hooks the Trainer calls on the instance it is given.
-_LIGHTNING_HOOK_OWNERS = frozenset(
+LIGHTNING_HOOK_OWNERS = frozenset(
     {
         "pytorch_lightning.LightningDataModule",
         "pytorch_lightning.core.LightningDataModule",
@@ -153,7 +153,7 @@ _LIGHTNING_HOOK_OWNERS = frozenset(
         "lightning.pytorch.core.module.LightningModule",
     }
 )
-_LIGHTNING_LOADER_HOOKS = frozenset(
+LIGHTNING_LOADER_HOOKS = frozenset(
     {"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"}
 )
 
@@ -164,12 +164,12 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
     The Trainer calls `train_dataloader()` of the data module (or module) it is given: the
     function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook.
     """
-    if method.function.name not in _LIGHTNING_LOADER_HOOKS:
+    if method.function.name not in LIGHTNING_LOADER_HOOKS:
         return
     owner = project.class_of_function(method)
-    if owner is None or not project.derives_from(owner, _LIGHTNING_HOOK_OWNERS):
+    if owner is None or not project.derives_from(owner, LIGHTNING_HOOK_OWNERS):
         return
-    for cls in project.subclasses_of(_LIGHTNING_HOOK_OWNERS):
+    for cls in project.subclasses_of(LIGHTNING_HOOK_OWNERS):
         if owner in project.mro(cls) and project.find_method(cls, method.function.name) == (
             owner,
             method,

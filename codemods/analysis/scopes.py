@@ -147,6 +147,7 @@ class _FunctionBuilder:
     returns: list[Value] = field(default_factory=list)
     free_names: set[str] = field(default_factory=set)
     self_reads: set[str] = field(default_factory=set)
+    self_subscripts: list[Value] = field(default_factory=list)
     statement_calls: list[Span] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     type_tests: list[TypeTest] = field(default_factory=list)

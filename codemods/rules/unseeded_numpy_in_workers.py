@@ -12,6 +12,7 @@ from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.held_candidates import drawn_by_every_candidate
+from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_kwargs import KnownDict
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.per_item import per_item_code
@@ -65,6 +66,12 @@ class UnseededNumpyInWorkers(Rule):
     Whether that seed repeats across workers or epochs is WS102's question (a seed from the
     worker id or the clock is reported there; once WS102's fix deletes the per-item reseed,
     this rule reports the loader, so `fix` applies both in turn).
+
+    A loader without `worker_init_fn` is not reported when its run calls Lightning's
+    `seed_everything(..., workers=True)` and the loader is seen handed to a Lightning Trainer
+    (`trainer.fit(model, loader)`, or returned by a `train_dataloader()` hook of a data module
+    or module a Trainer method is given): the Trainer then adds `pl_worker_init_function`,
+    which seeds NumPy per worker. A loader the run iterates itself gets nothing from it.
 
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
     `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
@@ -252,7 +259,11 @@ class UnseededNumpyInWorkers(Rule):
                 quiet = sum(1 for draws in serving if not draws)
                 one_of = OneOf(ref, quiet, len(serving))
                 self._check_loader(loader, draw, datasets, applied, one_of)
-            elif not datasets.complete and self._leaves_numpy_unseeded(loader):
+            elif (
+                not datasets.complete
+                and self._leaves_numpy_unseeded(loader)
+                and not self._seeded_by_lightning(loader)
+            ):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a drawing dataset no
         # loader is seen to load gets a note of its own, which duplicates nothing yet.
@@ -260,6 +271,12 @@ class UnseededNumpyInWorkers(Rule):
             for ref in project_datasets:
                 if ref not in loaded:
                     self._report_unresolved(drawing[ref], unresolved[0])
+
+    def _seeded_by_lightning(self, loader: LoaderCall) -> bool:
+        """Return True if a Lightning Trainer gives `loader` its per-worker seeding."""
+        return (
+            worker_init(loader).is_absent and seeded_by_lightning(self.project, loader) is not None
+        )
 
     def _leaves_numpy_unseeded(self, loader: LoaderCall) -> bool:
         """Return True if `loader` is seen to pass no worker_init_fn that always seeds NumPy
@@ -286,6 +303,8 @@ class UnseededNumpyInWorkers(Rule):
         one_of: OneOf,
     ) -> None:
         init = worker_init(loader)
+        if self._seeded_by_lightning(loader):
+            return
         span = loader.call.span
         assert span is not None
         where = self._describe_draw(draw, applied) + candidate_note(datasets)

@@ -1,0 +1,214 @@
+"""Loaders Lightning seeds per worker: `seed_everything(..., workers=True)` only sets an
+environment variable (`PL_SEED_WORKERS`); the Trainer reads it and gives each DataLoader it
+is handed, that has no `worker_init_fn`, its `pl_worker_init_function` (per worker, per
+rank, NumPy included). A loader the run iterates itself gets nothing.
+
+So a loader counts as seeded by Lightning only when both are seen: a `workers=True` seeding
+in its run, and the loader reaching a Trainer method (`fit`, `validate`, `test`, `predict`,
+`tune`): as an argument, or returned by a loader hook (`train_dataloader()`) of a
+LightningDataModule / LightningModule that a Trainer method is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from .data_parallel import LIGHTNING_TRAINERS
+from .datasets import classes_of
+from .facts import Kind, Value
+from .loaders import LoaderCall
+from .memo import per_project
+from .project import Project
+from .ranks import TorchSeeding, torch_seedings
+from .refs import ClassRef, FunctionRef
+from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules, seeding_carries_to
+
+#: The Trainer methods that add Lightning's worker_init_fn to the loaders they are given.
+TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict", "tune"})
+#: `Trainer.from_argparse_args(...)` makes a Trainer as well.
+_TRAINER_MAKERS = LIGHTNING_TRAINERS | frozenset(
+    f"{name}.from_argparse_args" for name in LIGHTNING_TRAINERS
+)
+#: How many calls a loader is followed back through (`make_loaders()` returning it).
+_RETURN_DEPTH = 2
+
+
+def seeded_by_lightning(project: Project, loader: LoaderCall) -> TorchSeeding | None:
+    """Return the `seed_everything(..., workers=True)` that gives `loader` Lightning's
+    per-worker seeding, or None when no Trainer is seen to take the loader in its run."""
+    seedings = _worker_seedings(project)
+    if not seedings:
+        return None
+    entries = entry_modules(project, loader.function)
+    related = [
+        seeding
+        for seeding in seedings
+        if entry_modules(project, seeding.function) & entries
+        and seeding_carries_to(project, seeding.function, loader.function)
+    ]
+    if not related or not reaches_trainer(project, loader):
+        return None
+    return related[0]
+
+
+@per_project
+def _worker_seedings(project: Project) -> tuple[TorchSeeding, ...]:
+    return tuple(seeding for seeding in torch_seedings(project) if seeding.seeds_workers_per_rank)
+
+
+@per_project
+def reaches_trainer(project: Project, loader: LoaderCall) -> bool:
+    """Return True if `loader` is seen handed to a Lightning Trainer method."""
+    hooks = _loader_hooks(project, loader)
+    return any(
+        _is_loader(project, option, function, loader, 0)
+        # `trainer.fit(model, datamodule=Frames())`: the Trainer calls its loader hooks.
+        or (hooks and _runs_hook(project, option, function, hooks))
+        for function, argument in trainer_arguments(project)
+        for option in _options(argument)
+    )
+
+
+@per_project
+def trainer_arguments(project: Project) -> tuple[tuple[FunctionRef, Value], ...]:
+    """Return every argument given to a Lightning Trainer method, with the calling function."""
+    found: list[tuple[FunctionRef, Value]] = []
+    for function in project.functions_mentioning(*TRAINER_METHODS):
+        for call in function.function.calls:
+            callee = call.base
+            if (
+                callee is None
+                or callee.kind is not Kind.ATTRIBUTE
+                or callee.name not in TRAINER_METHODS
+                or callee.base is None
+                or not _is_trainer(project, callee.base, function)
+            ):
+                continue
+            found.extend((function, argument) for argument in call.args)
+            found.extend((function, argument) for _, argument in call.keywords)
+    return tuple(found)
+
+
+def _is_trainer(project: Project, receiver: Value, where: FunctionRef) -> bool:
+    """Return True if `receiver` is certainly a Lightning Trainer (or a project subclass)."""
+    options = receiver.alternatives()
+    return bool(options) and all(_makes_trainer(project, option, where) for option in options)
+
+
+def _makes_trainer(project: Project, value: Value, where: FunctionRef) -> bool:
+    if value.kind is not Kind.CALL or value.base is None:
+        return False
+    names = project.qualnames(value.base, where.module)
+    if names and names <= _TRAINER_MAKERS:
+        return True
+    return _made_by_trainer_subclass(project, value.base, where)
+
+
+def _made_by_trainer_subclass(project: Project, maker: Value, where: FunctionRef) -> bool:
+    targets = project.targets(maker, where.module)
+    return bool(targets) and all(
+        isinstance(target, ClassRef) and project.derives_from(target, LIGHTNING_TRAINERS)
+        for target in targets
+    )
+
+
+def _options(argument: Value) -> Iterator[Value]:
+    """Yield what an argument may be, looking into lists and dicts of loaders."""
+    for option in argument.alternatives():
+        if option.kind is Kind.SEQUENCE:
+            for element in option.args:
+                yield from _options(element)
+        elif option.kind is Kind.DICT:
+            for _, element in option.keywords:
+                yield from _options(element)
+        else:
+            yield option
+
+
+def _is_loader(
+    project: Project, value: Value, where: FunctionRef, loader: LoaderCall, depth: int
+) -> bool:
+    """Return True if `value` (in `where`) is the loader `loader` makes: the call itself (a
+    variable resolves to it), the result of a project function returning it, or a `self`
+    attribute the loader's class stores it in."""
+    if value.kind is Kind.CALL and _same_call(value, where, loader):
+        return True
+    if depth >= _RETURN_DEPTH:
+        return False
+    if value.kind is Kind.CALL and value.base is not None:
+        return any(
+            _is_loader(project, returned, function, loader, depth + 1)
+            for function in _called_functions(project, value.base, where)
+            for ret in function.function.returns
+            for returned in ret.alternatives()
+        )
+    if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
+        owner = project.class_of_function(where)
+        stored_in = project.class_of_function(loader.function)
+        if owner is None or stored_in is None or stored_in not in project.mro(owner):
+            return False
+        target = f"self.{value.name}"
+        return any(
+            assignment.target == target
+            and any(
+                _same_call(option, loader.function, loader)
+                for option in assignment.value.alternatives()
+            )
+            for assignment in loader.function.function.assignments
+        )
+    return False
+
+
+def _same_call(value: Value, where: FunctionRef, loader: LoaderCall) -> bool:
+    """Return True if `value` is the loader's own call (a variable's use takes its span)."""
+    return (
+        value.kind is Kind.CALL
+        and where.path == loader.function.path
+        and replace(value, span=loader.call.span) == loader.call
+    )
+
+
+def _called_functions(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:
+    """Return the project functions a call of `callee` runs: a function, or a method of
+    `self` (`self._loader(self.train_set)`)."""
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None and callee.base.kind is Kind.SELF:
+        owner = project.class_of_function(where)
+        found = project.find_method(owner, callee.name) if owner is not None else None
+        return [found[1]] if found is not None else []
+    return [
+        target
+        for target in project.targets(callee, where.module)
+        if isinstance(target, FunctionRef)
+    ]
+
+
+def _loader_hooks(project: Project, loader: LoaderCall) -> frozenset[FunctionRef]:
+    """Return the Lightning loader hooks (`train_dataloader()` of a LightningDataModule or
+    LightningModule) that return `loader`, made there or by a function they call."""
+    found: set[FunctionRef] = set()
+    for owner in project.subclasses_of(LIGHTNING_HOOK_OWNERS):
+        for name in LIGHTNING_LOADER_HOOKS:
+            method = project.find_method(owner, name)
+            if method is None or method[1] in found:
+                continue
+            hook = method[1]
+            if any(
+                _is_loader(project, returned, hook, loader, 0)
+                for ret in hook.function.returns
+                for returned in ret.alternatives()
+            ):
+                found.add(hook)
+    return frozenset(found)
+
+
+def _runs_hook(
+    project: Project, value: Value, where: FunctionRef, hooks: frozenset[FunctionRef]
+) -> bool:
+    """Return True if `value` is an instance whose loader hook is one of `hooks`."""
+    classes = classes_of(project, value, where).classes
+    return any(
+        (found := project.find_method(ref, hook.function.name)) is not None and found[1] == hook
+        for ref in classes
+        for hook in hooks
+    )
