@@ -38,3 +38,21 @@ def make_repository(root: Path) -> Path:
     (root / "data.py").write_text(DATA, encoding="utf-8")
     (root / "train.py").write_text(LOADER, encoding="utf-8")
     return root
+
+
+#: A Dataset and its loader in one script: WS101 on torch < 1.9, at the loader (line 13).
+SCRIPT = """\
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+
+class Noisy(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return np.random.rand()
+
+
+loader = DataLoader(Noisy(), num_workers=2)
+"""

@@ -14,27 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from sample_project import SCRIPT
 
 from cli.main import main
 from codemods.html_report import Bar, bar_chart
 
 SVG = "{http://www.w3.org/2000/svg}"
 
-NUMPY_GLOBAL = """\
-import numpy as np
-from torch.utils.data import DataLoader, Dataset
-
-
-class Noisy(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return np.random.rand()
-
-
-loader = DataLoader(Noisy(), num_workers=2)
-"""
+NUMPY_GLOBAL = SCRIPT
 
 RNG_OBJECT = """\
 import numpy as np

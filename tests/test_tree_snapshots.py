@@ -11,26 +11,11 @@ from pathlib import Path
 
 import pytest
 from file_trees import write_tree
+from sample_project import SCRIPT as DATASET
 
 from codemods import Settings, engine, run_paths
 from codemods.caches import FileStamps
 from codemods.tree_snapshots import TreeRecords
-
-DATASET = """\
-import numpy as np
-from torch.utils.data import DataLoader, Dataset
-
-
-class Noisy(Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return np.random.rand()
-
-
-loader = DataLoader(Noisy(), num_workers=2)
-"""
 
 
 def _findings(repo: Path, *, jobs: int = 1) -> list[str]:
