@@ -314,6 +314,14 @@ def python_text(text: str) -> str:
     return text
 
 
+def with_cell_magic(original: str, fixed: str) -> str:
+    """Return `fixed`, made from `python_text(original)`, with the cell magic line that
+    `python_text` commented out restored (fixes insert nothing above a leading comment)."""
+    if python_text(original) is not original and fixed.startswith("#%"):
+        return "%" + fixed[1:]
+    return fixed
+
+
 #: PEP 263: the coding cookie, in a comment on one of the first two lines.
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 

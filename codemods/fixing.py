@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .analysis.project import Project
 from .checking import check_project
+from .files import python_text, with_cell_magic
 from .rule import Rule
 from .settings import Settings
 from .summaries import Parsed, summarise_source
@@ -107,7 +108,9 @@ def fix_rounds(
             original = workspace.source(path)
             current = workspace.texts.get(path, original.text)
             try:
-                new = apply_edits(current, path_edits, first_party=first_party)
+                # A `%%writefile` first line is edited as the comment it is to Python.
+                edited = apply_edits(python_text(current), path_edits, first_party=first_party)
+                new = with_cell_magic(current, edited)
             except FixError as error:
                 errors[path] = str(error)
                 continue

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from codemods import ALL_RULES, Changed, Finding, Safety, Settings, Skipped, Unchanged, run_paths
-from codemods.files import write_atomic
+from codemods.files import python_text, write_atomic
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -131,6 +131,6 @@ def apply_fixes(repo: Path, case: Case) -> list[Changed]:
         if isinstance(result, Changed)
     ]
     for result in changed:
-        ast.parse(result.new)
+        ast.parse(python_text(result.new))  # a `%%writefile` first line stays
         write_atomic(result.source, result.new)
     return changed
