@@ -364,6 +364,9 @@ DISTRIBUTED_RANKS = frozenset(
     }
 )
 
+#: The function that imports a module by a name computed at run time.
+IMPORT_MODULE = frozenset({"importlib.import_module"})
+
 #: Lightning's data-parallel strategy objects (and the plugins that preceded them, Lightning
 #: 1.2-1.5): a script that makes one runs on several processes.
 LIGHTNING_DATA_PARALLEL_STRATEGIES = frozenset(

@@ -12,13 +12,13 @@ dotted-path literal under that parameter's name (`EasyDict(class_name="pkg.data.
 
 from __future__ import annotations
 
+from . import catalog
 from .candidates import CandidateSource, DatasetsOf
 from .facts import Kind, Value, string_literal
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
-_IMPORT_MODULE = frozenset({"importlib.import_module"})
 #: How many project functions deep a name is followed to the call that imports by it.
 _MAX_DEPTH = 4
 
@@ -98,7 +98,7 @@ def _imports_by(project: Project, function: FunctionRef, depth: int) -> bool:
             call.base is not None
             and call.args
             and call.args[0].kind is not Kind.CONSTANT
-            and project.is_one_of(call.base, function.module, _IMPORT_MODULE)
+            and project.is_one_of(call.base, function.module, catalog.IMPORT_MODULE)
         ):
             return True
     return any(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import catalog
 from .candidates import CandidateSource, DatasetsOf
 from .config_files import config_documents, config_files
 from .facts import Kind, ModuleFacts, Value
@@ -23,7 +24,6 @@ from .refs import ClassRef, ExternalRef, FunctionRef
 
 _TARGET_KEYS = frozenset({"target", "_target_"})
 _GETATTR = frozenset({"builtins.getattr"})
-_IMPORT = frozenset({"importlib.import_module"})
 #: Hydra's functions that make (or return) the object a config's `_target_` names.
 _HYDRA = frozenset(
     {
@@ -102,7 +102,7 @@ def _imports_by_name(project: Project, function: FunctionRef) -> bool:
                 and option.args
                 and option.args[0].kind is Kind.CALL
                 and option.args[0].base is not None
-                and project.is_one_of(option.args[0].base, function.module, _IMPORT)
+                and project.is_one_of(option.args[0].base, function.module, catalog.IMPORT_MODULE)
             ):
                 return True
     return False

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from . import catalog
 from .facts import Kind, ModuleFacts, Value, string_literal
 from .project import Project
 from .refs import ClassRef, FunctionRef
-
-_IMPORT_MODULE = frozenset({"importlib.import_module"})
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
         or call.base is None
         or len(call.args) != 1
         or any(key != "package" for key, _ in call.keywords)
-        or not project.is_one_of(call.base, where.module, _IMPORT_MODULE)
+        or not project.is_one_of(call.base, where.module, catalog.IMPORT_MODULE)
     ):
         return None
     package_value = call.keyword("package")

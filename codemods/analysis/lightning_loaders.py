@@ -23,6 +23,7 @@ from .project import Project
 from .ranks import TorchSeeding, torch_seedings
 from .refs import ClassRef, FunctionRef
 from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules, seeding_carries_to
+from .self_calls import self_class
 
 #: The Trainer methods that add Lightning's worker_init_fn to the loaders they are given.
 TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict", "tune"})
@@ -144,8 +145,8 @@ def _is_loader(
             for returned in ret.alternatives()
         )
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
-        owner = project.class_of_function(where)
-        stored_in = project.class_of_function(loader.function)
+        owner = self_class(project, where)
+        stored_in = self_class(project, loader.function)
         if owner is None or stored_in is None or stored_in not in project.mro(owner):
             return False
         target = f"self.{value.name}"
@@ -173,7 +174,7 @@ def _called_functions(project: Project, callee: Value, where: FunctionRef) -> li
     """Return the project functions a call of `callee` runs: a function, or a method of
     `self` (`self._loader(self.train_set)`)."""
     if callee.kind is Kind.ATTRIBUTE and callee.base is not None and callee.base.kind is Kind.SELF:
-        owner = project.class_of_function(where)
+        owner = self_class(project, where)
         found = project.find_method(owner, callee.name) if owner is not None else None
         return [found[1]] if found is not None else []
     return [
