@@ -115,12 +115,17 @@ def _alike_terms(value: Value, function: FunctionRef, settings: list[str]) -> bo
     """
     if value.kind in (Kind.INT, Kind.CONSTANT):
         return True
-    if value.kind is Kind.BINOP:
+    if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
+        # `cfg = complete(cfg)` before `cfg.seed`: the read of either binding.
         return all(_alike_terms(term, function, settings) for term in value.args)
     if _is_setting_lookup(value):
         key = _setting_name(value)
         if key is None:
             return False
+        settings.append(key)
+        return True
+    key = _setting_get(value)
+    if key is not None:
         settings.append(key)
         return True
     if value.kind is Kind.UNKNOWN and value.name:
@@ -151,6 +156,29 @@ def _is_setting_lookup(value: Value) -> bool:
 
 
 _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
+
+
+def _setting_get(value: Value) -> str | None:
+    """Return the key of `cfg.get("seed")` or `dict(cfg).get("seed", None)`, where `cfg` is
+    a configuration object and the default, if any, is a constant."""
+    if value.kind is not Kind.CALL or value.base is None or value.base.kind is not Kind.ATTRIBUTE:
+        return None
+    getter = value.base
+    if getter.name != "get" or getter.base is None or not 1 <= len(value.args) <= 2:
+        return None
+    key, *default = value.args
+    if key.kind is not Kind.CONSTANT or any(item.kind not in _CONSTANTS for item in default):
+        return None
+    mapping = getter.base
+    if not _is_setting_lookup(mapping) and not all(
+        option.kind in _SETTING_ROOTS for option in mapping.alternatives()
+    ):
+        return None
+    name = key.name.strip("'\"")
+    return None if not name or is_rank_name(name) else name
+
+
+_CONSTANTS = frozenset({Kind.INT, Kind.CONSTANT})
 
 
 def _setting_name(value: Value) -> str | None:

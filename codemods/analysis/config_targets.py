@@ -156,13 +156,16 @@ class ConfigNode:
 
 
 @per_project
-def config_nodes(project: Project, key: str) -> tuple[ConfigNode, ...]:
+def config_nodes(
+    project: Project, key: str, within: tuple[str, ...] = ()
+) -> tuple[ConfigNode, ...]:
     """Return what the project's configuration files give the config node `key`.
 
     Hydra composes a node from a mapping under `key` (`trainer: {strategy: ddp}`, in a file
     of the `_global_` package) or from a file of the config group `key` (a YAML file in a
     folder named `key`, `configs/trainer/ddp.yaml`), which may take its `_target_` from
-    another file of its group through its `defaults` list.
+    another file of its group through its `defaults` list. With `within`, the node nested
+    in it under those keys (`cfg.trainer.kwargs`: key "trainer", within ("kwargs",)).
     """
     documents = config_documents(project)
     nodes: list[tuple[Path, dict[object, object]]] = []
@@ -173,6 +176,10 @@ def config_nodes(project: Project, key: str) -> tuple[ConfigNode, ...]:
             nodes.append((path, content))
         elif isinstance(content.get(key), dict):
             nodes.append((path, content[key]))
+    for inner in within:
+        nodes = [
+            (path, nested) for path, node in nodes if isinstance(nested := node.get(inner), dict)
+        ]
     by_path = dict(documents)
     found: list[ConfigNode] = []
     for path, node in nodes:

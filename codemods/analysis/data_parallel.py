@@ -221,6 +221,8 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
     """
     if call.kind is not Kind.CALL or call.base is None:
         return None
+    if project.is_one_of(call.base, function.module, LIGHTNING_LAUNCHERS):
+        return _trainer_given_config_node(project, function, call)
     if not project.is_one_of(call.base, function.module, _HYDRA_INSTANTIATE):
         return None
     config = call.keyword("config")
@@ -241,6 +243,52 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
         return None
     label = "Trainer(...) made by instantiate(...)"
     return Evidence(function, call, label, tuple(dict.fromkeys(files)))
+
+
+#: Calls that turn a config node into a dict of the same options.
+_CONFIG_TO_DICT = frozenset(
+    {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object", "builtins.dict"}
+)
+
+
+def _trainer_given_config_node(
+    project: Project, function: FunctionRef, call: Value
+) -> Evidence | None:
+    """Return the evidence of `Trainer(**cfg.trainer.kwargs)` (also through
+    `OmegaConf.to_container(...)`) where a project configuration file gives that node a
+    data-parallel strategy or several devices."""
+    files: list[Path] = []
+    for key, splat in call.keywords:
+        if key is not None:
+            continue
+        for option in splat.alternatives():
+            if option.kind is Kind.CALL and option.base is not None and option.args:
+                if not project.is_one_of(option.base, function.module, _CONFIG_TO_DICT):
+                    continue
+                option = option.args[0]
+            path = _node_path(option)
+            if path is None:
+                continue
+            for node in config_nodes(project, path[0], path[1:]):
+                if _node_asks_data_parallel(node):
+                    files.append(node.path)
+    if not files:
+        return None
+    label = "Trainer(...) given options from the configuration"
+    return Evidence(function, call, label, tuple(dict.fromkeys(files)))
+
+
+def _node_path(config: Value) -> tuple[str, ...] | None:
+    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` gives
+    ("trainer", "kwargs"); None for anything but attribute reads of a name."""
+    keys: list[str] = []
+    current = config
+    while current.kind is Kind.ATTRIBUTE and current.base is not None:
+        keys.append(current.name)
+        current = current.base
+    if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
+        return None
+    return tuple(reversed(keys))
 
 
 #: Hydra's decorator of a command-line entry point, which composes its configuration files.

@@ -207,9 +207,7 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
                 workers = call.args[1]
             per_rank_workers = workers is not None and not _is_false(workers)
             seeding = _classified(project, function, call, "seed_everything")
-            yield TorchSeeding(
-                function, call, seeding.label, seeding.rank, seeds_workers_per_rank=per_rank_workers
-            )
+            yield replace(seeding, seeds_workers_per_rank=per_rank_workers)
         elif names <= ACCELERATE_SET_SEED:
             specific = call.keyword("device_specific")
             if specific is None and len(call.args) > 1:
