@@ -2,7 +2,8 @@
 
 `def get_dataset(self, *args, **kwargs): return ACDC(self, *args, **kwargs)` builds its
 dataset with whatever `param.get_dataset(split="test")` passed: seen from that call, the
-construction is `ACDC(<self>, split="test")`.
+construction is `ACDC(<self>, split="test")`. So does `def get(args, mode): return
+ACDC(args, mode=mode)`, called as `get(args, mode="test")`.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def _substituted(
         and var_keyword[0].name == function.params[-1]
     ):
         return None
-    if not var_keyword and var_positional == "":
+    handed = _handed_parameters(inner, callee, call, bound)
+    if not var_keyword and var_positional == "" and not handed:
         return None  # nothing is handed on
     extra_positional = call.args[max(len(named) - bound, 0) :] if var_positional else ()
     extra_keywords = (
@@ -66,12 +68,40 @@ def _substituted(
         if arg.kind is Kind.STARRED:
             args.extend(extra_positional)
         else:
-            args.append(_kept(arg))
-    keywords = tuple((key, _kept(value)) for key, value in inner.keywords if key is not None)
+            args.append(handed.get(arg.name, _kept(arg)) if arg.kind is Kind.PARAM else _kept(arg))
+    keywords = tuple(
+        (key, handed.get(value.name, _kept(value)) if value.kind is Kind.PARAM else _kept(value))
+        for key, value in inner.keywords
+        if key is not None
+    )
     substituted = replace(
         inner, args=tuple(args), keywords=(*keywords, *extra_keywords), span=call.span
     )
     return substituted, where
+
+
+def _handed_parameters(
+    inner: Value, callee: FunctionRef, call: Value, bound: int
+) -> dict[str, Value]:
+    """Return the literals `call` passes for the parameters of `callee` that the construction
+    `inner` hands on as they are (`Dataset(root, mode=mode)` in `def get(root, mode)`)."""
+    function = callee.function
+    named = function.params[: function.positional_count]
+    used = {
+        value.name
+        for value in (*inner.args, *(value for _, value in inner.keywords))
+        if value.kind is Kind.PARAM and value.name in function.params
+    }
+    handed: dict[str, Value] = {}
+    for param in used:
+        passed = call.keyword(param)
+        index = named.index(param) - bound if param in named else -1
+        if passed is None and 0 <= index < len(call.args):
+            passed = call.args[index]
+        # Only a literal is known where the caller is (anything else is read there).
+        if passed is not None and literal_key(passed) is not None:
+            handed[param] = passed
+    return handed
 
 
 def _splatted(
