@@ -262,6 +262,12 @@ class _BindingCollector:
             # `steps += [Flip()]`: the name also holds the elements added (flow-insensitively,
             # one more value beside the ones assigned).
             self._bind_target(node.target, node.value, scope)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            # `seed += offset`: the name also holds `seed + offset` (its earlier values are
+            # the other bindings, read back as the name itself).
+            read = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+            combined = ast.copy_location(ast.BinOp(read, node.op, node.value), node)
+            self._bind_target(node.target, combined, scope)
         elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
             self._bind_target(node.target, None, scope)
         elif isinstance(node, ast.With | ast.AsyncWith):

@@ -163,7 +163,7 @@ class SeedScope:
 
 def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[Source]:
     """Return the sources the seed expression `value` (written in `scope`) depends on."""
-    return _Classifier(project).sources(value, scope, 0)
+    return _Classifier(project).sources(value, scope, 0) or frozenset({Source.UNKNOWN})
 
 
 class _Classifier:
@@ -193,6 +193,11 @@ class _Classifier:
             return self._union(list(value.args), scope, deeper)
         if kind in (Kind.UNKNOWN, Kind.RECURSIVE) and value.name and is_rank_name(value.name):
             return frozenset({Source.RANK})
+        if kind is Kind.RECURSIVE:
+            # `seed = seed + offset` reads the name it rebinds: the earlier values are the
+            # other alternatives of the name, so the read adds no source of its own. (A local
+            # name does not keep its value from one call of the function to the next.)
+            return frozenset()
         return frozenset({Source.UNKNOWN})
 
     def _union(self, values: list[Value], scope: SeedScope, depth: int) -> frozenset[Source]:
