@@ -274,6 +274,26 @@ SETUP_CASES = [
         id="setup.py extras and concatenation",
     ),
     pytest.param(
+        {
+            "setup.py": "def get_install_requires():\n"
+            '    requires = ["numpy", "torch>=1.1.0"]\n'
+            "    if platform.system() != 'Windows':\n"
+            '        requires.append("pycocotools")\n'
+            "    return requires\n"
+            "setup(install_requires=get_install_requires())\n"
+        },
+        TorchTarget((1, 1, 0), source="setup.py"),
+        id="setup.py requirements returned by a function",
+    ),
+    pytest.param(
+        {
+            "setup.py": 'def describe():\n    return "torch==1.0"\n'
+            'setup(description=describe(), install_requires=["numpy"])\n'
+        },
+        None,
+        id="setup.py function results outside requirements do not count",
+    ),
+    pytest.param(
         {"setup.py": 'setup(tests_require=("torch<1.9",))\n'},
         TorchTarget((1, 9), below=True, source="setup.py"),
         id="setup.py tests_require",

@@ -432,6 +432,13 @@ def _from_setup_py(path: Path, root: Path, seen: set[Path], names: Names) -> Ite
                 assigned.setdefault(node.target.id, []).append(node.value)
         elif isinstance(node, ast.Call):
             requirements += [kw.value for kw in node.keywords if kw.arg in _SETUP_KEYWORDS]
+        elif isinstance(node, ast.FunctionDef):
+            # `install_requires=get_install_requires()`: what the function returns.
+            assigned[f"{node.name}()"] = [
+                sub.value
+                for sub in ast.walk(node)
+                if isinstance(sub, ast.Return) and sub.value is not None
+            ]
         elif isinstance(node, ast.Dict):
             # `setup(**{"install_requires": [...]})` and similar keyword dicts.
             requirements += [
@@ -463,6 +470,11 @@ def _literal_strings(
     elif isinstance(node, ast.Name) and node.id not in names:
         for value in assigned.get(node.id, []):
             yield from _literal_strings(value, assigned, names | {node.id})
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        called = f"{node.func.id}()"
+        if called not in names:
+            for value in assigned.get(called, []):
+                yield from _literal_strings(value, assigned, names | {called})
 
 
 def _from_environment(
