@@ -20,6 +20,7 @@ from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .function_registries import registered_functions
 from .held_datasets import held_elements
+from .held_functions import functions_of, held_functions
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -235,6 +236,11 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if found is not None:
                     yield found[1], target, None, None, ()
         return
+    if callee.kind is Kind.CALL:
+        # `intensity(x)` with `intensity = make_intensity(cfg)`: the closure it returned.
+        for function in functions_of(project, callee, caller.function):
+            yield function, project.class_of_function(function), None, None, ()
+        return
     registry = _function_registry(callee)
     if registry is not None:
         # `OPS[name](x)` / `OPS[name].f(x)`: any function the registry holds may run.
@@ -274,6 +280,9 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 yield hook, ref, _extend(same, callee.name), held.made_by(ref), looked_up
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained, held)
+        # ... or a function (a closure a factory returned) it holds.
+        for function in held_functions(project, self_class, callee.name, made_by):
+            yield function, None, None, None, ()
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         held = held_datasets.held(project, self_class, holder.name, sites=made_by)

@@ -1,0 +1,59 @@
+"""The project functions a value may be when it is called: a module-level function passed as
+a transform (`Dataset(transform=augment)`), or a closure a factory returns
+(`transform = make_transform(cfg)` with `def make_transform(cfg): def apply(x): ...; return
+apply`), also when a dataset holds it in `self.<attribute>` and calls it per item."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .candidates import MAX_RESOLUTION_DEPTH, Construction, DatasetsOf
+from .facts import Kind, Value
+from .held_datasets import held
+from .project import Project
+from .refs import ClassRef, FunctionRef
+
+
+def functions_of(
+    project: Project, value: Value, where: FunctionRef, depth: int = 0
+) -> Iterator[FunctionRef]:
+    """Yield the project functions `value` (written in `where`) may be."""
+    if depth > MAX_RESOLUTION_DEPTH:
+        return
+    module = where.module
+    for option in value.alternatives():
+        if option.kind is Kind.FUNCTION:
+            nested = module.function(option.name)
+            if nested is not None:
+                yield FunctionRef.of(module, nested)
+        elif option.kind in (Kind.NAME, Kind.ATTRIBUTE):
+            for target in project.targets(option, module):
+                if isinstance(target, FunctionRef) and project.class_of_function(target) is None:
+                    yield target
+        elif option.kind is Kind.CALL and option.base is not None:
+            # What a factory returns: `make_transform(cfg)`.
+            for factory in project.targets(option.base, module):
+                if not isinstance(factory, FunctionRef):
+                    continue
+                for returned in factory.function.returns:
+                    yield from functions_of(project, returned, factory, depth + 1)
+
+
+def held_functions(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    sites: tuple[Construction, ...] | None,
+) -> tuple[FunctionRef, ...]:
+    """Return the project functions `self.<attribute>` of an instance of `ref` may hold, for
+    the constructions `sites` (every construction in the project when None)."""
+    if sites is None:
+        sites = tuple((site.call, site.function) for site in project.callers(ref))
+    found: list[FunctionRef] = []
+
+    def collect(project: Project, value: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+        found.extend(functions_of(project, value, where, depth))
+        return DatasetsOf((), True)
+
+    held(project, ref, attribute, collect, sites)
+    return tuple(dict.fromkeys(found))
