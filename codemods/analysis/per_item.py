@@ -238,8 +238,8 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         return
     if callee.kind is Kind.CALL:
         # `intensity(x)` with `intensity = make_intensity(cfg)`: the closure it returned.
-        for function in functions_of(project, callee, caller.function):
-            yield function, project.class_of_function(function), None, None, ()
+        for closure in functions_of(project, callee, caller.function):
+            yield closure, project.class_of_function(closure), None, None, ()
         return
     registry = _function_registry(callee)
     if registry is not None:
@@ -281,8 +281,8 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained, held)
         # ... or a function (a closure a factory returned) it holds.
-        for function in held_functions(project, self_class, callee.name, made_by):
-            yield function, None, None, None, ()
+        for held_function in held_functions(project, self_class, callee.name, made_by):
+            yield held_function, None, None, None, ()
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         held = held_datasets.held(project, self_class, holder.name, sites=made_by)
