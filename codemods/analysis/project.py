@@ -130,10 +130,20 @@ class Project:
                 continue
             rest = parts[cut:]
             if not rest:
-                return  # a module itself: not a class, function or variable
+                # A module itself: not a class, function or variable, unless its package
+                # rebinds the name (`from .build import build` in `pkg/__init__.py` makes
+                # `pkg.build` the function).
+                if cut > 1:
+                    yield from self._rebound_by_package(parts, near)
+                return
             yield from self._resolve_in_module(module, rest)
             return
         yield ExternalRef(qualname)
+
+    def _rebound_by_package(self, parts: list[str], near: ModuleFacts | None) -> Iterator[Target]:
+        package = self.module_named(".".join(parts[:-1]), near)
+        if package is not None and any(name == parts[-1] for name, _ in package.bindings):
+            yield from self._resolve_in_module(package, parts[-1:])
 
     def _resolve_in_module(self, module: ModuleFacts, rest: list[str]) -> Iterator[Target]:
         # Classes (with nested classes and methods) and functions defined in the module.
@@ -174,7 +184,7 @@ class Project:
                         if len(rest) == 1:
                             yield VariableRef(module, rest[0], values, module.path)
                         continue
-                    if qualname.startswith(own + "."):
+                    if qualname.startswith(own + ".") and self.module_named(own, module) is None:
                         continue  # `x = x.y`: the variable's own attribute, unknowable
                     yield from self.resolve(".".join([qualname, *rest[1:]]), module)
             elif len(rest) == 1:
