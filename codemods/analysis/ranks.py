@@ -325,14 +325,18 @@ def _is_command_line_option(project: Project, seed: Value, function: FunctionRef
     )
 
 
-def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
+def worker_rank_source(
+    project: Project, loader: LoaderCall, *, unseen_as_absent: bool = False
+) -> RankDependence:
     """Return whether the worker seeds of `loader` depend on the rank.
 
     SAME when nothing in the worker seed tells ranks apart: no worker_init_fn, or a project
-    one that never reads the rank, and no `generator=` seeded per rank.
+    one that never reads the rank, and no `generator=` seeded per rank. With
+    `unseen_as_absent`, a `generator` or `worker_init_fn` that only a `**kwargs` of unknown
+    contents may pass counts as not passed (the answer then rests on that).
     """
     generator = loader.argument("generator")
-    if generator.presence is Presence.MAYBE:
+    if generator.presence is Presence.MAYBE and not unseen_as_absent:
         return RankDependence.UNKNOWN
     if generator.value is not None and not _is_false(generator.value):
         generator_rank = _generator_rank(project, loader)
@@ -340,13 +344,18 @@ def worker_rank_source(project: Project, loader: LoaderCall) -> RankDependence:
             return generator_rank
     # A worker_init_fn chosen at run time (`init = seed_fn if flag else None`) decides the
     # answer only when every choice gives the same one.
-    answers = {_init_rank_source(project, loader, init) for init in worker_init_choices(loader)}
+    answers = {
+        _init_rank_source(project, loader, init, unseen_as_absent)
+        for init in worker_init_choices(loader)
+    }
     return answers.pop() if len(answers) == 1 else RankDependence.UNKNOWN
 
 
-def _init_rank_source(project: Project, loader: LoaderCall, init: WorkerInit) -> RankDependence:
+def _init_rank_source(
+    project: Project, loader: LoaderCall, init: WorkerInit, unseen_as_absent: bool
+) -> RankDependence:
     """Return whether the worker seeds one `worker_init_fn` choice gives depend on the rank."""
-    if init.is_absent:
+    if init.is_absent or (unseen_as_absent and _only_maybe(init)):
         return RankDependence.SAME
     if init.lookup.presence is Presence.MAYBE or init.function is None:
         value = init.lookup.value
@@ -364,6 +373,18 @@ def _init_rank_source(project: Project, loader: LoaderCall, init: WorkerInit) ->
     if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
         return RankDependence.PER_RANK
     return RankDependence.SAME
+
+
+def mentions_worker_seeding(project: Project) -> bool:
+    """Return True if any project module spells `worker_init_fn` or `generator`: then a
+    loader's `**kwargs` of unknown contents may well carry one (`options["worker_init_fn"] =
+    seed_fn`, a wrapper's callers passing it), and nothing is assumed of them."""
+    return any(True for _ in project.modules_mentioning("worker_init_fn", "generator"))
+
+
+def _only_maybe(init: WorkerInit) -> bool:
+    """Return True for a worker_init_fn that only a `**kwargs` of unknown contents may pass."""
+    return init.lookup.presence is Presence.MAYBE and init.lookup.value is None
 
 
 def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:

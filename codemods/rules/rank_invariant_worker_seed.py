@@ -17,6 +17,7 @@ from ..analysis.ranks import (
     RankDependence,
     TorchSeeding,
     generator_seeding,
+    mentions_worker_seeding,
     torch_seedings,
     worker_rank_source,
 )
@@ -221,7 +222,16 @@ class RankInvariantWorkerSeed(Rule):
         runs_of = self._runs
 
         for loader in loaders:
-            if worker_rank_source(project, loader) is not RankDependence.SAME:
+            rank = worker_rank_source(project, loader)
+            # A worker_init_fn or generator only a `**kwargs` may pass is not seen: report
+            # what is known, as a warning that says so, without a fix.
+            unseen = (
+                rank is RankDependence.UNKNOWN
+                and worker_rank_source(project, loader, unseen_as_absent=True)
+                is RankDependence.SAME
+                and not mentions_worker_seeding(project)
+            )
+            if rank is not RankDependence.SAME and not unseen:
                 continue
             entries = runs_of(loader.function)
             related = [
@@ -247,7 +257,7 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            self._report(loader, seeded_by, loader_randomness(project, loader))
+            self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
 
     def _job(
         self,
@@ -348,7 +358,11 @@ class RankInvariantWorkerSeed(Rule):
         return text
 
     def _report(
-        self, loader: LoaderCall, seeded_by: SeededAlike, randomness: LoaderRandomness
+        self,
+        loader: LoaderCall,
+        seeded_by: SeededAlike,
+        randomness: LoaderRandomness,
+        unseen: bool = False,
     ) -> None:
         span = loader.call.span
         assert span is not None
@@ -361,7 +375,10 @@ class RankInvariantWorkerSeed(Rule):
                 "assumed to be a configuration the run is given"
             )
         certain = (
-            randomness.draw is not None and not seeded_by.assumed and not evidence.config_files
+            randomness.draw is not None
+            and not seeded_by.assumed
+            and not evidence.config_files
+            and not unseen
         )
         severity = "error" if certain else "warning"
         if not loader.may_start_workers():
@@ -397,7 +414,12 @@ class RankInvariantWorkerSeed(Rule):
             f"{seeded_by.text} in a distributed job ({job}), so {outcome}; mix the rank into "
             "the worker seed"
         )
-        fix = self._fix(loader, randomness)
+        if unseen:
+            message += (
+                "; a worker_init_fn or generator its **kwargs may pass is not seen here (it "
+                "may mix in the rank), so it cannot be fixed here"
+            )
+        fix = None if unseen else self._fix(loader, randomness)
         self.report(loader.function, span, message, fix=fix, severity=severity)
 
     def _seeded_rngs(self) -> str:
