@@ -42,8 +42,9 @@ class RankInvariantWorkerSeed(Rule):
     no `generator=` seeded per rank.
 
     Such a loader is reported whether or not its items are random today: an `error` when its
-    Dataset's per-item code draws, a `warning` when it draws nothing visible (the worker
-    seeds are alike, but nothing repeats until a random transform is added).
+    Dataset's per-item code draws, a `warning` when the code cannot be fully seen, and an
+    `info` note when all of it is seen and draws nothing (the worker seeds are alike, but
+    nothing repeats until a random transform is added).
 
     The message names the call that seeds torch (inside a helper, with the call that runs
     it) and, when several training scripts build the loader, each of their seedings.
@@ -165,8 +166,14 @@ class RankInvariantWorkerSeed(Rule):
       in) is assumed to augment at random: such findings are warnings.
     - A loader whose per-item code draws nothing visible, and that is not assumed to
       augment (its code is fully visible, or it does not shuffle), is still reported when
-      it may start workers, as a warning that says so: its worker seeds are the same on
-      every rank, but no random numbers repeat until a random transform is added.
+      it may start workers: its worker seeds are the same on every rank, but no random
+      numbers repeat until a random transform is added. When its code is fully visible
+      (a project Dataset, or a torchvision dataset given only transforms that draw nothing,
+      such as `Compose([ToTensor(), Normalize(...)])`), that is an `info` note, which never
+      fails a run; otherwise a warning.
+    - A loader whose `worker_init_fn` or `generator` only a `**kwargs` of unknown contents
+      (options read from a file) may pass is reported as a warning that says so, without a
+      fix, when the project spells neither anywhere.
     - A Lightning `Trainer` counts only when `devices`, `gpus`, `num_nodes`, `strategy`
       (or the older `distributed_backend` / `accelerator`) literally ask for several
       processes, or a dict of options given to `Trainer.from_argparse_args` sets a DDP
@@ -381,6 +388,9 @@ class RankInvariantWorkerSeed(Rule):
             and not unseen
         )
         severity = "error" if certain else "warning"
+        if not randomness.random and not randomness.opaque:
+            # Every per-item code is seen and none draws: nothing repeats today.
+            severity = "info"
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
