@@ -379,7 +379,9 @@ def mentions_worker_seeding(project: Project) -> bool:
     """Return True if any project module spells `worker_init_fn` or `generator`: then a
     loader's `**kwargs` of unknown contents may well carry one (`options["worker_init_fn"] =
     seed_fn`, a wrapper's callers passing it), and nothing is assumed of them."""
-    return any(True for _ in project.modules_mentioning("worker_init_fn", "generator"))
+    names = ("worker_init_fn", "generator")
+    # The text index may yield more modules than spell a name: ask each module itself.
+    return any(module.spells(frozenset(names)) for module in project.modules_mentioning(*names))
 
 
 def _only_maybe(init: WorkerInit) -> bool:
