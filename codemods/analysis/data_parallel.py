@@ -43,6 +43,20 @@ DISTRIBUTED_CALLS = {
     "deepspeed.initialize": "deepspeed.initialize",
     "deepspeed.init_distributed": "deepspeed.init_distributed",
     "horovod.torch.init": "hvd.init",
+    # OpenMMLab's wrappers (mmcv 1.x, mmengine): `init_dist(args.launcher)` and its DDP.
+    **{
+        f"{module}.init_dist": "init_dist"
+        for module in (
+            "mmcv.runner",
+            "mmcv.runner.dist_utils",
+            "mmengine.dist",
+            "mmengine.dist.utils",
+        )
+    },
+    **{
+        f"{module}.MMDistributedDataParallel": "MMDistributedDataParallel"
+        for module in ("mmcv.parallel", "mmcv.parallel.distributed", "mmengine.model")
+    },
     **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
     **{name: name.rpartition(".")[2] for name in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES},
 }

@@ -8,6 +8,7 @@ from ..analysis import catalog
 from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidate_notes import OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
+from ..analysis.collate_code import collate_code
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
@@ -17,7 +18,9 @@ from ..analysis.loader_kwargs import KnownDict
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.per_item import per_item_code
 from ..analysis.randomness import (
+    NUMPY_GLOBAL_DRAWS,
     GlobalCall,
+    calls_to,
     inherited_state_draws,
     numpy_global_draws,
     seeds_numpy,
@@ -56,6 +59,9 @@ class UnseededNumpyInWorkers(Rule):
     `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
+    So does the loader's `collate_fn` (a project function, or an object whose `__call__`
+    batches the items), which each worker calls on the items of a batch: its draws, and
+    those of the project code it calls, count for that loader.
 
     Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
     that runs only after a `np.random.seed(...)` statement (later in the same block, or after
@@ -247,6 +253,16 @@ class UnseededNumpyInWorkers(Rule):
                 ),
                 None,
             )
+            if found is None:
+                # The loader's collate_fn runs in its workers too (`mask_collate` drawing
+                # CutMix boxes): its draws repeat the same way.
+                collating = next(
+                    calls_to(project, collate_code(project, loader), NUMPY_GLOBAL_DRAWS), None
+                )
+                if collating is not None:
+                    applied = " (the loader's collate_fn)"
+                    self._check_loader(loader, collating, DatasetsOf((), True), applied, None)
+                    continue
             if found is not None:
                 ref, draw, applied = found
                 # Only classes that serve items are alternatives: a mixin composed into the
@@ -300,7 +316,7 @@ class UnseededNumpyInWorkers(Rule):
         draw: GlobalCall,
         datasets: DatasetsOf,
         applied: str,
-        one_of: OneOf,
+        one_of: OneOf | None,
     ) -> None:
         init = worker_init(loader)
         if self._seeded_by_lightning(loader):
@@ -308,10 +324,10 @@ class UnseededNumpyInWorkers(Rule):
         span = loader.call.span
         assert span is not None
         where = self._describe_draw(draw, applied) + candidate_note(datasets)
-        version = self.project.target.describe() + one_of.condition()
+        version = self.project.target.describe() + (one_of.condition() if one_of else "")
         # Some class the dataset may be draws nothing: the finding assumes the run picks one
         # that does, and says so.
-        severity = "warning" if one_of.quiet else "error"
+        severity = "warning" if one_of is not None and one_of.quiet else "error"
         if init.is_absent:
             none = ""
             if init.factory is not None:
