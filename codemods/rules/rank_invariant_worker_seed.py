@@ -42,9 +42,8 @@ class RankInvariantWorkerSeed(Rule):
     no `generator=` seeded per rank.
 
     Such a loader is reported whether or not its items are random today: an `error` when its
-    Dataset's per-item code draws, a `warning` when the code cannot be fully seen, and an
-    `info` note when all of it is seen and draws nothing (the worker seeds are alike, but
-    nothing repeats until a random transform is added).
+    Dataset's per-item code draws, a `warning` when it draws nothing visible (the worker
+    seeds are alike, but nothing repeats until a random transform is added).
 
     The message names the call that seeds torch (inside a helper, with the call that runs
     it) and, when several training scripts build the loader, each of their seedings.
@@ -167,10 +166,9 @@ class RankInvariantWorkerSeed(Rule):
     - A loader whose per-item code draws nothing visible, and that is not assumed to
       augment (its code is fully visible, or it does not shuffle), is still reported when
       it may start workers: its worker seeds are the same on every rank, but no random
-      numbers repeat until a random transform is added. When its code is fully visible
-      (a project Dataset, or a torchvision dataset given only transforms that draw nothing,
-      such as `Compose([ToTensor(), Normalize(...)])`), that is an `info` note, which never
-      fails a run; otherwise a warning.
+      numbers repeat until a random transform is added; the warning says which. A
+      torchvision dataset given only transforms that draw nothing (`Compose([ToTensor(),
+      Normalize(...)])`) counts as fully visible.
     - A loader whose `worker_init_fn` or `generator` only a `**kwargs` of unknown contents
       (options read from a file) may pass is reported as a warning that says so, without a
       fix, when the project spells neither anywhere.
@@ -388,9 +386,6 @@ class RankInvariantWorkerSeed(Rule):
             and not unseen
         )
         severity = "error" if certain else "warning"
-        if not randomness.random and not randomness.opaque:
-            # Every per-item code is seen and none draws: nothing repeats today.
-            severity = "info"
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
