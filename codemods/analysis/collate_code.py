@@ -9,6 +9,7 @@ from .loaders import LoaderCall
 from .memo import per_project
 from .per_item import Reached, method_candidates, reachable
 from .project import Project
+from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
 
 
 @per_project
@@ -26,3 +27,8 @@ def collate_code(project: Project, loader: LoaderCall) -> tuple[Reached, ...]:
         for method in method_candidates(project, ref, "__call__"):
             entries.append(Reached(method, ref, (method.qualname,), made_by=made.made_by(ref)))
     return reachable(project, entries)
+
+
+def collate_draw(project: Project, loader: LoaderCall) -> GlobalCall | None:
+    """Return a draw from NumPy's global RNG the loader's collate_fn makes, if any."""
+    return next(calls_to(project, collate_code(project, loader), NUMPY_GLOBAL_DRAWS), None)

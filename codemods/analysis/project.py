@@ -72,7 +72,8 @@ class Project:
         return self.sources.facts(path)
 
     def modules_mentioning(self, *names: str) -> Iterator[ModuleFacts]:
-        """Yield the modules whose text contains one of the identifiers `names`."""
+        """Yield the modules whose text may contain one of the identifiers `names` (a
+        superset: `ModuleFacts.spells` says whether one does)."""
         return self.sources.mentioning(names)
 
     def module_named(self, name: str, near: ModuleFacts | None = None) -> ModuleFacts | None:
@@ -90,11 +91,8 @@ class Project:
             # The import finds the nearest module first; if that one could not be read,
             # a same-named module elsewhere is not what the code imports.
             paths = [path for path in paths if _common_parts(path, near.path) == nearest]
-        for path in paths:
-            module = self.sources.facts(path)
-            if module is not None:
-                return module
-        return None
+        found = (self.sources.facts(path) for path in paths)
+        return next((module for module in found if module is not None), None)
 
     def resolve(self, qualname: str, near: ModuleFacts | None = None) -> tuple[Target, ...]:
         """Return what the dotted `qualname` denotes (several targets if it is ambiguous)."""
@@ -131,19 +129,14 @@ class Project:
             rest = parts[cut:]
             if not rest:
                 # A module itself: not a class, function or variable, unless its package
-                # rebinds the name (`from .build import build` in `pkg/__init__.py` makes
-                # `pkg.build` the function).
-                if cut > 1:
-                    yield from self._rebound_by_package(parts, near)
+                # rebinds the name (`from .build import build` in `pkg/__init__.py`).
+                package = self.module_named(".".join(parts[: cut - 1]), near) if cut > 1 else None
+                if package is not None and package.binding(parts[-1]):
+                    yield from self._resolve_in_module(package, parts[-1:])
                 return
             yield from self._resolve_in_module(module, rest)
             return
         yield ExternalRef(qualname)
-
-    def _rebound_by_package(self, parts: list[str], near: ModuleFacts | None) -> Iterator[Target]:
-        package = self.module_named(".".join(parts[:-1]), near)
-        if package is not None and any(name == parts[-1] for name, _ in package.bindings):
-            yield from self._resolve_in_module(package, parts[-1:])
 
     def _resolve_in_module(self, module: ModuleFacts, rest: list[str]) -> Iterator[Target]:
         # Classes (with nested classes and methods) and functions defined in the module.

@@ -25,7 +25,6 @@ pip and Python packaging files; conda lists also accept `pytorch`.
 
 from __future__ import annotations
 
-import ast
 import configparser
 import importlib.metadata
 import os
@@ -41,6 +40,7 @@ from codemods.types import TorchTarget
 
 from .declaration_places import local_package, nested_files
 from .read_once import note_read, once
+from .setup_requirements import SETUP_KEYWORDS, setup_requirements
 
 __all__ = [
     "Declaration",
@@ -79,7 +79,6 @@ _PACKAGE_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 _CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=]")
 _COMMENT = re.compile(r"(?:^|\s+)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
-_SETUP_KEYWORDS = frozenset({"install_requires", "extras_require", "tests_require"})
 _PIP_NAMES = frozenset({"torch"})
 _CONDA_NAMES = frozenset({"torch", "pytorch"})
 _PARSE_ERRORS = (OSError, ValueError, SyntaxError, RecursionError, configparser.Error)
@@ -408,7 +407,7 @@ def _from_setup_cfg(path: Path, root: Path, seen: set[Path], names: Names) -> It
     parser.read_string(_read(path), source=str(path))
     values: list[str] = []
     if parser.has_section("options"):
-        values += [parser.get("options", key, fallback="") for key in _SETUP_KEYWORDS]
+        values += [parser.get("options", key, fallback="") for key in SETUP_KEYWORDS]
     if parser.has_section("options.extras_require"):
         section = parser["options.extras_require"]
         values += [section[key] for key in section]
@@ -419,62 +418,8 @@ def _from_setup_cfg(path: Path, root: Path, seen: set[Path], names: Names) -> It
 def _from_setup_py(path: Path, root: Path, seen: set[Path], names: Names) -> Iterator[Declaration]:
     if not path.is_file():
         return
-    tree = ast.parse(path.read_bytes(), filename=str(path))
-    assigned: dict[str, list[ast.expr]] = {}
-    requirements: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    assigned.setdefault(target.id, []).append(node.value)
-        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-            if isinstance(node.target, ast.Name) and node.value is not None:
-                assigned.setdefault(node.target.id, []).append(node.value)
-        elif isinstance(node, ast.Call):
-            requirements += [kw.value for kw in node.keywords if kw.arg in _SETUP_KEYWORDS]
-        elif isinstance(node, ast.FunctionDef):
-            # `install_requires=get_install_requires()`: what the function returns.
-            assigned[f"{node.name}()"] = [
-                sub.value
-                for sub in ast.walk(node)
-                if isinstance(sub, ast.Return) and sub.value is not None
-            ]
-        elif isinstance(node, ast.Dict):
-            # `setup(**{"install_requires": [...]})` and similar keyword dicts.
-            requirements += [
-                value
-                for key, value in zip(node.keys, node.values, strict=True)
-                if isinstance(key, ast.Constant) and key.value in _SETUP_KEYWORDS
-            ]
-    strings = (text for node in requirements for text in _literal_strings(node, assigned))
-    lines = (line for text in strings for line in _lines(text))
+    lines = (line for text in setup_requirements(path) for line in _lines(text))
     yield from _declared((pip_spec(line, names) for line in lines), _relative(path, root))
-
-
-def _literal_strings(
-    node: ast.expr, assigned: dict[str, list[ast.expr]], names: frozenset[str] = frozenset()
-) -> Iterator[str]:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        yield node.value
-    elif isinstance(node, ast.List | ast.Tuple | ast.Set):
-        for element in node.elts:
-            yield from _literal_strings(element, assigned, names)
-    elif isinstance(node, ast.Starred):
-        yield from _literal_strings(node.value, assigned, names)
-    elif isinstance(node, ast.Dict):
-        for value in node.values:
-            yield from _literal_strings(value, assigned, names)
-    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        yield from _literal_strings(node.left, assigned, names)
-        yield from _literal_strings(node.right, assigned, names)
-    elif isinstance(node, ast.Name) and node.id not in names:
-        for value in assigned.get(node.id, []):
-            yield from _literal_strings(value, assigned, names | {node.id})
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
-        called = f"{node.func.id}()"
-        if called not in names:
-            for value in assigned.get(called, []):
-                yield from _literal_strings(value, assigned, names | {called})
 
 
 def _from_environment(

@@ -8,7 +8,7 @@ from ..analysis import catalog
 from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidate_notes import OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
-from ..analysis.collate_code import collate_code
+from ..analysis.collate_code import collate_draw
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
@@ -18,9 +18,7 @@ from ..analysis.loader_kwargs import KnownDict
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.per_item import per_item_code
 from ..analysis.randomness import (
-    NUMPY_GLOBAL_DRAWS,
     GlobalCall,
-    calls_to,
     inherited_state_draws,
     numpy_global_draws,
     seeds_numpy,
@@ -253,16 +251,12 @@ class UnseededNumpyInWorkers(Rule):
                 ),
                 None,
             )
-            if found is None:
-                # The loader's collate_fn runs in its workers too (`mask_collate` drawing
-                # CutMix boxes): its draws repeat the same way.
-                collating = next(
-                    calls_to(project, collate_code(project, loader), NUMPY_GLOBAL_DRAWS), None
-                )
-                if collating is not None:
-                    applied = " (the loader's collate_fn)"
-                    self._check_loader(loader, collating, DatasetsOf((), True), applied, None)
-                    continue
+            # The loader's collate_fn runs in its workers too (CutMix boxes drawn per batch).
+            collating = None if found else collate_draw(project, loader)
+            if collating is not None:
+                applied = " (the loader's collate_fn)"
+                self._check_loader(loader, collating, DatasetsOf((), True), applied, None)
+                continue
             if found is not None:
                 ref, draw, applied = found
                 # Only classes that serve items are alternatives: a mixin composed into the
