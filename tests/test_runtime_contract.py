@@ -47,7 +47,9 @@ class Contract:
 
 CONTRACTS = {
     "WS101": Contract(
-        Settings(torch_version="1.8", jobs=1), ("ws101_global_numpy",), old_torch=True
+        Settings(torch_version="1.8", jobs=1),
+        ("ws101_global_numpy", "ws101_collate_draws"),
+        old_torch=True,
     ),
     "WS102": Contract(
         Settings(torch_version="2.13", jobs=1),

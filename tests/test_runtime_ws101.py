@@ -57,3 +57,18 @@ def test_fixed_program_works_under_spawn(program: Pair) -> None:
     draws = collect(program.after, num_workers=2, epochs=2, multiprocessing_context="spawn")
     assert duplicated_across_workers(draws) == 0
     assert repeated_across_epochs(draws) == 0
+
+
+@pytest.fixture
+def collating(tmp_path: Path) -> Pair:
+    return fix_and_import("ws101_collate_draws", tmp_path, Settings(torch_version="1.8", jobs=1))
+
+
+@pytest.mark.usefixtures("old_torch")
+def test_collate_fn_draws_repeat_until_fixed(collating: Pair) -> None:
+    before = _run(collating.before, num_workers=2, epochs=3, **FORK)
+    assert duplicated_across_workers(before) == len(before)
+    assert "worker_init_fn=seed_worker" in collating.fixed_source
+    after = _run(collating.after, num_workers=2, epochs=3, **FORK)
+    assert duplicated_across_workers(after) == 0
+    assert repeated_across_epochs(after) == 0
