@@ -85,6 +85,8 @@ class Outcome:
     matched: list[Bug] = field(default_factory=list)
     missed: list[Bug] = field(default_factory=list)
     false_alarms: list[Found] = field(default_factory=list)
+    #: The findings that matched a bug: which kinds of finding the recall rests on.
+    matching: list[Found] = field(default_factory=list)
 
 
 def load_label(path: Path) -> Label:
@@ -154,6 +156,7 @@ def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) 
                 if found in unused:
                     unused.remove(found)
             (outcome.matched if naming else outcome.missed).append(bug)
+            outcome.matching.extend(naming)
             continue
         near = [
             found
@@ -172,13 +175,16 @@ def match(repo: str, bugs: Iterable[Bug], findings: Iterable[Found], mode: str) 
             and any(abs(line - bug.line) <= LINE_TOLERANCE for line in found.related)
         ]
         if near:
-            unused.remove(min(near, key=lambda found: abs(found.line - bug.line)))
+            nearest = min(near, key=lambda found: abs(found.line - bug.line))
+            unused.remove(nearest)
             outcome.matched.append(bug)
+            outcome.matching.append(nearest)
         elif covering:
             for found in covering:
                 if found in unused:
                     unused.remove(found)
             outcome.matched.append(bug)
+            outcome.matching.extend(covering)
         else:
             outcome.missed.append(bug)
     outcome.false_alarms = unused
@@ -309,6 +315,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 {"repo": outcome.repo, **asdict(bug)}
                 for outcome in outcomes
                 for bug in outcome.missed
+            ]
+            summary["matching_findings"] = [
+                {"repo": outcome.repo, **asdict(found)}
+                for outcome in outcomes
+                for found in outcome.matching
             ]
             summary["false_alarm_findings"] = [
                 {"repo": outcome.repo, **asdict(found)}
