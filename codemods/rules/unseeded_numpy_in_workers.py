@@ -57,9 +57,9 @@ class UnseededNumpyInWorkers(Rule):
     `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
-    So does the loader's `collate_fn` (a project function, or an object whose `__call__`
-    batches the items), which each worker calls on the items of a batch: its draws, and
-    those of the project code it calls, count for that loader.
+    The loader's `collate_fn` (a project function, or an object whose `__call__` batches the
+    items) runs in the workers too, but it is not Dataset code: its draws (and those of the
+    project code it calls) give an `info` note with the same fix, which never fails a run.
 
     Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
     that runs only after a `np.random.seed(...)` statement (later in the same block, or after
@@ -251,10 +251,11 @@ class UnseededNumpyInWorkers(Rule):
                 ),
                 None,
             )
-            # The loader's collate_fn runs in its workers too (CutMix boxes drawn per batch).
+            # The loader's collate_fn runs in its workers too (CutMix boxes drawn per batch):
+            # not Dataset code, which the rule is about, so a note.
             collating = None if found else collate_draw(project, loader)
             if collating is not None:
-                applied = " (the loader's collate_fn)"
+                applied = " (the loader's collate_fn, not Dataset code)"
                 self._check_loader(loader, collating, DatasetsOf((), True), applied, None)
                 continue
             if found is not None:
@@ -322,6 +323,8 @@ class UnseededNumpyInWorkers(Rule):
         # Some class the dataset may be draws nothing: the finding assumes the run picks one
         # that does, and says so.
         severity = "warning" if one_of is not None and one_of.quiet else "error"
+        if one_of is None:
+            severity = "info"  # a collate_fn's draw
         if init.is_absent:
             none = ""
             if init.factory is not None:
@@ -347,7 +350,7 @@ class UnseededNumpyInWorkers(Rule):
             return
         choices = worker_init_choices(loader)
         if len(choices) > 1:
-            self._check_choices(loader, choices, where)
+            self._check_choices(loader, choices, where, "warning" if one_of else severity)
             return
         function = init.function
         if function is None or seeds_numpy(self.project, function, always=True):
@@ -365,7 +368,7 @@ class UnseededNumpyInWorkers(Rule):
         self.report(loader.function, span, message, fix=fix, severity=severity)
 
     def _check_choices(
-        self, loader: LoaderCall, choices: tuple[WorkerInit, ...], where: str
+        self, loader: LoaderCall, choices: tuple[WorkerInit, ...], where: str, severity: str
     ) -> None:
         """Report a worker_init_fn chosen at run time of which some choice leaves NumPy alone.
 
@@ -394,7 +397,7 @@ class UnseededNumpyInWorkers(Rule):
             f"{' or '.join(dict.fromkeys(named))}: {where}; the worker_init_fn is chosen at "
             "run time, so it cannot be fixed here"
         )
-        self.report(loader.function, span, message, severity="warning")
+        self.report(loader.function, span, message, severity=severity)
 
     def _report_unresolved(self, draw: GlobalCall, loader: LoaderCall) -> None:
         span = draw.call.span
