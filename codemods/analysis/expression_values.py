@@ -212,6 +212,16 @@ class _ValueSummariser(_BindingCollector):
         """Return which of a function's own bindings of `name` a read at `span` may see (by
         index), or None for all of them."""
         bindings = scope.bindings.get(name)
+        if scope.kind == "module" and bindings and span is not None:
+            # The bases of `class Dataset(Dataset)` read the import, not the class itself.
+            later = [binding for binding in bindings if binding.top_level and binding.line]
+            if any(span.line <= (binding.line or 0) for binding in later):
+                before = tuple(
+                    index
+                    for index, binding in enumerate(bindings)
+                    if not binding.top_level or (binding.line or 0) < span.line
+                )
+                return before or None
         if (
             span is None
             or scope.kind != "function"
@@ -273,9 +283,11 @@ class _ValueSummariser(_BindingCollector):
         if scope.kind == "module":
             imports = [binding for binding in bindings if binding.kind == "import"]
             # `try: import x except ImportError: x = None` is an import with a fallback:
-            # the import is what the code means.
+            # the import is what the code means. A top-level `class Dataset(Dataset)` below
+            # the import rebinds the name for everything that reads it after the class.
             if imports:
-                bindings = imports
+                shadowing = [binding for binding in bindings if _rebinds(binding, imports)]
+                bindings = shadowing[-1:] or imports
         values: list[Value] = []
         for binding in bindings:
             value = self._binding_value(name, scope, binding, depth, follow=follow)
@@ -418,4 +430,12 @@ def _is_pairs(node: ast.Call) -> bool:
         isinstance(element, ast.Tuple)
         and len(element.elts) == 2
         and isinstance(element.elts[1], ast.Call)
+    )
+
+
+def _rebinds(binding: _Binding, imports: list[_Binding]) -> bool:
+    """Return True for a top-level `def` or `class` below every import of its name."""
+    return binding.top_level and all(
+        imported.line is not None and binding.line is not None and imported.line < binding.line
+        for imported in imports
     )

@@ -78,6 +78,8 @@ class _Binding:
     node: ast.expr | None = None
     #: The line of the statement or target that binds the name (None: bound on entry).
     line: int | None = None
+    #: A `def` or `class` statement of the module's own top level (not in an `if`/`try`).
+    top_level: bool = False
 
 
 @dataclass(eq=False)
@@ -188,6 +190,11 @@ class _BindingCollector:
     def _collect_bindings(self, body: list[ast.stmt], scope: _Scope) -> None:
         for statement in body:
             self._collect_statement(statement, scope)
+        if scope.kind == "module":
+            top = {node.lineno for node in body if isinstance(node, _Function | ast.ClassDef)}
+            for bindings in scope.bindings.values():
+                for binding in bindings:
+                    binding.top_level = binding.kind in ("def", "class") and binding.line in top
 
     def _bind_global_stores(self, tree: ast.Module) -> None:
         """Bind each module name a function rebinds under `global` to that function too
