@@ -102,10 +102,12 @@ class _ValueSummariser(_BindingCollector):
                 args=(self.value(node.slice, scope, deeper),),
             )
         if isinstance(node, ast.IfExp):
+            # The test is kept as keyword "if": what picks the first option.
             return Value(
                 Kind.ALTERNATIVES,
                 span,
                 args=(self.value(node.body, scope, deeper), self.value(node.orelse, scope, deeper)),
+                keywords=(("if", self.value(node.test, scope, deeper)),),
             )
         if isinstance(node, ast.BoolOp):
             return Value(
@@ -350,6 +352,8 @@ _COMPARISONS: dict[type[ast.cmpop], str] = {
     ast.LtE: "<=",
     ast.Gt: ">",
     ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
 }
 
 

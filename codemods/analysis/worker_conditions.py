@@ -24,7 +24,7 @@ def made_only_without_workers(function: FunctionFacts, call: Value, workers: Val
         if branch.compared is None or branch.order is None:
             continue
         holds = branch.governs(call.span)
-        if holds is None or _unspanned(branch.compared) != _unspanned(workers):
+        if holds is None or unspanned(branch.compared) != unspanned(workers):
             continue
         if (branch.order, holds) in _NO_WORKERS:
             return True
@@ -58,15 +58,15 @@ def holds_when_workers_start(test: Value, workers: Value) -> bool:
         subject = right
     else:
         return False
-    return _unspanned(subject) == _unspanned(workers)
+    return unspanned(subject) == unspanned(workers)
 
 
-def _unspanned(value: Value) -> Value:
+def unspanned(value: Value) -> Value:
     """Return `value` without the places it was written: the same expression at two places."""
     return replace(
         value,
         span=None,
-        base=None if value.base is None else _unspanned(value.base),
-        args=tuple(_unspanned(arg) for arg in value.args),
-        keywords=tuple((name, _unspanned(item)) for name, item in value.keywords),
+        base=None if value.base is None else unspanned(value.base),
+        args=tuple(unspanned(arg) for arg in value.args),
+        keywords=tuple((name, unspanned(item)) for name, item in value.keywords),
     )

@@ -9,6 +9,7 @@ from .facts import Kind, ModuleFacts, Value
 from .loaders import ArgumentLookup, LoaderCall, Presence
 from .project import Project
 from .refs import FunctionRef
+from .worker_conditions import unspanned
 
 PARTIAL = catalog.PARTIAL
 
@@ -26,6 +27,9 @@ class WorkerInit:
     factory: FunctionRef | None = None
     #: `factory` returns None on every path: no worker_init_fn runs.
     factory_returns_none: bool = False
+    #: A None chosen only when no seed is given (`partial(seed_fn, seed=seed) if seed is not
+    #: None else None`): the run asked for no seeding.
+    without_seed: bool = False
 
     @property
     def is_absent(self) -> bool:
@@ -54,7 +58,31 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     options = lookup.value.alternatives() if lookup.value is not None else ()
     if len(options) < 2:
         return (_worker_init_of(loader, lookup),)
-    return tuple(_worker_init_of(loader, replace(lookup, value=option)) for option in options)
+    unseeded = _none_without_seed(lookup.value) if lookup.value is not None else None
+    return tuple(
+        replace(_worker_init_of(loader, replace(lookup, value=option)), without_seed=True)
+        if option is unseeded
+        else _worker_init_of(loader, replace(lookup, value=option))
+        for option in options
+    )
+
+
+def _none_without_seed(choice: Value) -> Value | None:
+    """Return the None of `choice = f(seed=s) if s is not None else None` (or of `None if s is
+    None else f(s)`): the option taken when the seed the other option is given is None."""
+    test = choice.keyword("if") if choice.kind is Kind.ALTERNATIVES else None
+    if test is None or test.kind is not Kind.COMPARE or len(choice.args) != 2:
+        return None
+    subject, other = test.args
+    if subject.is_none:
+        subject, other = other, subject
+    if not other.is_none or test.name not in ("is", "is not"):
+        return None
+    given, none = choice.args if test.name == "is not" else reversed(choice.args)
+    passed = (*given.args, *(value for _, value in given.keywords))
+    if none.is_none and given.kind is Kind.CALL and unspanned(subject) in map(unspanned, passed):
+        return none
+    return None
 
 
 def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:

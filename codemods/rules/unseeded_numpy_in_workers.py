@@ -378,9 +378,9 @@ class UnseededNumpyInWorkers(Rule):
         named: list[str] = []
         for init in choices:
             value = init.lookup.value
-            # Only a choice that never seeds NumPy is named: one seeding in each arm of an
-            # `if` does not count as "always" and would be blamed wrongly.
-            if not self._leaves_unseeded(init, always=False):
+            # Only a choice that never seeds NumPy is named (one seeding in each arm of an
+            # `if` is not "always"), and not a None taken only when no seed is given.
+            if not self._leaves_unseeded(init, always=False) or init.without_seed:
                 continue
             if init.is_absent and value is not None and value.span is not None:
                 at = self.location(loader.module.path, value.span.line)
