@@ -37,10 +37,9 @@ def check(paths: tuple[Path, ...], html_path: Path | None, **parsed: Any) -> Non
     PATHS may be Python files, notebooks (.ipynb) and directories. Each is analysed with the
     rest of the repository it belongs to; findings are reported for PATHS only.
     """
-    from codemods import html_report
     from codemods.report import summarise
 
-    from . import formats, render, render_bulk
+    from . import render, render_bulk
 
     options = SharedOptions(**parsed)
     check_options(options)
@@ -61,7 +60,12 @@ def check(paths: tuple[Path, ...], html_path: Path | None, **parsed: Any) -> Non
             print_summary(out, results, findings, unsafe_fixes=unsafe)
     else:
         render.print_problems(err, results, verbose=options.verbose, quiet=options.quiet)
-    write_report(options.report_path, formats.run_report_json(report, command="check"))
+    if options.report_path is not None:
+        from . import formats
+
+        write_report(options.report_path, formats.run_report_json(report, command="check"))
     if html_path is not None:
+        from codemods import html_report
+
         write_report(html_path, html_report.check_page(report, findings, render.display_path))
     sys.exit(exit_code(results, findings, exit_zero=options.exit_zero))

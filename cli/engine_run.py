@@ -61,39 +61,63 @@ def run_engine(
     Unsafe fixes apply with --unsafe-fixes, or when every project's configuration asks for
     them (`unsafe-fixes = true`), which is how the engine decided too.
     """
-    from codemods import ConfigError, files_read_once, project_settings, run_paths
+    from codemods.analysis.read_once import files_read_once
+    from codemods.settings import ConfigError
+    from codemods.tree_snapshots import stored_check
 
     err = output.console(stderr=True)
     targets = paths or [Path.cwd()]
     try:
         with files_read_once():
-            projects = list(project_settings(targets, settings))
-            if options.verbose:
-                for project in projects:
-                    err.print(
-                        f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
-                        f"{project.target.describe()}; configuration "
-                        f"{project.config or 'none'}",
-                        markup=False,
-                        emoji=False,
-                        style="dim",
-                        soft_wrap=True,
-                    )
-            unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
-            if not output.shows_progress(err, options.quiet):
-                results = list(run_paths(targets, settings, fix=fix))
-            elif len(projects) > 1:
-                results = _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
+            # A re-run of a tree in which nothing changed costs a `stat` per file, and
+            # imports neither the rules nor the analysis.
+            stored = None if fix else stored_check(targets, settings)
+            if stored is not None:
+                projects, results = stored
+                _print_projects(err, projects, options)
             else:
-                with err.status("Analysing…") as status:
-
-                    def progress(stage: str, done: int, total: int) -> None:
-                        status.update(f"{stage.capitalize()} {done}/{total} files…")
-
-                    results = list(run_paths(targets, settings, fix=fix, progress=progress))
+                projects, results = _run(err, targets, settings, fix=fix, options=options)
     except ConfigError as error:
         raise ConfigurationError(str(error)) from error
+    unsafe = bool(projects) and all(project.settings.unsafe_fixes for project in projects)
     return Run(results, projects, unsafe)
+
+
+def _run(
+    err: Console, targets: Sequence[Path], settings: Settings, *, fix: bool, options: SharedOptions
+) -> tuple[list[ProjectSettings], list[FileResult]]:
+    from codemods import project_settings, run_paths
+
+    projects = list(project_settings(targets, settings))
+    _print_projects(err, projects, options)
+    if not output.shows_progress(err, options.quiet):
+        return projects, list(run_paths(targets, settings, fix=fix))
+    if len(projects) > 1:
+        return projects, _with_progress_bar(err, targets, settings, fix=fix, total=len(projects))
+    with err.status("Analysing…") as status:
+
+        def progress(stage: str, done: int, total: int) -> None:
+            status.update(f"{stage.capitalize()} {done}/{total} files…")
+
+        return projects, list(run_paths(targets, settings, fix=fix, progress=progress))
+
+
+def _print_projects(
+    console: Console, projects: Sequence[ProjectSettings], options: SharedOptions
+) -> None:
+    """With --verbose, print each project's rules, torch target and configuration."""
+    if not options.verbose:
+        return
+    for project in projects:
+        console.print(
+            f"{project.root}: rules {', '.join(project.rules) or 'none'}; "
+            f"{project.target.describe()}; configuration "
+            f"{project.config or 'none'}",
+            markup=False,
+            emoji=False,
+            style="dim",
+            soft_wrap=True,
+        )
 
 
 def _with_progress_bar(
@@ -141,11 +165,15 @@ def emit(
     previews: bool = True,
 ) -> bool:
     """Print findings in a machine-readable format or as statistics; False for text lines."""
-    from codemods.previews import preview_fixes
-
-    from . import formats, render
+    from . import render
 
     output_format = options.output_format
+    if output_format == "text" and not options.statistics:
+        return False
+    from codemods.previews import preview_fixes
+
+    from . import formats
+
     if options.statistics:
         rows = render.statistics(findings, unsafe_fixes=unsafe_fixes)
         if output_format == "json":
@@ -153,8 +181,6 @@ def emit(
         else:
             render.print_statistics(output.console(), rows)
         return True
-    if output_format == "text":
-        return False
     if output_format == "github":
         click.echo(formats.github(findings), nl=False)
         return True

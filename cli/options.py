@@ -207,6 +207,8 @@ def shared_options(function: F) -> F:
 def _library_versions(
     context: click.Context, parameter: click.Parameter, values: tuple[str, ...]
 ) -> tuple[tuple[str, str, str], ...]:
+    if not values:
+        return ()  # the analysis' modules are imported only when an override needs them
     from codemods.analysis.package_versions import parse_override
 
     try:

@@ -19,7 +19,6 @@ from rich.table import Table
 from rich.text import Text
 
 from codemods import (
-    ALL_RULES,
     Changed,
     Failed,
     FileResult,
@@ -32,12 +31,13 @@ from codemods.lines import source_lines
 from codemods.notebooks import is_notebook, notebook_cells
 from codemods.patches import file_patch
 from codemods.report import applies
-from codemods.rule import Rule
 
 from .output import is_terminal, write_bytes
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
+
+    from codemods.rule import Rule
 
 
 #: Skip reasons that are expected and only listed with --verbose.
@@ -234,6 +234,8 @@ def print_statistics(console: Console, rows: Sequence[tuple[str, str, int, int]]
 
 def rules_table() -> Table:
     """Return a table of every rule."""
+    from codemods import ALL_RULES
+
     table = Table("Code", "Name", "Default", "Fixable", "Fix safety", header_style="bold")
     for rule in ALL_RULES:
         table.add_row(

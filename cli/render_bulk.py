@@ -17,12 +17,12 @@ from rich.table import Table
 from rich.text import Text
 
 from codemods.report import Counts, RunReport
-from codemods.scan import DECLARED, ScanReport
 
 from .render import display_path, plural
 
 if TYPE_CHECKING:
     from codemods import TorchTarget
+    from codemods.scan import ScanReport
 
 
 def progress_bar(console: Console) -> Progress:
@@ -164,6 +164,8 @@ def scan_notes(report: ScanReport) -> list[Text]:
 
 def scan_repository_table(report: ScanReport) -> Table:
     """Return one row per repository: its facts, and whether it is affected per assumption."""
+    from codemods.scan import DECLARED  # `scan` imports the engine: only `scan` draws this
+
     table = Table(title="Repositories", title_justify="left", header_style="bold")
     table.add_column("Repository", overflow="fold")
     for header in ("Files", "Datasets", "NumPy"):

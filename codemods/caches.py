@@ -15,13 +15,20 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .analysis.extract import module_name_for
-from .analysis.facts import ModuleFacts
-from .analysis.sources import TextAnswers
 from .files import Stamp
-from .summaries import Contents
-from .types import Failed, FileResult, Finding, Skipped
+
+if TYPE_CHECKING:
+    # Imported where they are used: a re-run answered from a snapshot (`stored_runs`)
+    # reads this module's entries without the analysis.
+    from .analysis.facts import ModuleFacts
+    from .analysis.sources import TextAnswers
+    from .summaries import Contents
+    from .types import Failed, FileResult, Finding, Skipped
+
+#: Where each project keeps summaries between runs (safe to delete).
+CACHE_DIRECTORY = ".workerseed_cache"
 
 
 class FactsCache:
@@ -47,6 +54,9 @@ class FactsCache:
         """Return the cached summary of the version of `path` with this content hash, if any."""
         if self._directory is None:
             return None
+        from .analysis.extract import module_name_for
+        from .analysis.facts import ModuleFacts
+
         name = self._name(path, content_digest)
         try:
             with (self._directory / name[:2] / name).open("rb") as handle:

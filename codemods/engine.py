@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -21,9 +21,11 @@ from .analysis.project import Project
 from .analysis.read_once import files_read_once
 from .analysis.sources import SourceSet
 from .analysis.torch_version import detect_target, target_from_option
-from .caches import FactsCache, FileStamps, RunCache
+from .caches import CACHE_DIRECTORY, FactsCache, FileStamps, RunCache
 from .checking import check_project as check_project
 from .fixing import fix_rounds
+from .projects import ProjectSettings as ProjectSettings
+from .projects import by_root
 from .registry import selected_rules
 from .rule import Rule
 from .settings import ConfigError, Settings, config_path, for_project
@@ -44,19 +46,9 @@ from .types import (
     TorchTarget,
     Unchanged,
 )
-from .workspace import CACHE_DIRECTORY, Progress, Workspace, open_workspace
+from .workspace import Progress, Workspace, open_workspace
 
 # --- running ---
-
-
-def _by_root(paths: Iterable[Path]) -> dict[Path, list[Path]]:
-    groups: dict[Path, list[Path]] = {}
-    for path in paths:
-        absolute = path.resolve()
-        if absolute.exists() and not (absolute.is_dir() or absolute.is_file()):
-            continue  # a pipe or a device is never read: it makes no project of its own
-        groups.setdefault(files.find_project_root(absolute), []).append(absolute)
-    return groups
 
 
 def project_target(root: Path, settings: Settings) -> TorchTarget:
@@ -68,22 +60,9 @@ def project_target(root: Path, settings: Settings) -> TorchTarget:
     return detect_target(root)
 
 
-@dataclass(frozen=True)
-class ProjectSettings:
-    """The settings one project root is checked with, after reading its configuration."""
-
-    root: Path
-    #: The configuration file that was read, if any.
-    config: Path | None
-    settings: Settings
-    #: Codes of the rules that run.
-    rules: tuple[str, ...]
-    target: TorchTarget
-
-
 def project_settings(paths: Sequence[Path], settings: Settings) -> Iterator[ProjectSettings]:
     """Yield the resolved settings of each project the paths belong to (ConfigError if invalid)."""
-    for root in _by_root(paths):
+    for root in by_root(paths):
         resolved = for_project(settings, root)
         yield ProjectSettings(
             root,
@@ -108,7 +87,7 @@ def run_paths(
     limited to the named paths. Several repositories are analysed side by side in worker
     processes (`settings.jobs`). Raises ConfigError for an invalid configuration.
     """
-    groups = _by_root(paths)
+    groups = by_root(paths)
     workers = min(len(groups), settings.jobs or os.cpu_count() or 1)
     if workers <= 1 and settings.scheduler is None:
         for done, (root, requested) in enumerate(groups.items(), 1):
@@ -173,12 +152,11 @@ def _project_results(
 ) -> list[FileResult]:
     """Return the results of one repository (a separate function so a process can run it)."""
 
-    def run() -> tuple[list[FileResult], list[Path]]:
+    def run() -> tuple[list[FileResult], list[Path], ProjectSettings]:
         with files_read_once():
             question = _Question.of(root, requested, settings)
-            return list(
-                _run_project(root, question, fix=fix, progress=progress)
-            ), question.everything
+            results = list(_run_project(root, question, fix=fix, progress=progress))
+            return results, question.everything, question.project(root, settings)
 
     with collector_paused():
         if fix:
@@ -215,6 +193,11 @@ class _Question:
             requested,
             tuple(requested_paths),
         )
+
+    def project(self, root: Path, options: Settings) -> ProjectSettings:
+        """Return what `project_settings` says of this project (`options`: as given)."""
+        codes = tuple(rule.CODE for rule in self.rules)
+        return ProjectSettings(root, config_path(options, root), self.settings, codes, self.target)
 
     def text(self, analysis_text: str) -> str:
         """Return what a cached run's key says besides the files' contents."""
@@ -253,10 +236,11 @@ def _cached_results(
     if not settings.cache:
         return None
 
-    def run() -> tuple[list[FileResult] | None, list[Path]]:
+    def run() -> tuple[list[FileResult] | None, list[Path], ProjectSettings]:
         with files_read_once():
             question = _Question.of(root, requested_paths, settings)
-            return _stored_run(root, question, question.analysis_text(root)), question.everything
+            results = _stored_run(root, question, question.analysis_text(root))
+            return results, question.everything, question.project(root, settings)
 
     return through_snapshot(root, requested_paths, settings, run)
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .engine import ProjectSettings
+from .projects import ProjectSettings
 from .types import Changed, Failed, FileResult, Finding, Safety, Skipped, TorchTarget
 
 
@@ -139,8 +139,18 @@ def summarise(
     roots = [project.root for project in projects]
     tallies = {root: _Tally() for root in roots}
     outside = _Tally()
+    #: The project of each directory met: a run's results are thousands of files in far
+    #: fewer directories.
+    by_directory: dict[str, Path | None] = {}
+    known = {os.fspath(root): root for root in roots}
     for result in results:
-        root = project_of(result.path, roots)
+        text = os.fspath(result.path)
+        root = known.get(text)
+        if root is None:
+            directory = os.path.dirname(text)
+            if directory not in by_directory:
+                by_directory[directory] = project_of(Path(directory), roots)
+            root = by_directory[directory]
         (tallies[root] if root is not None else outside).add(result, applied)
     reports = [
         ProjectReport(project.root, project.target, *_counts(tallies[project.root], unsafe_fixes))

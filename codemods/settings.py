@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError as ConfigError
-from .registry import codes_matching
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,8 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 
 def _rule_selectors(value: Any, where: str) -> tuple[str, ...]:
     """Return rule codes or prefixes, checking that each names at least one rule."""
+    from .registry import codes_matching  # here: settings load without the rules
+
     selectors = _strings(value, where)
     codes_matching(selectors, where)
     return selectors

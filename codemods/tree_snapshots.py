@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from .analysis.read_once import kept_since, noted_reads
-from .caches import CODE_VERSION, FileStamps, RunCache, store_newest
+from .caches import CACHE_DIRECTORY, CODE_VERSION, FileStamps, RunCache, store_newest
 from .files import Stamp, stamp_of
 from .gitignore import git_sources
+from .projects import ProjectSettings, by_root
 from .settings import Settings
 from .types import Failed, FileResult
-from .workspace import CACHE_DIRECTORY
 
-__all__ = ["Snapshot", "TreeRecords", "take", "through_snapshot"]
+__all__ = ["Snapshot", "TreeRecords", "stored_check", "take", "through_snapshot"]
 
 #: What a run gives: results, or None when it has none to give (a cache lookup that missed).
 Results = TypeVar("Results", list[FileResult], list[FileResult] | None)
@@ -110,11 +110,22 @@ def take(root: Path, config: Path | None = None) -> Snapshot | None:
 
 def covers(root: Path, paths: Sequence[Path]) -> bool:
     """Return True if no path lies in a part of the tree a snapshot leaves out."""
-    top = Path(os.path.realpath(root))
+    top = os.path.realpath(root)
+    prefix = top.rstrip(os.sep) + os.sep
+    # The real path of a file that is no link is its directory's real path and its name:
+    # one `lstat` for the file, and `realpath` once per directory rather than per file.
+    directories: dict[str, str] = {}
     for path in paths:
-        with contextlib.suppress(ValueError):
-            if _LEFT_OUT.intersection(Path(os.path.realpath(path)).relative_to(top).parts):
-                return False
+        text = os.fspath(path)
+        if os.path.islink(text):
+            real = os.path.realpath(text)
+        else:
+            directory, name = os.path.split(text)
+            if directory not in directories:
+                directories[directory] = os.path.realpath(directory)
+            real = os.path.join(directories[directory], name)
+        if real.startswith(prefix) and _LEFT_OUT.intersection(real[len(prefix) :].split(os.sep)):
+            return False
     return True
 
 
@@ -152,37 +163,52 @@ class TreeRecords:
 
     def get(self, key: str) -> list[FileResult] | None:
         """Return the stored results if nothing the snapshot stamped has changed since."""
+        entry = self.entry(key)
+        return None if entry is None else entry[0]
+
+    def entry(self, key: str) -> tuple[list[FileResult], ProjectSettings | None] | None:
+        """Return the stored results, and the project's settings if they were stored with
+        them, if nothing the snapshot stamped has changed since."""
         try:
             with (self._directory / key).open("rb") as handle:
-                snapshot, results = pickle.load(handle)
+                snapshot, results, project = pickle.load(handle)
         except Exception:  # a missing, damaged or foreign entry is no entry
             return None
         if not isinstance(snapshot, Snapshot) or not isinstance(results, list):
             return None
+        if project is not None and not isinstance(project, ProjectSettings):
+            return None
         for path, stamp in snapshot.stamps.items():
             if _stamp(path) != stamp:
                 return None
-        return results
+        return results, project
 
-    def put(self, key: str, snapshot: Snapshot, results: list[FileResult]) -> None:
-        """Store the results with the snapshot taken before the run; never raise."""
+    def put(
+        self,
+        key: str,
+        snapshot: Snapshot,
+        results: list[FileResult],
+        project: ProjectSettings | None = None,
+    ) -> None:
+        """Store the results (and the settings the project was checked with, which depend
+        on the same files) with the snapshot taken before the run; never raise."""
         if snapshot.trusted():
-            store_newest(self._directory, key, (snapshot, results), RunCache.KEEP)
+            store_newest(self._directory, key, (snapshot, results, project), RunCache.KEEP)
 
 
 def through_snapshot(
     root: Path,
     requested: list[Path],
     settings: Settings,
-    run: Callable[[], tuple[Results, Sequence[Path]]],
+    run: Callable[[], tuple[Results, Sequence[Path], ProjectSettings]],
 ) -> Results:
     """Return the stored results of this question if nothing they depend on changed, else
-    `run()` (results, every file of the project) and store its results with a snapshot
-    taken before it."""
+    `run()` (results, every file of the project, the project's settings) and store its
+    results and settings with a snapshot taken before it."""
     if not settings.cache or not settings.prefilter:
         return run()[0]
     records = TreeRecords(root / CACHE_DIRECTORY)
-    key = records.key(root, requested, replace(settings, jobs=None, scheduler=None))
+    key = records.key(root, requested, _asked(settings))
     stored = records.get(key)
     if stored is not None:
         return stored
@@ -190,9 +216,40 @@ def through_snapshot(
         # Made now, the cache directory changes no stamp of the snapshot when the run writes.
         (root / CACHE_DIRECTORY).mkdir(exist_ok=True)
     snapshot = take(root, settings.config)
-    results, everything = run()
+    results, everything, project = run()
     if snapshot is None or results is None or not covers(root, everything):
         return results
     if not any(isinstance(result, Failed) for result in results):
-        records.put(key, snapshot.with_files(noted_reads()), results)
+        asked = replace(project, settings=_asked(project.settings))
+        records.put(key, snapshot.with_files(noted_reads()), results, asked)
     return results
+
+
+def _asked(settings: Settings) -> Settings:
+    """Leave out what does not change a run's results: how many processes, which cluster.
+    The configuration sets neither, so a project's settings keep the options' values."""
+    return replace(settings, jobs=None, scheduler=None)
+
+
+def stored_check(
+    paths: Sequence[Path], settings: Settings
+) -> tuple[list[ProjectSettings], list[FileResult]] | None:
+    """Return what `check` of `paths` would (each project's settings and every result) if
+    every project's last run of the same question is stored and nothing it depends on
+    changed since, else None. Neither the rules nor the analysis are imported."""
+    if not settings.cache or not settings.prefilter:
+        return None
+    projects: list[ProjectSettings] = []
+    results: list[FileResult] = []
+    for root, requested in by_root(paths).items():
+        records = TreeRecords(root / CACHE_DIRECTORY)
+        entry = records.entry(records.key(root, requested, _asked(settings)))
+        if entry is None:
+            return None
+        stored, project = entry
+        if project is None:
+            return None
+        options = replace(project.settings, jobs=settings.jobs, scheduler=settings.scheduler)
+        projects.append(replace(project, settings=options))
+        results.extend(stored)
+    return projects, results

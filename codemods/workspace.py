@@ -11,6 +11,7 @@ from . import files
 from .analysis.facts import ModuleFacts
 from .analysis.function_table import FunctionSource
 from .analysis.sources import SourceSet
+from .caches import CACHE_DIRECTORY as CACHE_DIRECTORY
 from .caches import FactsCache, FileStamps
 from .settings import Settings
 from .summaries import (
@@ -22,9 +23,6 @@ from .summaries import (
     summarise_many,
 )
 from .types import Failed, Skipped, SourceFile
-
-#: Where each project keeps summaries between runs (safe to delete).
-CACHE_DIRECTORY = ".workerseed_cache"
 
 #: Below this many bytes of files, summaries keep their syntax trees and summarise each
 #: function when first asked for: less work when few functions matter. Above it, the
