@@ -194,7 +194,7 @@ def _attribute_values(
                 arguments.at(init, option.name, index)
                 if option.kind is Kind.PARAM
                 else arguments.entry(init, option, index)
-                if _looked_up(option) is not None
+                if looked_up(option) is not None
                 else _literal_known(option)
                 for option in assignment.value.alternatives()
             )
@@ -249,7 +249,7 @@ class ConstructionArguments:
         """Return what `conf.get("key")` / `conf["key"]` (or the same of `self.conf`, stored
         from a parameter) is for construction `index`, when the argument is a dict literal
         (`Dataset(path, conf={"noise": False})`, or a name bound to one)."""
-        found = _looked_up(lookup)
+        found = looked_up(lookup)
         assert found is not None
         container, key, default = found
         if container.kind is Kind.ATTRIBUTE and container.base is not None:
@@ -271,7 +271,7 @@ class ConstructionArguments:
         if not isinstance(passed, Value):
             return None
         options: list[Known | None] = []
-        for option in _bound_values(self._project, passed, where):
+        for option in bound_values(self._project, passed, where):
             if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
                 return None
             value = dict(option.keywords).get(key, default)
@@ -335,7 +335,7 @@ _MAX_FORWARDING = 8
 _NONE = Value(Kind.CONSTANT, name="None")
 
 
-def _looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
+def looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
     """Return (container, key, value if the key is missing) for `c.get("key"[, default])` and
     `c["key"]` (None if missing raises), with a literal string key; None for anything else."""
     if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.ATTRIBUTE:
@@ -350,7 +350,7 @@ def _looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
     return None if key is None else (container, key, default)
 
 
-def _bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Value, ...]:
+def bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Value, ...]:
     """Return what `value` may be, following a module-level name to what it is bound to."""
     found: list[Value] = []
     for option in value.alternatives():

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import catalog
+from .branch_feasibility import looked_up
 from .facts import Kind, Value
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
@@ -161,21 +162,17 @@ _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
 def _setting_get(value: Value) -> str | None:
     """Return the key of `cfg.get("seed")` or `dict(cfg).get("seed", None)`, where `cfg` is
     a configuration object and the default, if any, is a constant."""
-    if value.kind is not Kind.CALL or value.base is None or value.base.kind is not Kind.ATTRIBUTE:
+    found = looked_up(value) if value.kind is Kind.CALL else None
+    if found is None:
         return None
-    getter = value.base
-    if getter.name != "get" or getter.base is None or not 1 <= len(value.args) <= 2:
+    mapping, key, default = found
+    if default is None or default.kind not in _CONSTANTS or is_rank_name(key):
         return None
-    key, *default = value.args
-    if key.kind is not Kind.CONSTANT or any(item.kind not in _CONSTANTS for item in default):
-        return None
-    mapping = getter.base
-    if not _is_setting_lookup(mapping) and not all(
+    if _is_setting_lookup(mapping) or all(
         option.kind in _SETTING_ROOTS for option in mapping.alternatives()
     ):
-        return None
-    name = key.name.strip("'\"")
-    return None if not name or is_rank_name(name) else name
+        return key
+    return None
 
 
 _CONSTANTS = frozenset({Kind.INT, Kind.CONSTANT})

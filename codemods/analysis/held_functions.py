@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from .candidates import MAX_RESOLUTION_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .held_datasets import held
+from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -22,10 +23,8 @@ def functions_of(
         return
     module = where.module
     for option in value.alternatives():
-        if option.kind is Kind.FUNCTION:
-            nested = module.function(option.name)
-            if nested is not None:
-                yield FunctionRef.of(module, nested)
+        if option.kind is Kind.FUNCTION and (nested := project.function_of(option, module)):
+            yield nested
         elif option.kind in (Kind.NAME, Kind.ATTRIBUTE):
             for target in project.targets(option, module):
                 if isinstance(target, FunctionRef) and project.class_of_function(target) is None:
@@ -39,6 +38,7 @@ def functions_of(
                     yield from functions_of(project, returned, factory, depth + 1)
 
 
+@per_project
 def held_functions(
     project: Project,
     ref: ClassRef,

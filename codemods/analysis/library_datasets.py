@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 from . import catalog
+from .branch_feasibility import bound_values
 from .facts import Kind, Value
 from .project import Project
-from .refs import FunctionRef, VariableRef
+from .refs import FunctionRef
 
 #: torchvision transforms that draw no random number.
 _STEADY_NAMES = (
@@ -27,35 +28,17 @@ STEADY_TORCHVISION_TRANSFORMS = frozenset(
     for name in _STEADY_NAMES
 )
 _COMPOSE = frozenset(
-    f"torchvision.transforms.{module}Compose" for module in ("", "transforms.", "v2.")
+    name
+    for name in catalog.TRANSFORM_CONTAINERS
+    if name.startswith("torchvision.") and name.endswith(".Compose")
 )
 
 
 def draws_nothing(project: Project, dataset: Value, where: FunctionRef) -> bool:
     """Return True if every value `dataset` (written in `where`) may be is a torchvision
     dataset made with no transform, or with transforms that draw nothing."""
-    options = _bound(project, dataset, where)
+    options = bound_values(project, dataset, where)
     return bool(options) and all(_steady_dataset(project, option, where) for option in options)
-
-
-def _bound(project: Project, value: Value, where: FunctionRef) -> list[Value]:
-    """Return the values `value` may be, reading a module-level variable's assignments."""
-    found: list[Value] = []
-    for option in value.alternatives():
-        if option.kind is Kind.NAME:
-            targets = project.targets(option, where.module)
-            if not targets or not all(isinstance(target, VariableRef) for target in targets):
-                return []
-            found.extend(
-                assigned
-                for target in targets
-                if isinstance(target, VariableRef)
-                for assigned in target.values
-                for assigned in assigned.alternatives()
-            )
-        else:
-            found.append(option)
-    return found
 
 
 def _steady_dataset(project: Project, call: Value, where: FunctionRef) -> bool:
@@ -84,7 +67,7 @@ def _steady_dataset(project: Project, call: Value, where: FunctionRef) -> bool:
 
 
 def _steady_transform(project: Project, value: Value, where: FunctionRef) -> bool:
-    options = _bound(project, value, where)
+    options = bound_values(project, value, where)
     if not options:
         return False
     for option in options:

@@ -320,11 +320,9 @@ class UnseededNumpyInWorkers(Rule):
         assert span is not None
         where = self._describe_draw(draw, applied) + candidate_note(datasets)
         version = self.project.target.describe() + (one_of.condition() if one_of else "")
-        # Some class the dataset may be draws nothing: the finding assumes the run picks one
-        # that does, and says so.
-        severity = "warning" if one_of is not None and one_of.quiet else "error"
-        if one_of is None:
-            severity = "info"  # a collate_fn's draw
+        # No `one_of`: the draw is the collate_fn's, not Dataset code: a note. Some class the
+        # dataset may be draws nothing: the finding assumes the run picks one that does.
+        severity = "info" if one_of is None else "warning" if one_of.quiet else "error"
         if init.is_absent:
             none = ""
             if init.factory is not None:
