@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from .branch_feasibility import bound_values
 from .data_parallel import LIGHTNING_TRAINERS
 from .datasets import classes_of
 from .facts import Kind, Value
@@ -77,13 +78,11 @@ def trainer_arguments(project: Project) -> tuple[tuple[FunctionRef, Value], ...]
     found: list[tuple[FunctionRef, Value]] = []
     for function in project.functions_mentioning(*TRAINER_METHODS):
         for call in function.function.calls:
-            callee = call.base
+            method = _method_of(call.base) if call.base is not None else None
             if (
-                callee is None
-                or callee.kind is not Kind.ATTRIBUTE
-                or callee.name not in TRAINER_METHODS
-                or callee.base is None
-                or not _is_trainer(project, callee.base, function)
+                method is None
+                or method[0] not in TRAINER_METHODS
+                or not _is_trainer(project, method[1], function)
             ):
                 continue
             found.extend((function, argument) for argument in call.args)
@@ -91,9 +90,21 @@ def trainer_arguments(project: Project) -> tuple[tuple[FunctionRef, Value], ...]
     return tuple(found)
 
 
+def _method_of(callee: Value) -> tuple[str, Value] | None:
+    """Return the method name and receiver of `trainer.fit`; at module level, where the
+    summary names it `script.trainer.fit`, the receiver is the variable `script.trainer`."""
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        return callee.name, callee.base
+    if callee.kind is Kind.NAME and len(callee.qualnames) == 1:
+        receiver, _, method = callee.qualnames[0].rpartition(".")
+        return method, Value(Kind.NAME, qualnames=(receiver,))
+    return None
+
+
 def _is_trainer(project: Project, receiver: Value, where: FunctionRef) -> bool:
-    """Return True if `receiver` is certainly a Lightning Trainer (or a project subclass)."""
-    options = receiver.alternatives()
+    """Return True if `receiver` is certainly a Lightning Trainer (or a project subclass);
+    a module-level `trainer = Trainer(...)` (a script's `__main__` block) is followed."""
+    options = bound_values(project, receiver, where)
     return bool(options) and all(_makes_trainer(project, option, where) for option in options)
 
 

@@ -11,6 +11,7 @@ from ..analysis.data_parallel import (
     hydra_entry_files,
     intends_shared_seeds,
 )
+from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.ranks import (
@@ -245,9 +246,9 @@ class RankInvariantWorkerSeed(Rule):
                 if runs_of(seeding.function) & entries
                 and seeding_carries_to(project, seeding.function, loader.function)
             ]
-            if any(
-                seeding.rank is RankDependence.PER_RANK or seeding.seeds_workers_per_rank
-                for seeding in related
+            # `seed_everything(..., workers=True)` helps only a loader a Trainer is handed.
+            if any(seeding.rank is RankDependence.PER_RANK for seeding in related) or (
+                seeded_by_lightning(project, loader) is not None
             ):
                 continue
             # A seeding counts where it takes part in a distributed run that builds this
