@@ -24,6 +24,7 @@ from .config_settings import assigned_from_rank, setting_assumed_alike, setting_
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
+from .memo import per_project
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
@@ -375,6 +376,7 @@ def _init_rank_source(
     return RankDependence.SAME
 
 
+@per_project
 def mentions_worker_seeding(project: Project) -> bool:
     """Return True if any project module spells `worker_init_fn` or `generator`: then a
     loader's `**kwargs` of unknown contents may well carry one (`options["worker_init_fn"] =
