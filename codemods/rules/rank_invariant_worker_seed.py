@@ -59,8 +59,9 @@ class RankInvariantWorkerSeed(Rule):
     of a global batch shrinks by that factor, silently.
 
     Not reported: seeds that add the rank (`args.seed + get_rank()`, `cfg.seed + local_rank`),
-    Lightning's `seed_everything(seed, workers=True)`, Accelerate's
-    `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
+    Lightning's `seed_everything(seed, workers=True)` for the loaders a Trainer is handed
+    (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none),
+    Accelerate's `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
     seeding at all (each rank then starts from its own entropy), a loader with
     `num_workers=0` whose per-item code draws nothing, and projects with tensor- or
     pipeline-parallel RNG trackers (`model_parallel_cuda_manual_seed`), where ranks of a
