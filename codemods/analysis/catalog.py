@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-#: torch's DataLoader under the names it is importable by.
+#: torch's DataLoader under the names it is importable by, also as mmcv 1.x re-exports it
+#: (outside the Parrots framework its `PoolDataLoader` is torch's DataLoader too).
 TORCH_DATALOADERS = frozenset(
-    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+    {
+        "torch.utils.data.DataLoader",
+        "torch.utils.data.dataloader.DataLoader",
+        *(
+            f"{module}.{name}"
+            for module in ("mmcv.utils", "mmcv.utils.parrots_wrapper")
+            for name in ("DataLoader", "PoolDataLoader")
+        ),
+    }
 )
 
 #: torch's Dataset base classes; a project class deriving from one is a Dataset.
