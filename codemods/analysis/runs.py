@@ -73,6 +73,7 @@ def _callers(
         if through_objects:
             yield from _instance_callers(project, function)
             yield from _constructing_callers(project, function)
+            yield from _callers_on_unknown_objects(project, function)
         yield from _lightning_hook_callers(project, function)
 
 
@@ -241,6 +242,57 @@ def _calling_on_instances(
             classes = classes_of(project, callee.base, caller).classes
             runs = {project.find_method(cls, name) for cls in classes}
             found.append((caller, frozenset(run for run in runs if run is not None)))
+    return tuple(found)
+
+
+def _callers_on_unknown_objects(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that call `<object>.<name>()` on an object of no class the
+    analysis knows, when the only project classes defining `name` are `method`'s class
+    and its kin (one base defines it, the others derive from that base): an experiment a
+    trainer loads from a file named on the command line (`self.exp.get_data_loader()`)."""
+    name = method.function.name
+    owner = project.class_of_function(method)
+    if owner is None or name.startswith("_"):
+        return
+    if not any(
+        all(root in project.mro(definer) for definer in _defining(project, name))
+        for root in project.mro(owner)
+        if root in _defining(project, name)
+    ):
+        return
+    yield from _calling_on_unknown_objects(project, name)
+
+
+@per_project
+def _defining(project: Project, name: str) -> frozenset[ClassRef]:
+    """Return the project classes that define a method `name`."""
+    return frozenset(
+        owner
+        for function in project.functions_mentioning(name)
+        if function.function.name == name
+        for owner in [project.class_of_function(function)]
+        if owner is not None
+    )
+
+
+@per_project
+def _calling_on_unknown_objects(project: Project, name: str) -> tuple[FunctionRef, ...]:
+    """Return the functions that call `<object>.<name>()` where no class of the object is
+    known (a parameter, or an object a library made)."""
+    found: list[FunctionRef] = []
+    for caller in project.functions_mentioning(name):
+        for call in caller.function.calls:
+            callee = call.base
+            if (
+                callee is not None
+                and callee.kind is Kind.ATTRIBUTE
+                and callee.name == name
+                and callee.base is not None
+                and callee.base.kind is not Kind.SELF
+                and not classes_of(project, callee.base, caller).classes
+            ):
+                found.append(caller)
+                break
     return tuple(found)
 
 
