@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from . import catalog
 from .base_inits import base_init_callers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
@@ -252,7 +253,7 @@ def _callers_on_unknown_objects(project: Project, method: FunctionRef) -> Iterat
     trainer loads from a file named on the command line (`self.exp.get_data_loader()`)."""
     name = method.function.name
     owner = project.class_of_function(method)
-    if owner is None or name.startswith("_"):
+    if owner is None or name.startswith("_") or name in catalog.LIBRARY_METHOD_NAMES:
         return
     if not any(
         all(root in project.mro(definer) for definer in _defining(project, name))
