@@ -444,15 +444,18 @@ PARTIAL = frozenset({"functools.partial"})
 #: Method names that objects of libraries have too (torch's `nn.Module` and optimizers,
 #: Lightning's Trainer and DataModule, containers, files and processes): calling one on an
 #: object of unknown class says nothing about which project class it is.
-LIBRARY_METHOD_NAMES = frozenset(
-    """
-    add_module apply buffers children compile cpu cuda double eval float forward half
-    load_state_dict modules named_buffers named_children named_modules named_parameters
-    parameters register_buffer register_forward_hook register_module register_parameter
-    requires_grad_ share_memory state_dict to train type zero_grad
-    step add_param_group fit validate test predict tune setup prepare_data teardown
-    train_dataloader val_dataloader test_dataloader predict_dataloader
-    get set pop update items keys values append extend copy clear read write close open
-    load save run start stop join reset build call format main
-    """.split()
-)
+# fmt: off
+LIBRARY_METHOD_NAMES = frozenset({
+    "add_module", "apply", "buffers", "children", "compile", "cpu", "cuda", "double", "eval",
+    "float", "forward", "half", "load_state_dict", "modules", "named_buffers",
+    "named_children", "named_modules", "named_parameters", "parameters", "register_buffer",
+    "register_forward_hook", "register_module", "register_parameter", "requires_grad_",
+    "share_memory", "state_dict", "to", "train", "type", "zero_grad",
+    "step", "add_param_group", "fit", "validate", "test", "predict", "tune", "setup",
+    "prepare_data", "teardown", "train_dataloader", "val_dataloader", "test_dataloader",
+    "predict_dataloader",
+    "get", "set", "pop", "update", "items", "keys", "values", "append", "extend", "copy",
+    "clear", "read", "write", "close", "open", "load", "save", "run", "start", "stop", "join",
+    "reset", "build", "call", "format", "main",
+})
+# fmt: on
