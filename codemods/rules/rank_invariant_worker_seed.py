@@ -186,8 +186,9 @@ class RankInvariantWorkerSeed(Rule):
       counts when the node's target is Lightning's `Trainer` (its `_target_`, that of a
       file its `defaults` list names, or that of the structured config dataclass the project
       keeps under the node's name) and one of the project's YAML files gives the node those
-      options: under a `trainer:` key, or as a file of the `trainer` config group. It
-      counts only in runs that a `@hydra.main` entry point starts (code that passes a config
+      options: under a `trainer:` key, or as a file of the `trainer` config group (or is
+      given `strategy=instantiate(cfg.strategy)`, a node whose `_target_` is `DDPStrategy`
+      or another data-parallel strategy). It counts only in runs that a `@hydra.main` entry point starts (code that passes a config
       built in Python reads no file), and since Hydra chooses a run's files on its command
       line, such findings are warnings that name the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
