@@ -8,6 +8,8 @@ TORCH_DATALOADERS = frozenset(
     {
         "torch.utils.data.DataLoader",
         "torch.utils.data.dataloader.DataLoader",
+        # The Parrots framework's loader, which mmcv's wrapper picks there.
+        "torch.utils.data.PoolDataLoader",
         *(
             f"{module}.{name}"
             for module in ("mmcv.utils", "mmcv.utils.parrots_wrapper")
