@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     # Imported where they are used: a re-run answered from a snapshot (`stored_runs`)
     # reads this module's entries without the analysis.
     from .analysis.facts import ModuleFacts
+    from .analysis.function_table import TableAnswers
     from .analysis.sources import TextAnswers
     from .summaries import Contents
     from .types import Failed, FileResult, Finding, Skipped
@@ -110,10 +111,11 @@ def _mark_cache_directory(directory: Path) -> None:
 class RunRecord:
     """What one project's last full analysis found, and everything its findings depend on.
 
-    A later run whose files differ only in files the analysis never read (`consulted`) and
-    that answer the same text questions (`answers`) would ask the same
-    questions, get the same answers and find the same: its results are built from this
-    record (see `engine`), reading only the files it reports on.
+    A later run whose files differ only in files that answer the same text questions
+    (`answers`) and, if the analysis read them (`consulted`), have equal summaries that
+    answer the same questions of their own text (`tables`) would ask the same questions,
+    get the same answers and find the same: its results are built from this record (see
+    `records`), reading only the files it reports on and summarising those changed.
     """
 
     #: The content hash of every file of the project.
@@ -126,6 +128,8 @@ class RunRecord:
     #: and what they read), and why those of them that could not be analysed were skipped.
     summarised: frozenset[Path]
     problems: dict[Path, Skipped | Failed]
+    #: What the text of each consulted file answered through its summary.
+    tables: dict[Path, TableAnswers]
 
 
 class RunCache:
