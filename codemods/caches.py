@@ -38,7 +38,9 @@ class FactsCache:
     They live under `<root>/.workerseed_cache/<analysis version>/`, where the version is a
     hash of the analysis code itself, so a changed analysis never reuses an old summary.
     Only the summaries a run needs are read. An entry that cannot be read is ignored, and
-    deleting the cache only costs time.
+    deleting the cache only costs time. A summary read from the cache whose functions the
+    run summarised further is stored again, so the entry holds every function a run read
+    (the record of a run compares an edited file with it: see `records`).
     """
 
     def __init__(self, directory: Path | None) -> None:
@@ -46,6 +48,8 @@ class FactsCache:
         self._directory = directory / ANALYSIS_VERSION if directory is not None else None
         self._new: dict[str, ModuleFacts] = {}
         self._used: set[str] = set()
+        #: Summaries read, with how many of their functions were summarised when read.
+        self._read: dict[str, tuple[ModuleFacts, int]] = {}
 
     @staticmethod
     def _name(path: Path, content_digest: str) -> str:
@@ -70,6 +74,7 @@ class FactsCache:
         if facts.module != module_name_for(path, root):
             return None
         self._used.add(name)
+        self._read[name] = (facts, len(facts.table.summarised_groups()))
         return facts
 
     def put(self, facts: ModuleFacts) -> None:
@@ -78,7 +83,12 @@ class FactsCache:
             self._new[self._name(facts.path, facts.digest)] = facts
 
     def save(self) -> None:
-        """Write the new summaries atomically and drop other versions' caches; never raise."""
+        """Write the new summaries (and those read that the run summarised further)
+        atomically, and drop other versions' caches; never raise."""
+        for name, (facts, summarised) in self._read.items():
+            if len(facts.table.summarised_groups()) > summarised:
+                self._new.setdefault(name, facts)
+        self._read.clear()
         if self._directory is None or self._base is None or not self._new:
             return
         try:

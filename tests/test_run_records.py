@@ -14,6 +14,7 @@ import pytest
 from fixture_cases import copy_repository, discover_cases
 
 from codemods import FileResult, Settings, run_paths
+from codemods.analysis.facts import ModuleFacts
 from codemods.caches import FileStamps
 
 CASE = next(case for case in discover_cases() if case.id.endswith("/basic"))
@@ -208,3 +209,42 @@ def test_without_the_cached_summary_the_analysis_read_an_edit_is_analysed_again(
     found = _results(repo, _settings())
     assert analyses
     assert found == _results(repo, replace(_settings(), cache=False))
+
+
+_TWO_FUNCTIONS = """import numpy as np
+
+
+def first():
+    return np.random.rand()
+
+
+def second():
+    return 2
+"""
+
+
+def test_a_cached_summary_the_run_summarised_further_is_stored_again(tmp_path: Path) -> None:
+    from codemods.caches import FactsCache
+    from codemods.summaries import ReopenedModule, summarise_bytes
+
+    module = tmp_path / "module.py"
+    module.write_text(_TWO_FUNCTIONS, encoding="utf-8")
+    raw, directory = module.read_bytes(), tmp_path / ".cache"
+    made = summarise_bytes(module, raw, 0o644, tmp_path, keep_tree=True)
+    assert isinstance(made, ModuleFacts)
+    assert made.table.summarised_groups() == frozenset()
+    first = FactsCache(directory)
+    first.put(made)
+    first.save()
+
+    second = FactsCache(directory)
+    read = second.get(module, made.digest, tmp_path)
+    assert read is not None
+    assert read.table.summarised_groups() == frozenset()
+    read.table.attach(lambda: ReopenedModule(module, raw, 0o644, tmp_path))
+    assert read.function("second") is not None
+    second.save()
+
+    stored = FactsCache(directory).get(module, made.digest, tmp_path)
+    assert stored is not None
+    assert stored.table.summarised_groups() == {"second"}

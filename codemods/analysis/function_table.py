@@ -252,7 +252,7 @@ class FunctionTable:
             dict(self._spells_asked),
             {key: dict(searched) for key, searched in self._matched.items()},
             self._noqa if self._noqa_asked else None,
-            frozenset(self._spans.keys() - self._pending.keys()),
+            self.summarised_groups(),
         )
 
     def answers_alike(self, earlier: FunctionTable, answers: TableAnswers) -> bool:
@@ -265,7 +265,7 @@ class FunctionTable:
         """
         self.all()
         summarised = answers.summarised
-        if self._spans != earlier._spans or not summarised <= earlier._summarised_groups():
+        if self._spans != earlier._spans or not summarised <= earlier.summarised_groups():
             return False
         if _within(self._ordered(), self._spans, summarised) != _within(
             earlier._ordered(), earlier._spans, summarised
@@ -290,7 +290,8 @@ class FunctionTable:
             and (answers.noqa is None or noqa_comments(text) == answers.noqa)
         )
 
-    def _summarised_groups(self) -> frozenset[str]:
+    def summarised_groups(self) -> frozenset[str]:
+        """Return the top-level functions and methods summarised so far."""
         return frozenset(self._spans.keys() - self._pending.keys())
 
     def _open(self) -> FunctionSource:
