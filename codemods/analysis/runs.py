@@ -21,7 +21,7 @@ from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import ClassRef, FunctionRef, Target, VariableRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
 
 #: How many levels of callers `entry_modules` follows.
@@ -96,33 +96,48 @@ def _tables_holding(project: Project, function: FunctionRef) -> tuple[VariableRe
         return ()
     found: list[VariableRef] = []
     for module in project.modules_mentioning(*project.names_denoting(function)):
-        body = module.function("<module>")
-        stores = [(store.target, store.value) for store in body.item_stores] if body else []
-        stored = [(name, value) for name, values in module.bindings for value in values]
-        for name, value in [*stored, *stores]:
-            if value.kind in (Kind.DICT, Kind.SEQUENCE) and _holds(
-                project, value, module, function
-            ):
+        for name, held in _module_tables(project, module):
+            if function in held:
                 found.append(VariableRef(module, name, (), module.path))
     return tuple(dict.fromkeys(found))
 
 
-#: How many tables deep `_holds` looks for a function (`{"msvd": {"train": make}}`).
+@per_project
+def _module_tables(
+    project: Project, module: ModuleFacts
+) -> tuple[tuple[str, frozenset[Target]], ...]:
+    """Return the module-level dicts, lists and tuples of `module` (bound, or stored into one
+    by one), each with what the names it holds, maybe nested, denote.
+
+    Kept per module: every function whose callers are looked for in tables asks about the
+    tables of each module that mentions it."""
+    body = module.function("<module>")
+    stores = [(store.target, store.value) for store in body.item_stores] if body else []
+    stored = [(name, value) for name, values in module.bindings for value in values]
+    return tuple(
+        (name, frozenset(_held(project, value, module)))
+        for name, value in [*stored, *stores]
+        if value.kind in (Kind.DICT, Kind.SEQUENCE)
+    )
+
+
+#: How many tables deep `_held` looks for a function (`{"msvd": {"train": make}}`).
 _TABLE_DEPTH = 3
 
 
-def _holds(
-    project: Project, value: Value, module: ModuleFacts, function: FunctionRef, depth: int = 0
-) -> bool:
+def _held(project: Project, value: Value, module: ModuleFacts, depth: int = 0) -> Iterator[Target]:
+    """Yield what the names held by table `value` (a dict, list or tuple) denote."""
     if value.kind is Kind.DICT:
         entries = [entry for key, entry in value.keywords if key is not None]
     elif value.kind is Kind.SEQUENCE:
         entries = list(value.args)
     else:
-        return value.kind is Kind.NAME and function in project.targets(value, module)
-    return depth < _TABLE_DEPTH and any(
-        _holds(project, entry, module, function, depth + 1) for entry in entries
-    )
+        if value.kind is Kind.NAME:
+            yield from project.targets(value, module)
+        return
+    if depth < _TABLE_DEPTH:
+        for entry in entries:
+            yield from _held(project, entry, module, depth + 1)
 
 
 def _calls_entry_of(project: Project, caller: FunctionRef, call: Value, table: VariableRef) -> bool:
