@@ -188,9 +188,10 @@ class RankInvariantWorkerSeed(Rule):
       keeps under the node's name) and one of the project's YAML files gives the node those
       options: under a `trainer:` key, or as a file of the `trainer` config group (or is
       given `strategy=instantiate(cfg.strategy)`, a node whose `_target_` is `DDPStrategy`
-      or another data-parallel strategy). It counts only in runs that a `@hydra.main` entry point starts (code that passes a config
-      built in Python reads no file), and since Hydra chooses a run's files on its command
-      line, such findings are warnings that name the files assumed.
+      or another data-parallel strategy). It counts only in runs that a `@hydra.main` entry
+      point starts (code that passes a config built in Python reads no file), and since
+      Hydra chooses a run's files on its command line, such findings are warnings that name
+      the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
