@@ -23,6 +23,7 @@ from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import ClassRef, FunctionRef, Target, VariableRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
+from .self_calls import calls_method
 
 #: How many levels of callers `entry_modules` follows.
 _CALLER_DEPTH = 3
@@ -298,14 +299,11 @@ def _calling_on_unknown_objects(project: Project, name: str) -> tuple[FunctionRe
     found: list[FunctionRef] = []
     for caller in project.functions_mentioning(name):
         for call in caller.function.calls:
-            callee = call.base
+            receiver = call.base.base if calls_method(call, name) and call.base else None
             if (
-                callee is not None
-                and callee.kind is Kind.ATTRIBUTE
-                and callee.name == name
-                and callee.base is not None
-                and callee.base.kind is not Kind.SELF
-                and not classes_of(project, callee.base, caller).classes
+                receiver is not None
+                and receiver.kind is not Kind.SELF
+                and not classes_of(project, receiver, caller).classes
             ):
                 found.append(caller)
                 break
