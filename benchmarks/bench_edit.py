@@ -4,12 +4,16 @@
     python benchmarks/bench_edit.py /path/to/repository --file pkg/data.py --repeat 5
 
 The repository is copied to a scratch folder (the original is never written), checked once
-to fill the cache, and then, for each repetition, a comment line is appended to the file and
-`check thatfile.py` runs in a fresh process: the pre-commit case. A file the analysis reads
-(a Dataset, a training script) is analysed again with the whole project; a file no question
-of the analysis reads is answered from the record of the last full run. Next to it: ruff
-`--select NPY002 --no-cache` on the same file, if ruff is installed. This is a benchmark, not
-a test: nothing asserts a time. The load average is printed, since the machine may be shared.
+to fill the cache, and then, for each repetition, the file is edited and `check thatfile.py`
+runs in a fresh process: the pre-commit case. Two edits are timed: a comment line appended
+(no line moves), and a comment line put first (every line of the file moves). A file no
+question of the analysis reads is answered from the record of the last full run after
+either. A file the analysis reads (a Dataset, a training script) is summarised again: an
+edit that leaves what the analysis read of it unchanged (the appended comment) is answered
+from the record too; one that moves its lines is analysed again with the whole project.
+Next to it: ruff `--select NPY002 --no-cache` on the same file, if ruff is installed. This is
+a benchmark, not a test: nothing asserts a time. The load average is printed, since the
+machine may be shared.
 """
 
 from __future__ import annotations
@@ -53,7 +57,16 @@ def ruff() -> str | None:
 def row(label: str, runs: list[tuple[float, float]]) -> str:
     wall = statistics.median(run[0] for run in runs)
     cpu = statistics.median(run[1] for run in runs)
-    return f"{label:44} {wall:7.2f} s wall {cpu:7.2f} s CPU (median of {len(runs)})"
+    return f"{label:60} {wall:7.2f} s wall {cpu:7.2f} s CPU (median of {len(runs)})"
+
+
+def _append(path: Path, line: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(line)
+
+
+def _prepend(path: Path, line: str) -> None:
+    path.write_text(line + path.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def main() -> None:
@@ -74,12 +87,12 @@ def main() -> None:
         print(row("warm, nothing changed", [measure(workerseed("."), copy)]), flush=True)
         for relative in args.file:
             path = copy / relative
-            runs = []
-            for repetition in range(args.repeat):
-                with path.open("a", encoding="utf-8") as handle:
-                    handle.write(f"# edited {repetition} {time.time_ns()}\n")
-                runs.append(measure(workerseed(relative), copy))
-            print(row(f"edit, then check {relative}", runs), flush=True)
+            for edit, label in ((_append, "comment appended"), (_prepend, "lines moved")):
+                runs = []
+                for repetition in range(args.repeat):
+                    edit(path, f"# edited {repetition} {time.time_ns()}\n")
+                    runs.append(measure(workerseed(relative), copy))
+                print(row(f"{label}, then check {relative}", runs), flush=True)
             if linter is not None:
                 command = [linter, "check", "--select", "NPY002", "--no-cache", relative]
                 reference = [measure(command, copy) for _ in range(args.repeat)]

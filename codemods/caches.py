@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     # Imported where they are used: a re-run answered from a snapshot (`stored_runs`)
     # reads this module's entries without the analysis.
     from .analysis.facts import ModuleFacts
+    from .analysis.function_table import TableAnswers
     from .analysis.sources import TextAnswers
     from .summaries import Contents
     from .types import Failed, FileResult, Finding, Skipped
@@ -37,7 +38,9 @@ class FactsCache:
     They live under `<root>/.workerseed_cache/<analysis version>/`, where the version is a
     hash of the analysis code itself, so a changed analysis never reuses an old summary.
     Only the summaries a run needs are read. An entry that cannot be read is ignored, and
-    deleting the cache only costs time.
+    deleting the cache only costs time. A summary read from the cache whose functions the
+    run summarised further is stored again, so the entry holds every function a run read
+    (the record of a run compares an edited file with it: see `records`).
     """
 
     def __init__(self, directory: Path | None) -> None:
@@ -45,6 +48,8 @@ class FactsCache:
         self._directory = directory / ANALYSIS_VERSION if directory is not None else None
         self._new: dict[str, ModuleFacts] = {}
         self._used: set[str] = set()
+        #: Summaries read, with how many of their functions were summarised when read.
+        self._read: dict[str, tuple[ModuleFacts, int]] = {}
 
     @staticmethod
     def _name(path: Path, content_digest: str) -> str:
@@ -69,6 +74,7 @@ class FactsCache:
         if facts.module != module_name_for(path, root):
             return None
         self._used.add(name)
+        self._read[name] = (facts, len(facts.table.summarised_groups()))
         return facts
 
     def put(self, facts: ModuleFacts) -> None:
@@ -77,7 +83,12 @@ class FactsCache:
             self._new[self._name(facts.path, facts.digest)] = facts
 
     def save(self) -> None:
-        """Write the new summaries atomically and drop other versions' caches; never raise."""
+        """Write the new summaries (and those read that the run summarised further)
+        atomically, and drop other versions' caches; never raise."""
+        for name, (facts, summarised) in self._read.items():
+            if len(facts.table.summarised_groups()) > summarised:
+                self._new.setdefault(name, facts)
+        self._read.clear()
         if self._directory is None or self._base is None or not self._new:
             return
         try:
@@ -110,10 +121,11 @@ def _mark_cache_directory(directory: Path) -> None:
 class RunRecord:
     """What one project's last full analysis found, and everything its findings depend on.
 
-    A later run whose files differ only in files the analysis never read (`consulted`) and
-    that answer the same text questions (`answers`) would ask the same
-    questions, get the same answers and find the same: its results are built from this
-    record (see `engine`), reading only the files it reports on.
+    A later run whose files differ only in files that answer the same text questions
+    (`answers`) and, if the analysis read them (`consulted`), have equal summaries that
+    answer the same questions of their own text (`tables`) would ask the same questions,
+    get the same answers and find the same: its results are built from this record (see
+    `records`), reading only the files it reports on and summarising those changed.
     """
 
     #: The content hash of every file of the project.
@@ -126,6 +138,8 @@ class RunRecord:
     #: and what they read), and why those of them that could not be analysed were skipped.
     summarised: frozenset[Path]
     problems: dict[Path, Skipped | Failed]
+    #: What the text of each consulted file answered through its summary.
+    tables: dict[Path, TableAnswers]
 
 
 class RunCache:

@@ -80,9 +80,9 @@ def fix_rounds(
     """
     # libcst is imported only when something is fixed: it costs more than checking a tree.
     from .fixes.apply import FixError, apply_edits
-    from .fixes.import_placement import first_party_modules
+    from .fixes.code_style import code_style
 
-    first_party = first_party_modules(workspace.root)
+    style = code_style(workspace.root)
 
     fixed: dict[Path, list[Finding]] = {}
     errors: dict[Path, str] = {}
@@ -109,7 +109,7 @@ def fix_rounds(
             current = workspace.texts.get(path, original.text)
             try:
                 # A `%%writefile` first line is edited as the comment it is to Python.
-                edited = apply_edits(python_text(current), path_edits, first_party=first_party)
+                edited = apply_edits(python_text(current), path_edits, style=style)
                 new = with_cell_magic(current, edited)
             except FixError as error:
                 errors[path] = str(error)

@@ -16,6 +16,7 @@ import gc
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import files
 from .analysis.project import Project
@@ -28,6 +29,9 @@ from .settings import Settings, for_project
 from .summaries import Parsed, summarise_source
 from .types import Edit, Finding, SourceFile
 from .workspace import Workspace, open_workspace
+
+if TYPE_CHECKING:
+    from .fixes.code_style import CodeStyle
 
 __all__ = ["LiveProject", "live_root"]
 
@@ -172,11 +176,11 @@ class LiveProject:
         self._workspace.cache.save()
         return {path: tuple(findings) for path, findings in by_path.items()}
 
-    def _first_party(self) -> frozenset[str]:
-        """Return the project's own top-level modules, so quick fixes sort imports as `fix`."""
-        from .fixes.import_placement import first_party_modules
+    def _style(self) -> CodeStyle:
+        """Return the project's code style, so quick fixes write code as `fix` does."""
+        from .fixes.code_style import code_style
 
-        return first_party_modules(self.root)
+        return code_style(self.root)
 
     def preview(self, finding: Finding) -> tuple[FilePreview, ...] | None:
         """Return what `finding`'s fix alone changes in the current texts (None: it cannot)."""
@@ -194,7 +198,7 @@ class LiveProject:
             if old is None:
                 return None
             try:
-                new = apply_edits(old, path_edits, first_party=self._first_party())
+                new = apply_edits(old, path_edits, style=self._style())
             except FixError:
                 return None
             changes.append(FilePreview(path, old, new, text_edits(old, new)))
@@ -229,7 +233,7 @@ class LiveProject:
                     for edit in file_edits.edits
                 ]
                 try:
-                    new = apply_edits(current, edits, first_party=self._first_party())
+                    new = apply_edits(current, edits, style=self._style())
                 except FixError:
                     break
                 if new == current or not self.update(path, new):

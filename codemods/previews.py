@@ -95,13 +95,13 @@ def _change(path: Path, edits: tuple[Edit, ...], original: SourceFile | None) ->
     """Return file `path` before and after `edits` (None if they cannot be applied)."""
     # libcst is imported only when something is fixed: it costs more than checking a tree.
     from .fixes.apply import FixError, apply_edits
-    from .fixes.import_placement import first_party_modules
+    from .fixes.code_style import code_style
 
     if original is None:
         return None
     try:
-        first_party = first_party_modules(files.find_project_root(path))
-        new = apply_edits(original.text, edits, first_party=first_party)
+        style = code_style(files.find_project_root(path))
+        new = apply_edits(original.text, edits, style=style)
         old = original.text
         if notebooks.is_notebook(path):
             file_source, new = notebooks.file_change(original, new)

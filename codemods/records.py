@@ -1,11 +1,13 @@
 """Runs answered from the record of a project's last full analysis (see `caches.RunRecord`).
 
 A full analysis records the files whose summaries the rules read and the text questions they
-asked, with the files that answered each. When every file changed since then is one the
-rules never read and answers exactly the same questions, a full run would ask the same
-questions, get the same answers and find the same: the results are built from the record,
-reading only the files reported on (an edit in a test or model file, the common case before
-a commit).
+asked, with the files that answered each, and what the text of each file it read answered
+through its summary. When every file changed since then answers exactly the same
+questions, and each changed file the rules read has a summary equal to the one they read,
+a full run would ask the same questions, get the same answers and find the same: the results
+are built from the record, reading only the files reported on and summarising the changed
+files the rules read (an edit in a test or model file, or a comment or a function no
+question reached in a Dataset's file).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import files, notebooks
+from .analysis.facts import ModuleFacts
 from .caches import FactsCache, RunRecord
 from .summaries import digest, summarise_bytes
 from .types import Failed, FileResult, Finding, Skipped, Unchanged
@@ -49,7 +52,8 @@ def answer(
     if record.digests.keys() != digests.keys():
         return None
     changed = {path for path, known in digests.items() if record.digests[path] != known}
-    if changed & record.consulted:
+    read_by_rules = changed & record.consulted
+    if any(path not in record.tables or notebooks.is_notebook(path) for path in read_by_rules):
         return None
     read: dict[Path, tuple[bytes, int]] = {}
 
@@ -65,23 +69,53 @@ def answer(
         for path in changed:
             if not record.answers.same_answers(path, raw_of(path)[0]):
                 return None
-        results = _results(root, record, changed, request, raw_of, cache)
+        for path in sorted(read_by_rules, key=str):
+            if not _summarised_alike(root, record, path, raw_of, cache):
+                cache.save()  # the full run that follows reads the summaries made here
+                return None
+        results = _results(root, record, changed, read_by_rules, request, raw_of, cache)
     except (_Stale, files.SourceError):
         return None
     cache.save()
     return results
 
 
+def _summarised_alike(
+    root: Path,
+    record: RunRecord,
+    path: Path,
+    raw_of: Callable[[Path], tuple[bytes, int]],
+    cache: FactsCache,
+) -> bool:
+    """Return True if the changed file `path`, whose summary the recorded analysis read, now
+    has an equal summary that answers the same questions of its text (`RunRecord.tables`).
+
+    The summary the analysis read is the one the cache holds for the recorded content hash;
+    if the cache no longer holds it, the answer is False.
+    """
+    earlier = cache.get(path, record.digests[path], root)
+    if earlier is None:
+        return False
+    raw, mode = raw_of(path)
+    now = summarise_bytes(path, raw, mode, root)
+    if not isinstance(now, ModuleFacts):
+        return False
+    cache.put(now)
+    return now.answers_alike(earlier, record.tables[path])
+
+
 def _results(
     root: Path,
     record: RunRecord,
     changed: set[Path],
+    summarised_now: set[Path],
     request: Request,
     raw_of: Callable[[Path], tuple[bytes, int]],
     cache: FactsCache,
 ) -> list[FileResult]:
-    """Return what a full run would for the requested files, given the record's findings."""
-    summarised = set(record.summarised - changed)
+    """Return what a full run would for the requested files, given the record's findings
+    (`summarised_now`: the changed files summarised already, without a problem)."""
+    summarised = set(record.summarised - changed) | summarised_now
     problems = {path: problem for path, problem in record.problems.items() if path not in changed}
     by_path: dict[Path, list[Finding]] = {}
     for finding in record.findings:
@@ -134,4 +168,5 @@ def record_of(workspace: Workspace, prefetched: set[Path], findings: list[Findin
         tuple(findings),
         summarised,
         {path: problem for path, problem in workspace.problems.items() if path in summarised},
+        sources.table_answers(),
     )

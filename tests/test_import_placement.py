@@ -11,6 +11,7 @@ import pytest
 from fixture_cases import Case, discover_cases
 
 from codemods.fixes.apply import apply_edits
+from codemods.fixes.code_style import CodeStyle
 from codemods.fixes.import_placement import first_party_modules
 from codemods.types import AddImport, HoistFunction, Span
 
@@ -142,7 +143,7 @@ CASES = [
 def test_new_imports_are_placed_as_a_sorter_would(
     before: str, imports: list[AddImport], expected: str, tmp_path: Path
 ) -> None:
-    after = apply_edits(before, imports, first_party={"mypkg"})
+    after = apply_edits(before, imports, style=CodeStyle(frozenset({"mypkg"})))
     assert after == expected
     if _ruff_available():
         (tmp_path / "mypkg").mkdir()

@@ -281,9 +281,10 @@ class ConstructionArguments:
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
         for branch in init.function.branches:
-            if branch.subject.startswith("self.") or branch.governs(span) is None:
+            param = decided_by_param(init, branch.subject)
+            if param is None or branch.governs(span) is None:
                 continue
-            known = self.at(init, branch.subject, index)
+            known = self.at(init, param, index)
             holds = None if known is None else outcome(branch, known)
             if holds is not None and branch.excludes(span, holds):
                 return True
@@ -483,3 +484,15 @@ def constrained(where: FunctionRef, param: str, span: Span) -> Known | None:
     if one_of is None and not excluded and truth is None:
         return None
     return Known(one_of, frozenset(excluded), truth)
+
+
+def decided_by_param(init: FunctionRef, subject: str) -> str | None:
+    """Return the parameter of `__init__` `init` a branch on `subject` tests: the parameter
+    itself, or the one `init` stores as that attribute and nothing else stores there
+    (`self.augment = augment`, then `if self.augment:`)."""
+    if not subject.startswith("self."):
+        return subject
+    stored = [item.value for item in init.function.assignments if item.target == subject]
+    if len(stored) == 1 and stored[0].kind is Kind.PARAM:
+        return stored[0].name
+    return None

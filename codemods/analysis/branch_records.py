@@ -16,7 +16,8 @@ from . import catalog
 from .branch_facts import UNIT_DRAW, Branch
 from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
-from .facts import Kind, Value, literal_key
+from .facts import Kind, Value, literal_key, string_literal
+from .version_tests import TORCH_VERSION, TORCH_VERSION_TEXT
 
 #: Summarises an expression of the function being summarised.
 Summarise = Callable[[ast.expr], Value]
@@ -95,6 +96,9 @@ def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
     [0, 1) compared with the subject (`random.random() < self.p`, `self.p > rand()`)."""
     left, right = value(test.left), value(test.comparators[0])
     as_left, as_right = _ORDER_NAMES[type(test.ops[0])]
+    version = _version_test(left, right, as_left, as_right)
+    if version is not None:
+        return version
     subject = _branch_subject(left)
     operator, other = as_left, right
     if subject is None:
@@ -115,6 +119,52 @@ def _compared_with_number(left: Value, right: Value, as_left: str, as_right: str
             order = (operator, repr(_number(number)))
             return Branch("", False, _NO_BODY, order=order, compared=compared)
     return None
+
+
+#: Names of torch's version string: `torch.__version__` and mmcv's copy of it.
+_TORCH_VERSION_NAMES = frozenset(
+    {"torch.__version__", "mmcv.utils.TORCH_VERSION", "mmcv.utils.parrots_wrapper.TORCH_VERSION"}
+)
+#: The last part of the names of functions that parse a version string into comparable parts
+#: (`packaging.version.parse`, `Version`, `LooseVersion`, mmcv's `digit_version`, ...).
+_VERSION_PARSERS = frozenset(
+    {"parse", "Version", "LooseVersion", "StrictVersion", "parse_version", "digit_version"}
+)
+
+
+def _version_test(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:
+    """Return the branch of torch's version compared with a literal version: as text
+    (`torch.__version__ >= "1.8.0"`) or parsed on both sides (`digit_version(...)`)."""
+    for version, other, operator in ((left, right, as_left), (right, left, as_right)):
+        if _is_torch_version(version):
+            literal = string_literal(other)
+            if literal is not None:
+                return Branch(TORCH_VERSION_TEXT, False, _NO_BODY, order=(operator, literal))
+        parsed, literal_parsed = _parsed(version), _parsed(other)
+        if parsed is not None and _is_torch_version(parsed) and literal_parsed is not None:
+            literal = string_literal(literal_parsed)
+            if literal is not None:
+                return Branch(TORCH_VERSION, False, _NO_BODY, order=(operator, literal))
+    return None
+
+
+def _is_torch_version(value: Value) -> bool:
+    return bool(set(value.qualnames) & _TORCH_VERSION_NAMES) or (
+        value.kind is Kind.ATTRIBUTE
+        and value.name == "__version__"
+        and value.base is not None
+        and "torch" in value.base.qualnames
+    )
+
+
+def _parsed(value: Value) -> Value | None:
+    """Return what a version parser is given (`version.parse(text)` -> `text`)."""
+    if value.kind is not Kind.CALL or value.base is None or len(value.args) != 1:
+        return None
+    names = {name.rpartition(".")[2] for name in value.base.qualnames}
+    if value.base.kind is Kind.ATTRIBUTE:
+        names.add(value.base.name)
+    return value.args[0] if names & _VERSION_PARSERS else None
 
 
 def _number(value: Value) -> int | float | None:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-#: torch's DataLoader under the names it is importable by.
+#: torch's DataLoader under the names it is importable by, also as mmcv 1.x re-exports it
+#: (outside the Parrots framework its `PoolDataLoader` is torch's DataLoader too).
 TORCH_DATALOADERS = frozenset(
-    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+    {
+        "torch.utils.data.DataLoader",
+        "torch.utils.data.dataloader.DataLoader",
+        # The Parrots framework's loader, which mmcv's wrapper picks there.
+        "torch.utils.data.PoolDataLoader",
+        *(
+            f"{module}.{name}"
+            for module in ("mmcv.utils", "mmcv.utils.parrots_wrapper")
+            for name in ("DataLoader", "PoolDataLoader")
+        ),
+    }
 )
 
 #: torch's Dataset base classes; a project class deriving from one is a Dataset.
@@ -430,3 +441,23 @@ NUMPY_LEGACY_ORDER_DRAWS = frozenset({"shuffle", "permutation", "choice"})
 
 #: `functools.partial`, which binds arguments to a worker_init_fn.
 PARTIAL = frozenset({"functools.partial"})
+
+
+#: Method names that objects of libraries have too (torch's `nn.Module` and optimizers,
+#: Lightning's Trainer and DataModule, containers, files and processes): calling one on an
+#: object of unknown class says nothing about which project class it is.
+# fmt: off
+LIBRARY_METHOD_NAMES = frozenset({
+    "add_module", "apply", "buffers", "children", "compile", "cpu", "cuda", "double", "eval",
+    "float", "forward", "half", "load_state_dict", "modules", "named_buffers",
+    "named_children", "named_modules", "named_parameters", "parameters", "register_buffer",
+    "register_forward_hook", "register_module", "register_parameter", "requires_grad_",
+    "share_memory", "state_dict", "to", "train", "type", "zero_grad",
+    "step", "add_param_group", "fit", "validate", "test", "predict", "tune", "setup",
+    "prepare_data", "teardown", "train_dataloader", "val_dataloader", "test_dataloader",
+    "predict_dataloader",
+    "get", "set", "pop", "update", "items", "keys", "values", "append", "extend", "copy",
+    "clear", "read", "write", "close", "open", "load", "save", "run", "start", "stop", "join",
+    "reset", "build", "call", "format", "main",
+})
+# fmt: on

@@ -17,7 +17,7 @@ from functools import partial
 
 from ..types import Span
 from .branch_facts import within
-from .branch_feasibility import ConstructionArguments, ruled_out_by_call
+from .branch_feasibility import ConstructionArguments, decided_by_param, ruled_out_by_call
 from .candidates import Construction
 from .facts import Assignment, Kind, Value
 from .project import Project
@@ -73,8 +73,7 @@ def _skipped(arguments: ConstructionArguments, where: FunctionRef, index: int, s
 
 
 def _branches_on_params(where: FunctionRef) -> bool:
-    function = where.function
-    return any(not branch.subject.startswith("self.") for branch in function.branches)
+    return any(decided_by_param(where, branch.subject) for branch in where.function.branches)
 
 
 def open_value(value: Value, closed: Callable[[Span], bool]) -> Value:

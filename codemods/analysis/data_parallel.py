@@ -245,6 +245,7 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
     if config is None:
         return None
     keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
+    strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
     files: list[Path] = []
     for key in sorted(keys):
         structured = structured_targets(project, key)
@@ -253,10 +254,35 @@ def _configured_trainer(project: Project, function: FunctionRef, call: Value) ->
             lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
             if lightning and _node_asks_data_parallel(node):
                 files.append(node.path)
+            elif lightning and strategy_files:
+                files.extend((node.path, *strategy_files))
     if not files:
         return None
     label = "Trainer(...) made by instantiate(...)"
     return Evidence(function, call, label, tuple(dict.fromkeys(files)))
+
+
+def _strategy_node_files(
+    project: Project, function: FunctionRef, strategy: Value | None
+) -> tuple[Path, ...]:
+    """Return the configuration files that make `strategy=instantiate(cfg.strategy)` a
+    data-parallel Lightning strategy (the node's `_target_` is `DDPStrategy` or the like)."""
+    if (
+        strategy is None
+        or strategy.kind is not Kind.CALL
+        or strategy.base is None
+        or not project.is_one_of(strategy.base, function.module, _HYDRA_INSTANTIATE)
+        or not strategy.args
+    ):
+        return ()
+    key = _node_key(strategy.args[0])
+    if key is None:
+        return ()
+    return tuple(
+        node.path
+        for node in config_nodes(project, key)
+        if node.target in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES
+    )
 
 
 #: Calls that turn a config node into a dict of the same options.

@@ -387,6 +387,8 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
     if picked is not None:
         # `REGISTRY[key](...)` and `REGISTRY.get(key)(...)` make the instance here.
         registry, candidates = picked
+        # A class whose `__init__` takes none of a keyword would raise: it is not made here.
+        candidates = tuple(ref for ref in candidates if _takes_keywords(project, ref, call))
         made = tuple((ref, (call, where)) for ref in candidates)
         return DatasetsOf(candidates, True, (registry.name,), made=made)
     if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
@@ -407,3 +409,14 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
                     # A builder makes the instance itself: no constructor call is seen.
                     return DatasetsOf(candidates, True, (target.name,))
     return None
+
+
+def _takes_keywords(project: Project, ref: ClassRef, call: Value) -> bool:
+    """Return False if `ref(...)` cannot take a keyword `call` passes: its project `__init__`
+    has no parameter of that name and no `**kwargs`."""
+    found = project.find_method(ref, "__init__")
+    if found is None:
+        return True  # a library's `__init__`: what it takes is not known here
+    init = found[1].function
+    passed = (key for key, _ in call.keywords if key is not None)
+    return init.has_var_keyword or all(key in init.params for key in passed)

@@ -432,6 +432,12 @@ def _from_variables(
             module_code = target.module.function("<module>")
             context = FunctionRef.of(target.module, module_code) if module_code else where
             for assigned in target.values:
+                if assigned.kind is Kind.UNKNOWN and module_code is not None:
+                    # A script's `train_set, val_set = make_datasets(...)` or `for ds in ...:`.
+                    local = dataset_bindings.classes_of_local(project, target.name, context, depth)
+                    if local is not None:
+                        results.append(local)
+                        continue
                 stored = dataset_bindings.stored_under_global(target, assigned)
                 if stored is None:
                     assigned = dataset_bindings.own_reads_resolved(target, assigned)

@@ -126,6 +126,8 @@ class _Extractor(_ExpressionVisitor):
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
                 type_tests=tuple(builder.type_tests),
+                loops=tuple(builder.loops),
+                unpacked=tuple(builder.unpacked),
             )
         )
         pending = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ from .statement_order import StatementReach
 from .suppressions import Suppressions
 
 if TYPE_CHECKING:
-    from .function_table import FunctionTable
+    from .function_table import FunctionTable, TableAnswers
 
 
 class Kind(enum.Enum):
@@ -356,6 +356,14 @@ class ModuleFacts:
     module_names: frozenset[str] = field(default_factory=frozenset)
     #: SHA-256 of the file's bytes.
     digest: str = ""
+
+    def answers_alike(self, earlier: ModuleFacts, answers: TableAnswers) -> bool:
+        """Return True if this summary of a module (maybe of other bytes) answers every
+        question a run asked of the `earlier` one the same (`answers`: what its text
+        answered): an equal summary, and see `FunctionTable.answers_alike`."""
+        return replace(self, digest=earlier.digest) == earlier and self.table.answers_alike(
+            earlier.table, answers
+        )
 
     @property
     def noqa(self) -> Suppressions:

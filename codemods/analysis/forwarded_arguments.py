@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .facts import Kind, Value
+from .facts import Kind, Value, literal_key
 from .memo import per_project
 from .project import Project
 from .refs import FunctionRef
@@ -79,3 +79,21 @@ def forwards_no_keyword(project: Project, function: FunctionRef, splat: Value, n
         return False
     found = forwarded(project, function)
     return found is not None and name not in found.keywords
+
+
+def literal_of_every_call(project: Project, function: FunctionRef, param: str) -> str | None:
+    """Return the literal (as `literal_key` writes it) that parameter `param` of `function`
+    takes in every call the project makes of it, passed alike or left at its default; None
+    if the calls differ, pass something else, or one may be hidden."""
+    facts = function.function
+    if param not in facts.params or forwarded(project, function) is None:
+        return None
+    position = facts.params.index(param)
+    found: set[str | None] = set()
+    for site in project.callers(function):
+        call = site.call
+        value = call.keyword(param)
+        if value is None and position < min(facts.positional_count, len(call.args)):
+            value = call.args[position]
+        found.add(facts.default_of(param) if value is None else literal_key(value))
+    return found.pop() if len(found) == 1 else None

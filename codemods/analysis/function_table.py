@@ -6,6 +6,7 @@ import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..lines import source_lines
@@ -29,6 +30,28 @@ class FunctionSource(Protocol):
 
 #: Re-creates a FunctionSource from the file (after a summary was cached or pickled).
 Reopen = Callable[[], FunctionSource]
+
+
+@dataclass(frozen=True)
+class TableAnswers:
+    """What the text of one module answered a run, through its `FunctionTable`.
+
+    With the module's summary, these are all a run learns of a file: another version of the
+    file whose summary is equal and that answers these the same gives every finding the same
+    (see `FunctionTable.answers_alike`).
+    """
+
+    #: Identifiers asked for -> the top-level functions whose text spells one of them.
+    spelling: dict[frozenset[str], frozenset[str]]
+    #: Identifiers asked for -> whether the module's text spells one of them anywhere.
+    spells: dict[frozenset[str], bool]
+    #: (pattern, what every match contains) -> each function not yet summarised that was
+    #: searched, and whether the pattern matched its text.
+    matched: dict[tuple[re.Pattern[str], tuple[str, ...]], dict[str, bool]]
+    #: The noqa comments, if they were read.
+    noqa: Suppressions | None
+    #: The top-level functions summarised by the end of the run.
+    summarised: frozenset[str]
 
 
 class FunctionTable:
@@ -61,12 +84,18 @@ class FunctionTable:
         self._reopen: Reopen | None = None
         #: (first character, end, qualname) of each top-level function's text.
         self._ranges: list[tuple[int, int, str]] | None = None
+        self._range_of: dict[str, tuple[int, int]] = {}
         self._starts: list[int] = []
         self._reach: list[int] = []
         self._sorted: tuple[FunctionFacts, ...] | None = None
         #: The top-level function each function of `_sorted` lies in (None: module level).
         self._sorted_groups: tuple[str | None, ...] = ()
         self._noqa: Suppressions | None = None
+        #: The text questions answered since this table was made (see `TableAnswers`).
+        self._spelling_asked: dict[frozenset[str], frozenset[str]] = {}
+        self._spells_asked: dict[frozenset[str], bool] = {}
+        self._matched: dict[tuple[re.Pattern[str], tuple[str, ...]], dict[str, bool]] = {}
+        self._noqa_asked = False
 
     def __getstate__(self) -> dict[str, object]:
         # What is pending is summarised again from the file if it is ever asked for.
@@ -129,6 +158,7 @@ class FunctionTable:
         and methods (with what they contain) whose text spells none of `names`: they
         cannot be about them. Module-level code is always kept."""
         spelled = self._spelling(names)
+        self._spelling_asked[names] = frozenset(spelled)
         for qualname in [qualname for qualname in spelled if qualname in self._pending]:
             self._summarise(qualname)
         ordered = self._ordered()
@@ -161,7 +191,9 @@ class FunctionTable:
     def spells(self, names: frozenset[str]) -> bool:
         """Return True if the module's text, anywhere, spells one of `names` as a whole word."""
         text = self._open().text
-        return any(next(_word_positions(text, name), None) is not None for name in names)
+        found = any(next(_word_positions(text, name), None) is not None for name in names)
+        self._spells_asked[names] = found
+        return found
 
     def _text_ranges(self, text: str) -> list[tuple[int, int, str]]:
         """Return (first character, end, qualname) of every top-level function, by start."""
@@ -174,6 +206,7 @@ class FunctionTable:
                 (offsets[min(first - 1, last)], offsets[min(end, last)], qualname)
                 for qualname, (first, end) in self._spans.items()
             )
+            self._range_of = {qualname: (start, end) for start, end, qualname in self._ranges}
             self._starts = [start for start, _, _ in self._ranges]
             #: The furthest end of the ranges up to each one.
             self._reach = list(itertools.accumulate((end for _, end, _ in self._ranges), max))
@@ -186,22 +219,80 @@ class FunctionTable:
         summarised in whose text `pattern` does not match. Every match contains one of
         `containing`, if given (a cheap test first)."""
         if self._pending:
-            text = self._open().text
-            ranges = {qualname: (start, end) for start, end, qualname in self._text_ranges(text)}
+            searched = self._matched.setdefault((pattern, containing), {})
             for qualname in list(self._pending):
-                start, end = ranges[qualname]
-                segment = text[start:end]
-                if containing and not any(part in segment for part in containing):
-                    continue
-                if pattern.search(segment):
+                searched[qualname] = self._matches(qualname, pattern, containing)
+                if searched[qualname]:
                     self._summarise(qualname)
         return self._ordered()
+
+    def _matches(
+        self, qualname: str, pattern: re.Pattern[str], containing: tuple[str, ...]
+    ) -> bool:
+        """Return True if `pattern` matches in the text of top-level function `qualname`."""
+        text = self._open().text
+        self._text_ranges(text)
+        start, end = self._range_of[qualname]
+        segment = text[start:end]
+        if containing and not any(part in segment for part in containing):
+            return False
+        return pattern.search(segment) is not None
 
     def noqa(self) -> Suppressions:
         """Return the module's `# noqa` comments (read from its text when first asked)."""
         if self._noqa is None:
             self._noqa = noqa_comments(self._open().text)
+        self._noqa_asked = True
         return self._noqa
+
+    def answers(self) -> TableAnswers:
+        """Return the text questions this table answered, with its answers."""
+        return TableAnswers(
+            dict(self._spelling_asked),
+            dict(self._spells_asked),
+            {key: dict(searched) for key, searched in self._matched.items()},
+            self._noqa if self._noqa_asked else None,
+            self.summarised_groups(),
+        )
+
+    def answers_alike(self, earlier: FunctionTable, answers: TableAnswers) -> bool:
+        """Return True if this table, with every function summarised, answers each question
+        a run asked of the `earlier` table (`answers`) the same: the same functions, with
+        equal summaries, and the same answers to the text questions.
+
+        `earlier` is the summary of another version of the module, as stored by the run's
+        cache; if it holds fewer functions than the run summarised, the answer is False.
+        """
+        self.all()
+        summarised = answers.summarised
+        if self._spans != earlier._spans or not summarised <= earlier.summarised_groups():
+            return False
+        if _within(self._ordered(), self._spans, summarised) != _within(
+            earlier._ordered(), earlier._spans, summarised
+        ):
+            return False
+        if _nested_classes(self._classes, self._spans, summarised) != _nested_classes(
+            earlier._classes, earlier._spans, summarised
+        ):
+            return False
+        text = self._open().text
+        return (
+            all(self._spelling(names) == found for names, found in answers.spelling.items())
+            and all(
+                any(next(_word_positions(text, name), None) is not None for name in names) == found
+                for names, found in answers.spells.items()
+            )
+            and all(
+                self._matches(qualname, pattern, containing) == found
+                for (pattern, containing), searched in answers.matched.items()
+                for qualname, found in searched.items()
+            )
+            and (answers.noqa is None or noqa_comments(text) == answers.noqa)
+        )
+
+    def summarised_groups(self) -> frozenset[str]:
+        """Return the top-level functions and methods summarised so far."""
+        return frozenset(self._spans.keys() - self._pending.keys())
 
     def _open(self) -> FunctionSource:
         if self._source is None:
@@ -269,6 +360,29 @@ def _top_level(qualname: str) -> str:
     for marker in (".<locals>.", ".<lambda"):
         qualname = qualname.partition(marker)[0]
     return qualname
+
+
+def _within(
+    functions: Iterable[FunctionFacts], spans: dict[str, tuple[int, int]], groups: frozenset[str]
+) -> list[FunctionFacts]:
+    """Return the functions of module-level code and of the top-level functions `groups`."""
+    return [
+        function
+        for function in functions
+        if (group := _top_level(function.qualname)) not in spans or group in groups
+    ]
+
+
+def _nested_classes(
+    classes: dict[str, ClassFacts], spans: dict[str, tuple[int, int]], groups: frozenset[str]
+) -> dict[str, ClassFacts]:
+    """Return the classes defined in module-level code and in the top-level functions
+    `groups`."""
+    return {
+        name: cls
+        for name, cls in classes.items()
+        if (group := _top_level(name)) not in spans or group in groups
+    }
 
 
 def _position(function: FunctionFacts) -> tuple[int, int, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
 from .refs import VariableRef
+from .worker_conditions import persists
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class KnownDict:
     branches: tuple[Value, ...] = ()
     #: Keys that only some branches set: whether they are passed is unknown.
     partial_keys: frozenset[str] = frozenset()
+    #: The entries each branch passes, in the order of `branches`.
+    branch_entries: tuple[tuple[tuple[str | None, Value], ...], ...] = ()
 
 
 def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
@@ -66,7 +69,13 @@ def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
     value = origins[0].value if not known.branches else known.value
     # A key some branches lack is passed once a later store sets it.
     partial = known.partial_keys - {key for key, _ in stores if key is not None}
-    return replace(known, value=value, entries=known.entries + tuple(stores), partial_keys=partial)
+    return replace(
+        known,
+        value=value,
+        entries=known.entries + tuple(stores),
+        partial_keys=partial,
+        branch_entries=tuple(entries + tuple(stores) for entries in known.branch_entries),
+    )
 
 
 def _known_branches(
@@ -96,7 +105,12 @@ def _known_branches(
     partial = frozenset(key for branch in keys for key in branch if key is not None) - every
     whole = Value(Kind.ALTERNATIVES, args=tuple(result.value for result in known))
     return KnownDict(
-        whole, tuple(entries), known[0].path, tuple(r.value for r in known), frozenset(partial)
+        whole,
+        tuple(entries),
+        known[0].path,
+        tuple(result.value for result in known),
+        frozenset(partial),
+        tuple(result.entries for result in known),
     )
 
 
@@ -127,3 +141,21 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
     ):
         return KnownDict(option, option.keywords, module.path)
     return None
+
+
+def each_branch_persists(known: KnownDict) -> bool:
+    """Return True if each branch's dict of `known` either starts no workers or keeps them
+    (`persistent_workers=True` in the training branch, `num_workers=0` in the evaluation one)."""
+    if not known.branch_entries:
+        return False
+    for entries in known.branch_entries:
+        if any(key is None for key, _ in entries):
+            return False
+        passed = dict(entries)  # the last store of a key is the one the call sees
+        workers = passed.get("num_workers")
+        if workers is None or (workers.kind is Kind.INT and workers.number == 0):
+            continue
+        persistent = passed.get("persistent_workers")
+        if persistent is None or not persists(persistent, workers):
+            return False
+    return True

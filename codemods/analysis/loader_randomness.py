@@ -62,7 +62,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
         # `MNIST(root, transform=Compose([ToTensor(), Normalize(...)]))`: nothing unseen.
         opaque = not draws_nothing(project, dataset, loader.function)
     for ref in datasets.classes:
-        code = per_item_code(project, ref)
+        code = per_item_code(project, ref, datasets.made_by(ref))
         opaque = (
             opaque
             or _inherits_per_item_code(project, ref)

@@ -9,13 +9,18 @@ from functools import cached_property
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value, spelled
-from .forwarded_arguments import forwards_no_keyword, forwards_nothing_positional
-from .loader_kwargs import KnownDict, known_dict, with_item_stores
+from .forwarded_arguments import (
+    forwards_no_keyword,
+    forwards_nothing_positional,
+    literal_of_every_call,
+)
+from .loader_kwargs import KnownDict, each_branch_persists, known_dict, with_item_stores
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .settings_splats import settings_cannot_pass
-from .worker_conditions import holds_when_workers_start, made_only_without_workers
+from .version_tests import excluded_by_target
+from .worker_conditions import made_only_without_workers, persists
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (
@@ -190,14 +195,17 @@ class LoaderCall:
 
     def persistent_workers(self) -> bool:
         """Return True if the workers persist whenever they start: `persistent_workers=True`
-        passed literally, or a test that holds exactly when they start (`num_workers > 0`)."""
+        passed literally, or a test that holds exactly when they start (`num_workers > 0`),
+        also in each branch's dict of `**loader_args` that may start workers."""
         value = self.argument("persistent_workers").value
+        if value is not None and value.kind is Kind.PARAM:
+            # `persistent_workers=persistent_workers`, which every call leaves at `True`.
+            return literal_of_every_call(self.project, self.function, value.name) == "True"
         if value is None:
-            return False
-        if value.kind is Kind.CONSTANT and value.name == "True":
-            return True
-        workers = self.argument("num_workers").value
-        return workers is not None and holds_when_workers_start(value, workers)
+            splat = self.splats[0] if len(self.splats) == 1 else None
+            direct = self.call.keyword("num_workers") is not None
+            return splat is not None and not direct and each_branch_persists(splat)
+        return persists(value, self.argument("num_workers").value)
 
     def in_fixed_order(self) -> bool:
         """Return True if the call passes `shuffle=False` literally and no sampler."""
@@ -317,6 +325,10 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             found.extend(sites)
     for function in project.functions_mentioning(*names):
         for call in function.function.calls:
+            if call.span is not None and excluded_by_target(
+                function.function.branches, call.span, project.target
+            ):
+                continue  # `if torch.__version__ >= "1.8.0":`, not taken on the target
             if call.base is not None and call.base.kind is Kind.PARAM:
                 subclasses = _parameter_loader(project, function, call.base.name)
                 if subclasses is not None:

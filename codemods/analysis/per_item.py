@@ -240,6 +240,9 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         # `intensity(x)` with `intensity = make_intensity(cfg)`: the closure it returned.
         for closure in functions_of(project, callee, caller.function):
             yield closure, project.class_of_function(closure), None, None, ()
+        # `RandomScale(0.5)(x)`, or `aug = Compose([...])` then `aug(x)`: an object made
+        # here, per item, and called.
+        yield from _made_here(project, callee, caller, "__call__")
         return
     registry = _function_registry(callee)
     if registry is not None:
@@ -249,6 +252,11 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 field = callee.name if callee.kind is Kind.ATTRIBUTE else None
                 for registered in registered_functions(project, target, field):
                     yield registered, None, None, None, ()
+        return
+    made = callee.base if callee.kind is Kind.ATTRIBUTE else None
+    if made is not None and made.kind is Kind.CALL and not made.is_call_to("builtins.super"):
+        # `Crop(size).apply(x)`, or `crop = Crop(size)` then `crop.apply(x)`.
+        yield from _made_here(project, made, caller, callee.name)
         return
     if self_class is None:
         return
@@ -302,6 +310,25 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if function is not None:
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
                     return
+        return
+
+
+def _made_here(project: Project, call: Value, caller: Reached, method: str) -> Iterator[_Callee]:
+    """Yield method `method` (`__call__`: what calling the object runs) of the project class
+    whose instance `call` makes in `caller`'s own code, with that construction."""
+    if call.base is None:
+        return
+    for target in project.targets(call.base, caller.function.module):
+        if not isinstance(target, ClassRef):
+            continue
+        made = ((call, caller.function),)
+        if method == "__call__":
+            for hook in _run_when_called(project, target):
+                yield hook, target, None, made, ()
+        else:
+            found = project.find_method(target, method)
+            if found is not None:
+                yield found[1], target, None, made, ()
 
 
 def _held_elements_called(project: Project, caller: Reached, iterable: Value) -> Iterator[_Callee]:

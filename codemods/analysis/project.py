@@ -3,7 +3,7 @@
 `Project` is built from the `ModuleFacts` of every analysed file of one repository. It turns
 the qualified names recorded per file into the classes, functions and variables they denote,
 following re-exports (`from .data import MyDataset` in a package `__init__`), module aliases
-and module-level assignments (`Loader = DataLoader`).
+and module-level assignments (`Loader = DataLoader`, also unpacked from a function's result).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value, spelled
+from .module_unpacking import assigned_values
 from .name_growth import add_aliases, denotes, grow_names, matches
 from .refs import CallSite, ClassRef, ExternalRef, Family, FunctionRef, Target, VariableRef
 from .sources import NOTEBOOK_SUFFIX, SourceSet
@@ -31,8 +32,7 @@ class Project:
 
     Modules are summarised on demand (see `sources.SourceSet`): name resolution loads the
     module a name points into, and project-wide questions name the identifiers their answer
-    must mention (`modules_mentioning`).
-    """
+    must mention (`modules_mentioning`)."""
 
     def __init__(
         self, root: Path, modules: Iterable[ModuleFacts] | SourceSet, target: TorchTarget
@@ -199,11 +199,11 @@ class Project:
             if isinstance(target, ExternalRef):
                 names.add(target.qualname)
             elif isinstance(target, VariableRef):
-                for assigned in target.values:
+                for assigned, module in assigned_values(self, target):
                     if assigned.kind is Kind.NAME and assigned.qualnames != (
                         f"{target.module.module}.{target.name}",
                     ):
-                        names.update(self.qualnames(assigned, target.module))
+                        names.update(self.qualnames(assigned, module))
         return frozenset(names)
 
     def is_one_of(self, value: Value, near: ModuleFacts, qualnames: frozenset[str]) -> bool:

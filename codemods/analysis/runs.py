@@ -14,14 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from . import catalog
 from .base_inits import base_init_callers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import ClassRef, FunctionRef, Target, VariableRef
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
+from .self_calls import calls_method
 
 #: How many levels of callers `entry_modules` follows.
 _CALLER_DEPTH = 3
@@ -73,6 +75,7 @@ def _callers(
         if through_objects:
             yield from _instance_callers(project, function)
             yield from _constructing_callers(project, function)
+            yield from _callers_on_unknown_objects(project, function)
         yield from _lightning_hook_callers(project, function)
 
 
@@ -94,33 +97,48 @@ def _tables_holding(project: Project, function: FunctionRef) -> tuple[VariableRe
         return ()
     found: list[VariableRef] = []
     for module in project.modules_mentioning(*project.names_denoting(function)):
-        body = module.function("<module>")
-        stores = [(store.target, store.value) for store in body.item_stores] if body else []
-        stored = [(name, value) for name, values in module.bindings for value in values]
-        for name, value in [*stored, *stores]:
-            if value.kind in (Kind.DICT, Kind.SEQUENCE) and _holds(
-                project, value, module, function
-            ):
+        for name, held in _module_tables(project, module):
+            if function in held:
                 found.append(VariableRef(module, name, (), module.path))
     return tuple(dict.fromkeys(found))
 
 
-#: How many tables deep `_holds` looks for a function (`{"msvd": {"train": make}}`).
+@per_project
+def _module_tables(
+    project: Project, module: ModuleFacts
+) -> tuple[tuple[str, frozenset[Target]], ...]:
+    """Return the module-level dicts, lists and tuples of `module` (bound, or stored into one
+    by one), each with what the names it holds, maybe nested, denote.
+
+    Kept per module: every function whose callers are looked for in tables asks about the
+    tables of each module that mentions it."""
+    body = module.function("<module>")
+    stores = [(store.target, store.value) for store in body.item_stores] if body else []
+    stored = [(name, value) for name, values in module.bindings for value in values]
+    return tuple(
+        (name, frozenset(_held(project, value, module)))
+        for name, value in [*stored, *stores]
+        if value.kind in (Kind.DICT, Kind.SEQUENCE)
+    )
+
+
+#: How many tables deep `_held` looks for a function (`{"msvd": {"train": make}}`).
 _TABLE_DEPTH = 3
 
 
-def _holds(
-    project: Project, value: Value, module: ModuleFacts, function: FunctionRef, depth: int = 0
-) -> bool:
+def _held(project: Project, value: Value, module: ModuleFacts, depth: int = 0) -> Iterator[Target]:
+    """Yield what the names held by table `value` (a dict, list or tuple) denote."""
     if value.kind is Kind.DICT:
         entries = [entry for key, entry in value.keywords if key is not None]
     elif value.kind is Kind.SEQUENCE:
         entries = list(value.args)
     else:
-        return value.kind is Kind.NAME and function in project.targets(value, module)
-    return depth < _TABLE_DEPTH and any(
-        _holds(project, entry, module, function, depth + 1) for entry in entries
-    )
+        if value.kind is Kind.NAME:
+            yield from project.targets(value, module)
+        return
+    if depth < _TABLE_DEPTH:
+        for entry in entries:
+            yield from _held(project, entry, module, depth + 1)
 
 
 def _calls_entry_of(project: Project, caller: FunctionRef, call: Value, table: VariableRef) -> bool:
@@ -241,6 +259,54 @@ def _calling_on_instances(
             classes = classes_of(project, callee.base, caller).classes
             runs = {project.find_method(cls, name) for cls in classes}
             found.append((caller, frozenset(run for run in runs if run is not None)))
+    return tuple(found)
+
+
+def _callers_on_unknown_objects(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that call `<object>.<name>()` on an object of no class the
+    analysis knows, when the only project classes defining `name` are `method`'s class
+    and its kin (one base defines it, the others derive from that base): an experiment a
+    trainer loads from a file named on the command line (`self.exp.get_data_loader()`)."""
+    name = method.function.name
+    owner = project.class_of_function(method)
+    if owner is None or name.startswith("_") or name in catalog.LIBRARY_METHOD_NAMES:
+        return
+    if not any(
+        all(root in project.mro(definer) for definer in _defining(project, name))
+        for root in project.mro(owner)
+        if root in _defining(project, name)
+    ):
+        return
+    yield from _calling_on_unknown_objects(project, name)
+
+
+@per_project
+def _defining(project: Project, name: str) -> frozenset[ClassRef]:
+    """Return the project classes that define a method `name`."""
+    return frozenset(
+        owner
+        for function in project.functions_mentioning(name)
+        if function.function.name == name
+        for owner in [project.class_of_function(function)]
+        if owner is not None
+    )
+
+
+@per_project
+def _calling_on_unknown_objects(project: Project, name: str) -> tuple[FunctionRef, ...]:
+    """Return the functions that call `<object>.<name>()` where no class of the object is
+    known (a parameter, or an object a library made)."""
+    found: list[FunctionRef] = []
+    for caller in project.functions_mentioning(name):
+        for call in caller.function.calls:
+            receiver = call.base.base if calls_method(call, name) and call.base else None
+            if (
+                receiver is not None
+                and receiver.kind is not Kind.SELF
+                and not classes_of(project, receiver, caller).classes
+            ):
+                found.append(caller)
+                break
     return tuple(found)
 
 

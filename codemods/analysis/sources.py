@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .facts import ModuleFacts
-from .function_table import FunctionSource
+from .function_table import FunctionSource, TableAnswers
 from .text_index import TextIndex
 
 #: Summarise one file: its facts, or None if it cannot be analysed.
@@ -171,6 +171,14 @@ class SourceSet:
                 for pattern, paths in self._pattern_cache.items()
             },
         )
+
+    def table_answers(self) -> dict[Path, TableAnswers]:
+        """Return what the text of each consulted file answered through its summary."""
+        return {
+            path: facts.table.answers()
+            for path in self.consulted
+            if (facts := self._facts.get(path)) is not None
+        }
 
     def _summaries(self, paths: tuple[Path, ...]) -> Iterator[ModuleFacts]:
         if self._prepare is not None:

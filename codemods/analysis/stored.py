@@ -79,7 +79,9 @@ def _stored_by(
                 # `args["transform"] = transform` before `factory(**args)`.
                 entries = splat_entries(call, where, option.name)
                 results.extend(resolve(project, entry, where, 1) for entry in entries)
-            # Not passed: the parameter's default, which holds no project object.
+            elif (default := init.function.named_default(option.name)) is not None:
+                # Not passed: the default, a name (`transform=train_aug`) seen where `init` is.
+                results.append(resolve(project, default, init, 1))
     return merge(results)
 
 

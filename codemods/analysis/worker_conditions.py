@@ -61,6 +61,13 @@ def holds_when_workers_start(test: Value, workers: Value) -> bool:
     return unspanned(subject) == unspanned(workers)
 
 
+def persists(persistent: Value, workers: Value | None) -> bool:
+    """Return True if `persistent_workers=persistent` keeps the workers whenever they start."""
+    if persistent.kind is Kind.CONSTANT and persistent.name == "True":
+        return True
+    return workers is not None and holds_when_workers_start(persistent, workers)
+
+
 def unspanned(value: Value) -> Value:
     """Return `value` without the places it was written: the same expression at two places."""
     return replace(

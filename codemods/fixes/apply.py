@@ -9,7 +9,7 @@ is returned.
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 import libcst as cst
@@ -19,6 +19,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 
 from ..errors import FixError
 from ..types import Edit, Span
+from .code_style import DEFAULT_STYLE, CodeStyle
 from .edits import Staging, stage
 from .import_placement import place_new_imports, space_after_imports
 from .transformer import EditTransformer
@@ -28,20 +29,21 @@ __all__ = ["FixError", "apply_edits"]
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
 
-def apply_edits(text: str, edits: Sequence[Edit], *, first_party: Collection[str] = ()) -> str:
+def apply_edits(text: str, edits: Sequence[Edit], *, style: CodeStyle = DEFAULT_STYLE) -> str:
     """Return `text` with `edits` applied; raise FixError if that is not possible.
 
-    `first_party` names the project's top-level modules, so added imports are sorted in.
+    `style` says where the project's import sorter puts added imports, and how long a line
+    its formatter keeps.
     """
     try:
-        return _apply_edits(text, edits, first_party)
+        return _apply_edits(text, edits, style)
     except RecursionError as error:
         # libcst recurses once per level of nesting: a long chain like `a + b + ... + z`
         # (hundreds of terms, common in generated code) exhausts the stack.
         raise FixError("the code is nested too deeply for libcst to rewrite it") from error
 
 
-def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str]) -> str:
+def _apply_edits(text: str, edits: Sequence[Edit], style: CodeStyle) -> str:
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -103,7 +105,7 @@ def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str])
             for access in assignment.references
         ]
 
-    transformer = EditTransformer()
+    transformer = EditTransformer(style.line_length)
     staging = Staging(module, positions, find, find_optional, parents, references, transformer)
     for edit in dict.fromkeys(edits):
         stage(edit, staging)
@@ -119,7 +121,7 @@ def _apply_edits(text: str, edits: Sequence[Edit], first_party: Collection[str])
         for item in dict.fromkeys(imports):
             AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
         with_imports = AddImportsVisitor(context).transform_module(fixed)
-        fixed = place_new_imports(fixed, with_imports, first_party=first_party)
+        fixed = place_new_imports(fixed, with_imports, first_party=style.first_party)
     if unused_imports:
         context = CodemodContext()
         for removal in dict.fromkeys(unused_imports):

@@ -24,6 +24,7 @@ from .hoist import (
     moved_def,
 )
 from .parameters import add_parameter
+from .wrapping import fitted, statement_call
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
@@ -77,8 +78,14 @@ def _is_import_block(statement: cst.BaseStatement) -> bool:
 
 
 class EditTransformer(cst.CSTTransformer):
-    def __init__(self) -> None:
+    def __init__(self, line_length: int) -> None:
         super().__init__()
+        self.line_length = line_length
+        #: Calls given a new argument, whose statement may need splitting.
+        self._grown: set[cst.CSTNode] = set()
+        #: The indentation of each block being visited, outermost first.
+        self._indents: list[str] = []
+        self._indent_unit = "    "
         self.keywords: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.entries: dict[cst.CSTNode, list[tuple[str, str]]] = {}
         self.inserts: dict[cst.CSTNode, list[tuple[str, bool]]] = {}
@@ -145,7 +152,10 @@ class EditTransformer(cst.CSTTransformer):
                 ),
             )
             updated_node = append_argument(updated_node, argument)
-        return self._replace(original_node, updated_node)
+        result = self._replace(original_node, updated_node)
+        if original_node in self.keywords or original_node in self.entries:
+            self._grown.add(result)
+        return result
 
     def leave_Dict(self, original_node: cst.Dict, updated_node: cst.Dict) -> cst.BaseExpression:
         for key, value in self.entries.get(original_node, []):
@@ -223,6 +233,11 @@ class EditTransformer(cst.CSTTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
         self._first_statement = node.body[0] if node.body else None
         self._newline = node.default_newline
+        self._indent_unit = node.default_indent
+        return True
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        self._indents.append(self._indent_unit if node.indent is None else node.indent)
         return True
 
     def _replace(
@@ -275,6 +290,15 @@ class EditTransformer(cst.CSTTransformer):
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         removed = self._removing.pop()
         if not removed:
+            if statement_call(updated_node) in self._grown:
+                indent = sum(len(level) for level in self._indents)
+                updated_node = fitted(
+                    original_node,
+                    updated_node,
+                    indent=indent,
+                    unit=self._indent_unit,
+                    limit=self.line_length,
+                )
             self._lines[original_node] = updated_node
             return updated_node
         kept = [
@@ -362,6 +386,7 @@ class EditTransformer(cst.CSTTransformer):
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
     ) -> cst.IndentedBlock:
+        self._indents.pop()
         if not updated_node.body:
             # Every statement was removed: keep the block valid.
             return updated_node.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])])

@@ -130,8 +130,12 @@ class RankInvariantWorkerSeed(Rule):
       on an object the caller makes, the `__init__` that making an object runs (and the
       base `__init__` a subclass hands on to with `super().__init__(...)`),
       `trainer_class(cfg).fit()` with the class looked up by
-      name in a project module or package (`getattr(trainers, cfg.name)`), and calls of an
-      entry picked from a module-level table of functions, `LOADERS[kind]["train"](args)`;
+      name in a project module or package (`getattr(trainers, cfg.name)`), calls of an
+      entry picked from a module-level table of functions, `LOADERS[kind]["train"](args)`,
+      and a method called on an object of no class the analysis knows when only one family
+      of project classes (a base that defines the method and the classes deriving from it)
+      defines a method of that name (`self.exp.get_data_loader()` on an experiment a
+      trainer loads from a file named on its command line);
       every class or entry the run may pick is a candidate; distributed evidence in such a
       method, like a model class that wraps itself in DDP when its options ask, does not
       make each script that makes one distributed). The loader hooks Lightning calls
@@ -182,10 +186,12 @@ class RankInvariantWorkerSeed(Rule):
       counts when the node's target is Lightning's `Trainer` (its `_target_`, that of a
       file its `defaults` list names, or that of the structured config dataclass the project
       keeps under the node's name) and one of the project's YAML files gives the node those
-      options: under a `trainer:` key, or as a file of the `trainer` config group. It
-      counts only in runs that a `@hydra.main` entry point starts (code that passes a config
-      built in Python reads no file), and since Hydra chooses a run's files on its command
-      line, such findings are warnings that name the files assumed.
+      options: under a `trainer:` key, or as a file of the `trainer` config group (or is
+      given `strategy=instantiate(cfg.strategy)`, a node whose `_target_` is `DDPStrategy`
+      or another data-parallel strategy). It counts only in runs that a `@hydra.main` entry
+      point starts (code that passes a config built in Python reads no file), and since
+      Hydra chooses a run's files on its command line, such findings are warnings that name
+      the files assumed.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
