@@ -34,17 +34,17 @@ def configured_line_length(root: Path) -> int:
     """Return the line length the project configures: ruff's `line-length` (`ruff.toml`,
     `.ruff.toml`, `[tool.ruff]` of `pyproject.toml`), else black's, else flake8's
     `max-line-length` (`setup.cfg`, `tox.ini`, `.flake8`), else 88."""
-    for name, table in (
-        ("ruff.toml", ()),
-        (".ruff.toml", ()),
-        ("pyproject.toml", ("tool", "ruff")),
+    tool = _toml(root / "pyproject.toml").get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    for table in (
+        _toml(root / "ruff.toml"),
+        _toml(root / ".ruff.toml"),
+        tool.get("ruff"),
+        tool.get("black"),
     ):
-        found = _toml_setting(root / name, (*table, "line-length"))
-        if found is not None:
-            return found
-    found = _toml_setting(root / "pyproject.toml", ("tool", "black", "line-length"))
-    if found is not None:
-        return found
+        length = table.get("line-length") if isinstance(table, dict) else None
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return length
     for name in ("setup.cfg", "tox.ini", ".flake8"):
         parser = configparser.ConfigParser()
         try:
@@ -55,11 +55,9 @@ def configured_line_length(root: Path) -> int:
     return DEFAULT_LINE_LENGTH
 
 
-def _toml_setting(path: Path, keys: tuple[str, ...]) -> int | None:
+def _toml(path: Path) -> dict[str, object]:
+    """Return the document of TOML file `path`; empty if it is missing or unreadable."""
     try:
-        value: object = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+        return {}
