@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
-from .base_inits import base_init_callers
 from .branch_feasibility import open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
@@ -29,21 +28,19 @@ from .dataset_registries import (
     registry_lookup,
 )
 from .facts import Kind, Value
-from .forwarded_arguments import spreads_own_keywords
 from .forwarded_calls import through_splats
 from .loaders import LoaderCall, dataset_argument, loader_calls
 from .memo import per_project
 from .module_lookups import (
     copied,
-    looked_up_constructions,
     looked_up_here,
     looked_up_instances,
     returns_receiver,
 )
+from .parameter_sources import from_callers
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_callers, self_class
-from .spread_arguments import gathered_arguments, positional_argument
+from .self_calls import self_class
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -404,7 +401,7 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
             results.append(held if held is not None and held.classes else DatasetsOf((), False))
         elif option.kind is Kind.PARAM:
-            results.append(_from_callers(project, option.name, where, deeper, elements_of))
+            results.append(from_callers(project, option.name, where, deeper, elements_of))
         elif option.kind is Kind.CALL:
             results.append(dataset_bindings.returned_elements(project, option, where, deeper))
         elif option.kind is Kind.NAME:
@@ -456,82 +453,4 @@ def _from_variables(
 def _classes_from_callers(
     project: Project, param: str, where: FunctionRef, depth: int
 ) -> DatasetsOf:
-    return _from_callers(project, param, where, depth, classes_of)
-
-
-def _from_callers(
-    project: Project, param: str, where: FunctionRef, depth: int, resolve: Resolver
-) -> DatasetsOf:
-    function = where.function
-    if function.qualname == "<module>":
-        return DatasetsOf((), False)
-    if param not in function.params:
-        # A keyword that lands in `**kwargs` (handed on by `super().__init__(**kwargs)`).
-        return _from_keyword_callers(project, param, where, depth, resolve)
-    found = _calls_of_function(project, where)
-    if found is None:
-        return DatasetsOf((), False)
-    calls, shift = found
-    index = function.params.index(param) - shift
-    results = []
-    gathered = function.has_var_positional and index + shift == function.positional_count
-    for call, caller in calls:
-        passed = call.keyword(param)
-        if gathered:
-            # `def __init__(self, *transforms)`: the tuple of what is passed from there on.
-            passed = gathered_arguments(call, index)
-        elif passed is None:
-            # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
-            passed = positional_argument(project, call, caller, index)
-        if passed is None and spreads_own_keywords(call, caller):
-            results.append(_from_keyword_callers(project, param, caller, depth + 1, resolve))
-            if any(arg.kind is Kind.STARRED for arg in call.args):
-                results.append(DatasetsOf((), False))  # or by position, from `*args`
-        elif passed is None or passed.kind is Kind.STARRED:
-            results.append(DatasetsOf((), False))
-        else:
-            results.append(resolve(project, passed, caller, depth))
-    return merge(results)
-
-
-def _calls_of_function(
-    project: Project, where: FunctionRef
-) -> tuple[list[tuple[Value, FunctionRef]], int] | None:
-    """Return the calls that run `where`, each with the function it is written in, and how
-    many parameters before the arguments they bind (1 for a method's `self`)."""
-    owner = project.class_of_function(where)
-    if owner is not None and where.function.name != "__init__":
-        # A helper method (`self._loader(self.train_set)`): its callers are its class's code.
-        sites = self_callers(project, where)
-        return None if sites is None else (list(sites), 1)
-    if owner is not None:
-        calls = [(site.call, site.function) for site in project.callers(owner)]
-        # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
-        calls.extend(base_init_callers(project, where))
-        # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.
-        calls.extend(looked_up_constructions(project, owner))
-        return (calls, 1) if calls else None
-    calls = [(site.call, site.function) for site in project.callers(where)]
-    return (calls, 0) if calls else None
-
-
-def _from_keyword_callers(
-    project: Project, param: str, where: FunctionRef, depth: int, resolve: Resolver
-) -> DatasetsOf:
-    """Return what keyword `param` holds in the `**kwargs` of `where`, from its callers."""
-    facts = where.function
-    if not facts.has_var_keyword or depth > MAX_RESOLUTION_DEPTH:
-        return DatasetsOf((), False)
-    found = _calls_of_function(project, where)
-    if found is None:
-        return DatasetsOf((), False)
-    results = []
-    for call, caller in found[0]:
-        passed = call.keyword(param)
-        if passed is None and spreads_own_keywords(call, caller):
-            results.append(_from_keyword_callers(project, param, caller, depth + 1, resolve))
-        elif passed is None or passed.kind is Kind.STARRED:
-            results.append(DatasetsOf((), False))
-        else:
-            results.append(resolve(project, passed, caller, depth))
-    return merge(results)
+    return from_callers(project, param, where, depth, classes_of)
