@@ -8,12 +8,13 @@ often is what stores them (`self.transform = transform`).
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import Iterator
 
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .refs import FunctionRef
+from .self_calls import subclasses
 
 
 def base_init_calls(project: Project, init: FunctionRef) -> Iterator[tuple[Value, FunctionRef]]:
@@ -56,21 +57,25 @@ def base_init_calls(project: Project, init: FunctionRef) -> Iterator[tuple[Value
                 yield dataclasses.replace(call, args=call.args[1:]), target
 
 
-#: Per project: each base `__init__` and the calls in subclass `__init__`s that run it.
-_INDEX: weakref.WeakKeyDictionary[Project, dict[FunctionRef, list[tuple[Value, FunctionRef]]]]
-_INDEX = weakref.WeakKeyDictionary()
-
-
-def base_init_callers(project: Project, init: FunctionRef) -> list[tuple[Value, FunctionRef]]:
+@per_project
+def base_init_callers(project: Project, init: FunctionRef) -> tuple[tuple[Value, FunctionRef], ...]:
     """Return the calls in subclasses' `__init__`s that run `init` on their instance.
 
     Each call comes as `base_init_calls` gives it, with the subclass `__init__` it is in.
+    Only the `__init__`s of the subclasses of `init`'s class can run it, and only the files
+    that spell that family's names are read (nearly every file spells `__init__`).
     """
-    index = _INDEX.get(project)
-    if index is None:
-        index = _INDEX[project] = {}
-        for caller in project.functions_mentioning("__init__"):
-            if caller.function.name == "__init__":
-                for call, target in base_init_calls(project, caller):
-                    index.setdefault(target, []).append((call, caller))
-    return index.get(init, [])
+    own = project.class_of_function(init)
+    if own is None:
+        return ()
+    found: list[tuple[Value, FunctionRef]] = []
+    for sub in subclasses(project, own):
+        qualname = sub.cls.method("__init__")
+        function = sub.module.function(qualname) if qualname else None
+        if function is None:
+            continue
+        caller = FunctionRef.of(sub.module, function)
+        found.extend(
+            (call, caller) for call, target in base_init_calls(project, caller) if target == init
+        )
+    return tuple(sorted(found, key=lambda pair: (pair[1].module.path, pair[1].function.span)))

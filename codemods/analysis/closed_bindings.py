@@ -79,19 +79,32 @@ def _branches_on_params(where: FunctionRef) -> bool:
 def open_value(value: Value, closed: Callable[[Span], bool]) -> Value:
     """Return `value` without the options of its local names whose binding is at a span
     `closed` says never runs (`step` of `Chain([step])`, bound in `if mode == ...`)."""
-    base = None if value.base is None else open_value(value.base, closed)
-    args = tuple(open_value(arg, closed) for arg in value.args)
-    keywords = tuple((key, open_value(arg, closed)) for key, arg in value.keywords)
-    if value.kind is Kind.ALTERNATIVES:
-        args = tuple(arg for arg in args if arg.span is None or not closed(arg.span))
-    if (
-        base is value.base
-        and len(args) == len(value.args)
-        and all(new is old for new, old in zip(args, value.args, strict=True))
-        and all(new is old for (_, new), (_, old) in zip(keywords, value.keywords, strict=True))
-    ):
-        return value
-    return replace(value, base=base, args=args, keywords=keywords)
+    # Summaries share sub-values (a name bound in a chain of assignments holds the earlier
+    # values as alternatives): each object is opened once, or the walk grows exponentially.
+    opened: dict[int, Value] = {}
+
+    def open_(value: Value) -> Value:
+        done = opened.get(id(value))
+        if done is not None:
+            return done
+        base = None if value.base is None else open_(value.base)
+        args = tuple(open_(arg) for arg in value.args)
+        keywords = tuple((key, open_(arg)) for key, arg in value.keywords)
+        if value.kind is Kind.ALTERNATIVES:
+            args = tuple(arg for arg in args if arg.span is None or not closed(arg.span))
+        if (
+            base is value.base
+            and len(args) == len(value.args)
+            and all(new is old for new, old in zip(args, value.args, strict=True))
+            and all(new is old for (_, new), (_, old) in zip(keywords, value.keywords, strict=True))
+        ):
+            result = value
+        else:
+            result = replace(value, base=base, args=args, keywords=keywords)
+        opened[id(value)] = result
+        return result
+
+    return open_(value)
 
 
 def returned_for_call(call: Value, where: FunctionRef, factory: FunctionRef) -> tuple[Value, ...]:

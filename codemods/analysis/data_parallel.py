@@ -18,10 +18,17 @@ from pathlib import Path
 
 from ..types import Span
 from . import catalog
-from .config_targets import ConfigNode, config_nodes, structured_targets
+from .configured_trainers import (
+    HYDRA_INSTANTIATE,
+    LIGHTNING_LAUNCHERS,
+    STRATEGY_OPTIONS,
+    ConfiguredTrainer,
+    configured_trainer,
+    names_data_parallel_strategy,
+    trainers_made_from_nodes,
+)
 from .facts import Kind, ModuleFacts, Value
 from .loader_kwargs import known_dict
-from .memo import per_project
 from .project import Project
 from .refs import ExternalRef, FunctionRef
 
@@ -65,27 +72,6 @@ DISTRIBUTED_SAMPLERS = frozenset(
     {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
 )
 
-#: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
-LIGHTNING_LAUNCHERS = frozenset(
-    {
-        "pytorch_lightning.Trainer",
-        "pytorch_lightning.trainer.Trainer",
-        "pytorch_lightning.trainer.trainer.Trainer",
-        "lightning.Trainer",
-        "lightning.pytorch.Trainer",
-        "lightning.pytorch.trainer.Trainer",
-        "lightning.pytorch.trainer.trainer.Trainer",
-        "lightning.Fabric",
-        "lightning.fabric.Fabric",
-        "lightning_fabric.Fabric",
-    }
-)
-_DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
-#: Lightning's Trainer, as a configuration's `_target_` names it.
-LIGHTNING_TRAINERS = frozenset(name for name in LIGHTNING_LAUNCHERS if name.endswith(".Trainer"))
-#: Hydra's function that makes the object a config node's `_target_` names.
-_HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
-
 #: Functions of tensor- and pipeline-parallel RNG trackers (Megatron and its descendants):
 #: ranks of one model-parallel group must draw the same dropout masks.
 SHARED_SEED_TRACKERS = frozenset({"model_parallel_cuda_manual_seed", "get_cuda_rng_tracker"})
@@ -102,6 +88,8 @@ class Evidence:
     #: The configuration files whose options make it data-parallel, when it rests on one
     #: of them being chosen (Hydra picks a run's files on the command line).
     config_files: tuple[Path, ...] = ()
+    #: Hydra composes `config_files`, which only a run it starts reads.
+    composed_by_hydra: bool = True
     #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`): the
     #: code also runs without a launcher, so the read alone does not show that one starts it.
     fallback: bool = False
@@ -121,7 +109,7 @@ def distributed_evidence(project: Project) -> list[Evidence]:
     words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
     words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
     words |= set(catalog.RANK_ENVIRONMENT)
-    words |= {name.rpartition(".")[2] for name in _HYDRA_INSTANTIATE}
+    words |= {name.rpartition(".")[2] for name in HYDRA_INSTANTIATE}
     found: dict[tuple[Path, Span | None], Evidence] = {}
     for module in project.modules_mentioning(*sorted(words)):
         # Names the module binds to them count too: `import DistributedDataParallel as DDP`.
@@ -144,10 +132,27 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                         function, value, label, fallback=fallback
                     )
                     continue
-                configured = _configured_trainer(project, function, value)
+                configured = configured_trainer(project, function, value)
                 if configured is not None:
-                    found[(function.path, value.span)] = configured
+                    found[(function.path, value.span)] = _from_configuration(
+                        function, value, configured
+                    )
+    for function, call, configured in trainers_made_from_nodes(project):
+        if call.span is not None:
+            found[(function.path, call.span)] = _from_configuration(function, call, configured)
     return sorted(found.values(), key=_position)
+
+
+def _from_configuration(
+    function: FunctionRef, call: Value, configured: ConfiguredTrainer
+) -> Evidence:
+    return Evidence(
+        function,
+        call,
+        configured.label,
+        configured.files,
+        composed_by_hydra=configured.composed_by_hydra,
+    )
 
 
 def _position(evidence: Evidence) -> tuple[str, int, int]:
@@ -221,171 +226,6 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
 
 #: `Trainer.from_argparse_args(namespace)`: the options come from a namespace or dict.
 _LIGHTNING_FROM_ARGUMENTS = frozenset(f"{name}.from_argparse_args" for name in LIGHTNING_LAUNCHERS)
-#: Trainer options that name the distributed strategy, across Lightning versions.
-_STRATEGY_OPTIONS = ("strategy", "distributed_backend", "accelerator")
-
-
-def _configured_trainer(project: Project, function: FunctionRef, call: Value) -> Evidence | None:
-    """Return the evidence of a Lightning Trainer Hydra makes from a data-parallel config node.
-
-    `hydra.utils.instantiate(cfg.trainer)`, where the node's target is Lightning's Trainer
-    (its `_target_`, or that of the structured config the project keeps as `trainer`) and a
-    project configuration file gives the node a data-parallel strategy or several devices.
-    Which files a run composes is chosen on its command line: the evidence names the files.
-    """
-    if call.kind is not Kind.CALL or call.base is None:
-        return None
-    if project.is_one_of(call.base, function.module, LIGHTNING_LAUNCHERS):
-        return _trainer_given_config_node(project, function, call)
-    if not project.is_one_of(call.base, function.module, _HYDRA_INSTANTIATE):
-        return None
-    config = call.keyword("config")
-    if config is None and call.args:
-        config = call.args[0]
-    if config is None:
-        return None
-    keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
-    strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
-    files: list[Path] = []
-    for key in sorted(keys):
-        structured = structured_targets(project, key)
-        for node in config_nodes(project, key):
-            targets = (node.target,) if node.target is not None else structured
-            lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
-            if lightning and _node_asks_data_parallel(node):
-                files.append(node.path)
-            elif lightning and strategy_files:
-                files.extend((node.path, *strategy_files))
-    if not files:
-        return None
-    label = "Trainer(...) made by instantiate(...)"
-    return Evidence(function, call, label, tuple(dict.fromkeys(files)))
-
-
-def _strategy_node_files(
-    project: Project, function: FunctionRef, strategy: Value | None
-) -> tuple[Path, ...]:
-    """Return the configuration files that make `strategy=instantiate(cfg.strategy)` a
-    data-parallel Lightning strategy (the node's `_target_` is `DDPStrategy` or the like)."""
-    if (
-        strategy is None
-        or strategy.kind is not Kind.CALL
-        or strategy.base is None
-        or not project.is_one_of(strategy.base, function.module, _HYDRA_INSTANTIATE)
-        or not strategy.args
-    ):
-        return ()
-    key = _node_key(strategy.args[0])
-    if key is None:
-        return ()
-    return tuple(
-        node.path
-        for node in config_nodes(project, key)
-        if node.target in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES
-    )
-
-
-#: Calls that turn a config node into a dict of the same options.
-_CONFIG_TO_DICT = frozenset(
-    {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object", "builtins.dict"}
-)
-
-
-def _trainer_given_config_node(
-    project: Project, function: FunctionRef, call: Value
-) -> Evidence | None:
-    """Return the evidence of `Trainer(**cfg.trainer.kwargs)` (also through
-    `OmegaConf.to_container(...)`) where a project configuration file gives that node a
-    data-parallel strategy or several devices."""
-    files: list[Path] = []
-    for key, splat in call.keywords:
-        if key is not None:
-            continue
-        for option in splat.alternatives():
-            if option.kind is Kind.CALL and option.base is not None and option.args:
-                if not project.is_one_of(option.base, function.module, _CONFIG_TO_DICT):
-                    continue
-                option = option.args[0]
-            path = _node_path(option)
-            if path is None:
-                continue
-            for node in config_nodes(project, path[0], path[1:]):
-                if _node_asks_data_parallel(node):
-                    files.append(node.path)
-    if not files:
-        return None
-    label = "Trainer(...) given options from the configuration"
-    return Evidence(function, call, label, tuple(dict.fromkeys(files)))
-
-
-def _node_path(config: Value) -> tuple[str, ...] | None:
-    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` gives
-    ("trainer", "kwargs"); None for anything but attribute reads of a name."""
-    keys: list[str] = []
-    current = config
-    while current.kind is Kind.ATTRIBUTE and current.base is not None:
-        keys.append(current.name)
-        current = current.base
-    if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
-        return None
-    return tuple(reversed(keys))
-
-
-#: Hydra's decorator of a command-line entry point, which composes its configuration files.
-_HYDRA_MAIN = frozenset({"hydra.main"})
-
-
-@per_project
-def hydra_entry_files(project: Project) -> frozenset[Path]:
-    """Return the files that define a `@hydra.main` entry point.
-
-    Hydra composes a run's configuration from the project's files only in a run it starts:
-    code that calls the training function with a config built in Python reads none of them.
-    """
-    found: set[Path] = set()
-    for module in project.modules_mentioning("hydra"):
-        for function in module.functions:
-            for decorator in function.decorators:
-                maker = decorator.base if decorator.kind is Kind.CALL else decorator
-                if maker is not None and project.is_one_of(maker, module, _HYDRA_MAIN):
-                    found.add(module.path)
-    return frozenset(found)
-
-
-def _node_key(config: Value) -> str | None:
-    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
-    if config.kind is Kind.ATTRIBUTE:
-        return config.name
-    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
-        key = config.args[0]
-        if key.kind is Kind.CONSTANT:
-            return key.name.strip("'\"") or None
-    return None
-
-
-def _node_asks_data_parallel(node: ConfigNode) -> bool:
-    """Return True if a config node's options certainly ask Lightning for several processes.
-
-    The same options as `Trainer(...)` keywords: a data-parallel strategy, or several
-    devices, GPUs or nodes.
-    """
-    for option in _STRATEGY_OPTIONS:
-        strategy = node.option(option)
-        if isinstance(strategy, str) and any(
-            word in strategy.lower() for word in _DATA_PARALLEL_STRATEGIES
-        ):
-            return True
-    for keyword in ("devices", "gpus", "num_nodes"):
-        value = node.option(keyword)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and (value > 1 or (value == -1 and keyword != "num_nodes")):
-            return True
-        if isinstance(value, list) and len(value) > 1:
-            return True
-        if value == "-1" and keyword != "num_nodes":
-            return True
-    return False
 
 
 def _options_ask_data_parallel(function: FunctionRef) -> bool:
@@ -395,20 +235,9 @@ def _options_ask_data_parallel(function: FunctionRef) -> bool:
     `Trainer.from_argparse_args(argparse.Namespace(**trainer_config))`.
     """
     return any(
-        store.key in _STRATEGY_OPTIONS and _names_data_parallel_strategy(store.value)
+        store.key in STRATEGY_OPTIONS and names_data_parallel_strategy(store.value)
         for store in function.function.item_stores
     )
-
-
-def _names_data_parallel_strategy(value: Value) -> bool:
-    """Return True for a strategy name such as "ddp", or one of several values that is one
-    (`"ddp" if n > 1 else "auto"`: the script is meant to run data-parallel)."""
-    if value.kind is Kind.ALTERNATIVES:
-        return any(_names_data_parallel_strategy(option) for option in value.args)
-    if value.kind is not Kind.CONSTANT:
-        return False
-    text = value.name.strip("'\"").lower()
-    return any(word in text for word in _DATA_PARALLEL_STRATEGIES)
 
 
 def _replicas_given(sampler: Value) -> bool:
@@ -452,9 +281,9 @@ def _trainer_options(project: Project, module: ModuleFacts, call: Value) -> Iter
 
 def _lightning_data_parallel(call: Value) -> bool:
     """Return True if a Trainer or Fabric call certainly asks for several processes."""
-    for option in _STRATEGY_OPTIONS:
+    for option in STRATEGY_OPTIONS:
         strategy = call.keyword(option)
-        if strategy is not None and _names_data_parallel_strategy(strategy):
+        if strategy is not None and names_data_parallel_strategy(strategy):
             return True
     for keyword in ("devices", "gpus", "num_nodes"):
         value = call.keyword(keyword)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
-from .base_inits import base_init_callers
 from .branch_feasibility import open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
@@ -34,15 +33,14 @@ from .loaders import LoaderCall, dataset_argument, loader_calls
 from .memo import per_project
 from .module_lookups import (
     copied,
-    looked_up_constructions,
     looked_up_here,
     looked_up_instances,
     returns_receiver,
 )
+from .parameter_sources import from_callers
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_callers, self_class
-from .spread_arguments import positional_argument
+from .self_calls import self_class
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -403,7 +401,7 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
             results.append(held if held is not None and held.classes else DatasetsOf((), False))
         elif option.kind is Kind.PARAM:
-            results.append(_from_callers(project, option.name, where, deeper, elements_of))
+            results.append(from_callers(project, option.name, where, deeper, elements_of))
         elif option.kind is Kind.CALL:
             results.append(dataset_bindings.returned_elements(project, option, where, deeper))
         elif option.kind is Kind.NAME:
@@ -455,43 +453,4 @@ def _from_variables(
 def _classes_from_callers(
     project: Project, param: str, where: FunctionRef, depth: int
 ) -> DatasetsOf:
-    return _from_callers(project, param, where, depth, classes_of)
-
-
-def _from_callers(
-    project: Project, param: str, where: FunctionRef, depth: int, resolve: Resolver
-) -> DatasetsOf:
-    function = where.function
-    if param not in function.params or function.qualname == "<module>":
-        return DatasetsOf((), False)
-    index = function.params.index(param)
-    owner = project.class_of_function(where)
-    calls: list[tuple[Value, FunctionRef]]
-    if owner is not None and function.name != "__init__":
-        # A helper method (`self._loader(self.train_set)`): its callers are its class's code.
-        sites = self_callers(project, where)
-        if sites is None:
-            return DatasetsOf((), False)
-        calls, index = list(sites), index - 1
-    elif owner is not None:
-        calls = [(site.call, site.function) for site in project.callers(owner)]
-        # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
-        calls.extend(base_init_callers(project, where))
-        # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.
-        calls.extend(looked_up_constructions(project, owner))
-        index -= 1
-    else:
-        calls = [(site.call, site.function) for site in project.callers(where)]
-    if not calls:
-        return DatasetsOf((), False)
-    results = []
-    for call, caller in calls:
-        passed = call.keyword(param)
-        if passed is None:
-            # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
-            passed = positional_argument(project, call, caller, index)
-        if passed is None or passed.kind is Kind.STARRED:
-            results.append(DatasetsOf((), False))
-        else:
-            results.append(resolve(project, passed, caller, depth))
-    return merge(results)
+    return from_callers(project, param, where, depth, classes_of)

@@ -71,6 +71,60 @@ def forwards_nothing_positional(project: Project, function: FunctionRef, arg: Va
     return found is not None and not found.positional
 
 
+def spreads_own_keywords(call: Value, caller: FunctionRef) -> bool:
+    """Return True if `call` passes on `caller`'s own `**kwargs` (`super().__init__(**kwargs)`)."""
+    return any(key is None and _own_kwargs(value, caller) for key, value in call.keywords)
+
+
+def hides_arguments(project: Project, call: Value, caller: FunctionRef) -> bool:
+    """Return True if `call` spreads arguments that cannot be seen where it is written.
+
+    `caller`'s own `**kwargs` handed on is seen (its keywords come from `caller`'s calls),
+    and so is its own `*args` when no construction of its class puts anything there.
+    """
+    if any(key is None and not _own_kwargs(value, caller) for key, value in call.keywords):
+        return True
+    return any(arg.kind is Kind.STARRED for arg in visible_args(project, call, caller))
+
+
+def visible_args(project: Project, call: Value, caller: FunctionRef) -> tuple[Value, ...]:
+    """Return the positional arguments of `call`, leaving out `*args` when it spreads
+    `caller`'s own `*args` and no construction of `caller`'s class puts anything there."""
+    own = var_positional(caller)
+    if own is None or not _constructions_fill_no_args(project, caller):
+        return call.args
+    return tuple(
+        arg
+        for arg in call.args
+        if not (
+            arg.kind is Kind.STARRED
+            and arg.base is not None
+            and arg.base.kind is Kind.PARAM
+            and arg.base.name == own
+        )
+    )
+
+
+def _own_kwargs(value: Value, caller: FunctionRef) -> bool:
+    facts = caller.function
+    return facts.has_var_keyword and value.kind is Kind.PARAM and value.name == facts.params[-1]
+
+
+@per_project
+def _constructions_fill_no_args(project: Project, init: FunctionRef) -> bool:
+    """Return True if `init` is an `__init__` whose class every construction makes with no
+    more positional arguments than it names (its `*args` stays empty)."""
+    owner = project.class_of_function(init)
+    if owner is None or init.function.name != "__init__" or project.is_referenced(owner):
+        return False
+    sites = project.callers(owner)
+    named = init.function.positional_count - 1
+    return bool(sites) and all(
+        not any(arg.kind is Kind.STARRED for arg in site.call.args) and len(site.call.args) <= named
+        for site in sites
+    )
+
+
 def forwards_no_keyword(project: Project, function: FunctionRef, splat: Value, name: str) -> bool:
     """Return True if `**splat` spreads `function`'s own `**kwargs`, into which no call
     passes keyword `name`."""

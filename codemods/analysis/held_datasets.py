@@ -17,7 +17,7 @@ from .candidates import (
 )
 from .catalog import applies_transforms
 from .closed_bindings import stored_per_construction
-from .facts import Assignment, FunctionFacts, Kind
+from .facts import Assignment, FunctionFacts, Kind, Value
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -88,10 +88,11 @@ def _held(
                 if assignment.target == target and sites is not None and init_code is not None:
                     # What the constructions' arguments leave `__init__` to store.
                     found.extend(
-                        stored_through(project, value, where, init_code, kept, resolve)
+                        stored_through(project, part, where, init_code, kept, how)
                         for value, kept in stored_per_construction(
                             project, ref, sites, where, assignment
                         )
+                        for part, how in _parts(value, resolve)
                     )
                 elif assignment.target == target:
                     found.append(resolve(project, assignment.value, where, depth))
@@ -102,6 +103,26 @@ def _held(
                     where = FunctionRef.of(owner.module, module_code)
                     found.append(resolve(project, assignment.value, where, depth))
     return merge(found)
+
+
+def _parts(value: Value, resolve: Resolver) -> Iterator[tuple[Value, Resolver]]:
+    """Split the elements of a stored list or dict display (`{"joint": joint_transform}`)
+    from the value, each with how to resolve it, so that the parameters each names are
+    taken from the constructions; anything else is resolved whole."""
+    if resolve is not datasets.elements_of:
+        yield value, resolve
+        return
+    for option in value.alternatives():
+        if option.kind is Kind.SEQUENCE:
+            for item in option.args:
+                if item.kind is Kind.STARRED and item.base is not None:
+                    yield item.base, datasets.elements_of
+                else:
+                    yield item, datasets.classes_of
+        elif option.kind is Kind.DICT and option.keywords:
+            yield from ((item, datasets.classes_of) for _, item in option.keywords)
+        else:
+            yield option, resolve
 
 
 def self_held(

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from .branch_feasibility import bound_values
-from .data_parallel import LIGHTNING_TRAINERS
+from .configured_trainers import LIGHTNING_TRAINERS
 from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall

@@ -165,20 +165,28 @@ class LoaderCall:
         return ArgumentLookup(Presence.ABSENT)
 
     def _subclass_passes(self, name: str) -> bool:
-        """Return True if a subclass `__init__` passes `name` to its base `__init__` itself."""
+        """Return True if a subclass `__init__` passes `name` to its base `__init__` itself.
+
+        Its own parameter of that name left at `None` passes nothing: the call, which does
+        not give it, leaves the base's default.
+        """
         index = DATALOADER_POSITIONAL.index(name) if name in DATALOADER_POSITIONAL else None
         for subclass in self.subclasses:
             found = self.project.find_method(subclass, "__init__")
             if found is None:
                 continue
-            for call in found[1].function.calls:
+            init = found[1].function
+            for call in init.calls:
                 offset = _base_init_offset(call.base)
                 if offset is None:
                     continue
-                if call.keyword(name) is not None:
-                    return True
-                if index is not None and len(call.args) > index + offset:
-                    return True
+                passed = call.keyword(name)
+                if passed is None and index is not None and len(call.args) > index + offset:
+                    passed = call.args[index + offset]
+                own = passed is not None and passed.kind is Kind.PARAM and passed.name == name
+                if passed is None or (own and init.default_of(name) == "None"):
+                    continue
+                return True
         return False
 
     def may_start_workers(self) -> bool:

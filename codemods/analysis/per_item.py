@@ -267,6 +267,10 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             if name == callee.name:
                 yield from _held_elements_called(project, caller, iterable)
         return
+    if callee.kind is Kind.SUBSCRIPT and callee.base is not None:
+        # `self.transform["joint"](x)`: any callable the held dict or list holds.
+        yield from _held_elements_called(project, caller, callee.base)
+        return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
         if found is not None:

@@ -476,8 +476,8 @@ class Project:
         self._denoting[ref] = result
         return result
 
-    def is_referenced(self, ref: FunctionRef) -> bool:
-        """Return True if project code uses function `ref` as a value (passes, stores it)."""
+    def is_referenced(self, ref: FunctionRef | ClassRef) -> bool:
+        """Return True if project code uses `ref` as a value (passes, stores it)."""
         names = self.names_denoting(ref)
         for module in self.modules_mentioning(*names):
             for function in module.functions_spelling(names):

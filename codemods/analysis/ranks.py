@@ -35,6 +35,7 @@ from .worker_inits import WorkerInit, worker_init_choices
 LIGHTNING_SEED_EVERYTHING = frozenset(
     {
         "pytorch_lightning.seed_everything",
+        "pytorch_lightning.trainer.seed_everything",  # Lightning 1.x, beside the Trainer
         "pytorch_lightning.utilities.seed.seed_everything",
         "lightning.seed_everything",
         "lightning.pytorch.seed_everything",

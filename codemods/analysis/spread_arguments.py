@@ -10,6 +10,15 @@ from .project import Project
 from .refs import FunctionRef
 
 
+def gathered_arguments(call: Value, index: int) -> Value | None:
+    """Return the tuple a `*args` parameter receives from `call`, whose arguments from
+    position `index` on land in it; None if one of them is spread (`*rest`)."""
+    rest = call.args[index:]
+    if any(arg.kind is Kind.STARRED for arg in rest):
+        return None
+    return Value(Kind.SEQUENCE, call.span, args=rest)
+
+
 def positional_argument(
     project: Project, call: Value, where: FunctionRef, index: int
 ) -> Value | None:

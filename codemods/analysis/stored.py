@@ -7,8 +7,10 @@ import dataclasses
 from .base_inits import base_init_calls
 from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
+from .forwarded_arguments import hides_arguments, spreads_own_keywords, visible_args
 from .project import Project
 from .refs import FunctionRef
+from .spread_arguments import gathered_arguments
 
 
 def stored_through(
@@ -61,25 +63,34 @@ def _stored_by(
     params = init.function.params
     results: list[DatasetsOf] = []
     for option in value.alternatives():
-        if option.kind is not Kind.PARAM or option.name not in params:
+        # A keyword that lands in `**kwargs` (handed on by `super().__init__(**kwargs)`).
+        in_kwargs = init.function.has_var_keyword and option.name not in params
+        if option.kind is not Kind.PARAM or (option.name not in params and not in_kwargs):
             results.append(resolve(project, option, init, 0))
             continue
-        index = params.index(option.name) - 1
+        index = params.index(option.name) - 1 if not in_kwargs else len(params)
+        gathered = init.function.has_var_positional and index + 1 == init.function.positional_count
         for call, where in sites:
+            args = visible_args(project, call, where)
             passed = call.keyword(option.name)
-            if passed is None and index < len(call.args):
-                passed = call.args[index]
-            unknown = any(key is None for key, _ in call.keywords) or any(
-                arg.kind is Kind.STARRED for arg in call.args
-            )
+            if gathered:
+                # `def __init__(self, *transforms)`: the tuple of what is passed from there on.
+                passed = gathered_arguments(call, index)
+            elif passed is None and index < len(args):
+                passed = args[index]
             if passed is not None and passed.kind is not Kind.STARRED:
                 results.append(resolve(project, passed, where, 1))
-            elif passed is not None or unknown:
+                continue
+            if passed is not None or hides_arguments(project, call, where):
                 results.append(DatasetsOf((), False))
                 # `args["transform"] = transform` before `factory(**args)`.
                 entries = splat_entries(call, where, option.name)
                 results.extend(resolve(project, entry, where, 1) for entry in entries)
-            elif (default := init.function.named_default(option.name)) is not None:
+            if spreads_own_keywords(call, where):
+                # `super().__init__(**kwargs)`: the keyword as `where` itself was given it.
+                handed_on = Value(Kind.PARAM, call.span, name=option.name)
+                results.append(resolve(project, handed_on, where, 1))
+            elif passed is None and (default := init.function.named_default(option.name)):
                 # Not passed: the default, a name (`transform=train_aug`) seen where `init` is.
                 results.append(resolve(project, default, init, 1))
     return merge(results)

@@ -5,12 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.data_parallel import (
-    Evidence,
-    distributed_evidence,
-    hydra_entry_files,
-    intends_shared_seeds,
-)
+from ..analysis.configured_trainers import hydra_entry_files
+from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -285,7 +281,11 @@ class RankInvariantWorkerSeed(Rule):
             for item in evidence
             if (run := self._evidence_runs(item.function) & entries & seeding_runs)
             # Configuration files ask for several processes only in a run Hydra starts.
-            and (not item.config_files or run & hydra_entry_files(self.project))
+            and (
+                not item.config_files
+                or not item.composed_by_hydra
+                or run & hydra_entry_files(self.project)
+            )
             # A rank read with a fallback shows a launcher may start the script that reads
             # it, not the scripts that call it (a helper reading the rank for its logs).
             and (not item.fallback or item.function.path in run)

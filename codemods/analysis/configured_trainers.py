@@ -1,0 +1,276 @@
+"""Lightning Trainers that run data-parallel: the options that ask for several processes,
+in the call or in the project's configuration files.
+
+A Trainer Hydra makes from a config node (`hydra.utils.instantiate(cfg.trainer)`), one
+given `**cfg.trainer` options, and one a factory makes from a node that names Lightning's
+Trainer as its type (`trainer: {type: pytorch_lightning.Trainer, strategy: ddp}` read by
+`object_from_dict(config.trainer)`) are data-parallel when a configuration file says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import catalog
+from .config_files import config_documents
+from .config_targets import ConfigNode, config_nodes, structured_targets
+from .facts import Kind, Value
+from .memo import per_project
+from .project import Project
+from .refs import FunctionRef
+
+#: Lightning's Trainer and Fabric: data-parallel when given several devices or a DDP strategy.
+LIGHTNING_LAUNCHERS = frozenset(
+    {
+        "pytorch_lightning.Trainer",
+        "pytorch_lightning.trainer.Trainer",
+        "pytorch_lightning.trainer.trainer.Trainer",
+        "lightning.Trainer",
+        "lightning.pytorch.Trainer",
+        "lightning.pytorch.trainer.Trainer",
+        "lightning.pytorch.trainer.trainer.Trainer",
+        "lightning.Fabric",
+        "lightning.fabric.Fabric",
+        "lightning_fabric.Fabric",
+    }
+)
+DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed", "horovod")
+#: Lightning's Trainer, as a configuration's `_target_` names it.
+LIGHTNING_TRAINERS = frozenset(name for name in LIGHTNING_LAUNCHERS if name.endswith(".Trainer"))
+#: Hydra's function that makes the object a config node's `_target_` names.
+HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+
+#: Trainer options that name the distributed strategy, across Lightning versions.
+STRATEGY_OPTIONS = ("strategy", "distributed_backend", "accelerator")
+#: Keys that name the class a configuration node makes, outside Hydra.
+_TYPE_KEYS = ("type", "class_path")
+
+
+@dataclass(frozen=True)
+class ConfiguredTrainer:
+    """A Trainer that configuration files make data-parallel."""
+
+    #: What it is, as the message names it.
+    label: str
+    #: The configuration files whose options make it data-parallel.
+    files: tuple[Path, ...]
+    #: Hydra composes the files, which only a run it starts reads.
+    composed_by_hydra: bool = True
+
+
+def names_data_parallel_strategy(value: Value) -> bool:
+    """Return True for a strategy name such as "ddp", or one of several values that is one
+    (`"ddp" if n > 1 else "auto"`: the script is meant to run data-parallel)."""
+    if value.kind is Kind.ALTERNATIVES:
+        return any(names_data_parallel_strategy(option) for option in value.args)
+    if value.kind is not Kind.CONSTANT:
+        return False
+    text = value.name.strip("'\"").lower()
+    return any(word in text for word in DATA_PARALLEL_STRATEGIES)
+
+
+def configured_trainer(
+    project: Project, function: FunctionRef, call: Value
+) -> ConfiguredTrainer | None:
+    """Return the evidence of a Lightning Trainer Hydra makes from a data-parallel config node.
+
+    `hydra.utils.instantiate(cfg.trainer)`, where the node's target is Lightning's Trainer
+    (its `_target_`, or that of the structured config the project keeps as `trainer`) and a
+    project configuration file gives the node a data-parallel strategy or several devices.
+    Which files a run composes is chosen on its command line: the evidence names the files.
+    """
+    if call.kind is not Kind.CALL or call.base is None:
+        return None
+    if project.is_one_of(call.base, function.module, LIGHTNING_LAUNCHERS):
+        return _trainer_given_config_node(project, function, call)
+    if not project.is_one_of(call.base, function.module, HYDRA_INSTANTIATE):
+        return None
+    config = call.keyword("config")
+    if config is None and call.args:
+        config = call.args[0]
+    if config is None:
+        return None
+    keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
+    strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
+    files: list[Path] = []
+    for key in sorted(keys):
+        structured = structured_targets(project, key)
+        for node in config_nodes(project, key):
+            targets = (node.target,) if node.target is not None else structured
+            lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
+            if lightning and node_asks_data_parallel(node):
+                files.append(node.path)
+            elif lightning and strategy_files:
+                files.extend((node.path, *strategy_files))
+    if not files:
+        return None
+    return ConfiguredTrainer("Trainer(...) made by instantiate(...)", tuple(dict.fromkeys(files)))
+
+
+def _strategy_node_files(
+    project: Project, function: FunctionRef, strategy: Value | None
+) -> tuple[Path, ...]:
+    """Return the configuration files that make `strategy=instantiate(cfg.strategy)` a
+    data-parallel Lightning strategy (the node's `_target_` is `DDPStrategy` or the like)."""
+    if (
+        strategy is None
+        or strategy.kind is not Kind.CALL
+        or strategy.base is None
+        or not project.is_one_of(strategy.base, function.module, HYDRA_INSTANTIATE)
+        or not strategy.args
+    ):
+        return ()
+    key = _node_key(strategy.args[0])
+    if key is None:
+        return ()
+    return tuple(
+        node.path
+        for node in config_nodes(project, key)
+        if node.target in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES
+    )
+
+
+#: Calls that turn a config node into a dict of the same options.
+_CONFIG_TO_DICT = frozenset(
+    {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object", "builtins.dict"}
+)
+
+
+def _trainer_given_config_node(
+    project: Project, function: FunctionRef, call: Value
+) -> ConfiguredTrainer | None:
+    """Return the evidence of `Trainer(**cfg.trainer.kwargs)` (also through
+    `OmegaConf.to_container(...)`) where a project configuration file gives that node a
+    data-parallel strategy or several devices."""
+    files: list[Path] = []
+    for key, splat in call.keywords:
+        if key is not None:
+            continue
+        for option in splat.alternatives():
+            if option.kind is Kind.CALL and option.base is not None and option.args:
+                if not project.is_one_of(option.base, function.module, _CONFIG_TO_DICT):
+                    continue
+                option = option.args[0]
+            path = _node_path(option)
+            if path is None:
+                continue
+            for node in config_nodes(project, path[0], path[1:]):
+                if node_asks_data_parallel(node):
+                    files.append(node.path)
+    if not files:
+        return None
+    label = "Trainer(...) given options from the configuration"
+    return ConfiguredTrainer(label, tuple(dict.fromkeys(files)))
+
+
+def _node_path(config: Value) -> tuple[str, ...] | None:
+    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` gives
+    ("trainer", "kwargs"); None for anything but attribute reads of a name."""
+    keys: list[str] = []
+    current = config
+    while current.kind is Kind.ATTRIBUTE and current.base is not None:
+        keys.append(current.name)
+        current = current.base
+    if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
+        return None
+    return tuple(reversed(keys))
+
+
+#: Hydra's decorator of a command-line entry point, which composes its configuration files.
+_HYDRA_MAIN = frozenset({"hydra.main"})
+
+
+@per_project
+def hydra_entry_files(project: Project) -> frozenset[Path]:
+    """Return the files that define a `@hydra.main` entry point.
+
+    Hydra composes a run's configuration from the project's files only in a run it starts:
+    code that calls the training function with a config built in Python reads none of them.
+    """
+    found: set[Path] = set()
+    for module in project.modules_mentioning("hydra"):
+        for function in module.functions:
+            for decorator in function.decorators:
+                maker = decorator.base if decorator.kind is Kind.CALL else decorator
+                if maker is not None and project.is_one_of(maker, module, _HYDRA_MAIN):
+                    found.add(module.path)
+    return frozenset(found)
+
+
+def _node_key(config: Value) -> str | None:
+    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
+    if config.kind is Kind.ATTRIBUTE:
+        return config.name
+    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
+        key = config.args[0]
+        if key.kind is Kind.CONSTANT:
+            return key.name.strip("'\"") or None
+    return None
+
+
+def node_asks_data_parallel(node: ConfigNode) -> bool:
+    """Return True if a config node's options certainly ask Lightning for several processes.
+
+    The same options as `Trainer(...)` keywords: a data-parallel strategy, or several
+    devices, GPUs or nodes.
+    """
+    for option in STRATEGY_OPTIONS:
+        strategy = node.option(option)
+        if isinstance(strategy, str) and any(
+            word in strategy.lower() for word in DATA_PARALLEL_STRATEGIES
+        ):
+            return True
+    for keyword in ("devices", "gpus", "num_nodes"):
+        value = node.option(keyword)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and (value > 1 or (value == -1 and keyword != "num_nodes")):
+            return True
+        if isinstance(value, list) and len(value) > 1:
+            return True
+        if value == "-1" and keyword != "num_nodes":
+            return True
+    return False
+
+
+def trainers_made_from_nodes(
+    project: Project,
+) -> Iterator[tuple[FunctionRef, Value, ConfiguredTrainer]]:
+    """Yield the calls given a config node that names Lightning's Trainer as its type and
+    asks for several processes (`object_from_dict(config.trainer, ...)`), a node of a file
+    the code reads itself: any factory of that node makes a data-parallel Trainer."""
+    for key, files in _trainer_nodes(project).items():
+        for function in project.functions_mentioning(key):
+            for call in function.function.calls:
+                if call.base is not None and call.args and _node_key(call.args[0]) == key:
+                    spelled = call.base.qualnames[0] if call.base.qualnames else call.base.name
+                    label = f"{spelled.rpartition('.')[2]}(...)"
+                    yield function, call, ConfiguredTrainer(label, files, composed_by_hydra=False)
+
+
+@per_project
+def _trainer_nodes(project: Project) -> dict[str, tuple[Path, ...]]:
+    """Return each top-level configuration key whose node names Lightning's Trainer as its
+    type and asks it for several processes, with the files that say so."""
+    keys = {
+        key
+        for _, content in config_documents(project)
+        if isinstance(content, dict)
+        for key, node in content.items()
+        if isinstance(key, str)
+        and isinstance(node, dict)
+        and any(node.get(name) in LIGHTNING_TRAINERS for name in _TYPE_KEYS)
+    }
+    found: dict[str, tuple[Path, ...]] = {}
+    for key in sorted(keys):
+        files = tuple(
+            node.path
+            for node in config_nodes(project, key)
+            if any(node.option(name) in LIGHTNING_TRAINERS for name in _TYPE_KEYS)
+            and node_asks_data_parallel(node)
+        )
+        if files:
+            found[key] = files
+    return found
