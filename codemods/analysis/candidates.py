@@ -11,7 +11,7 @@ from .project import Project
 from .refs import ClassRef, FunctionRef
 
 #: How many calls deep per-item code is followed.
-MAX_CALL_DEPTH = 5
+MAX_CALL_DEPTH = 4
 
 #: How many steps (a variable, a call, a caller's argument, a stored attribute) a value is
 #: followed back to the classes it may be: a dataset made by a method of a config object

@@ -128,7 +128,7 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         if key in seen:
             continue
         seen[key] = current
-        if len(current.chain) > MAX_CALL_DEPTH:
+        if len(current.chain) > MAX_CALL_DEPTH + 1:
             continue
         queue.extend(callees(project, current))
     return tuple(seen.values())
