@@ -10,8 +10,11 @@ from .facts import Value
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
-#: How many calls deep per-item code is followed.
-MAX_CALL_DEPTH = 5
+#: How many calls deep constructions, draws and stored values are followed.
+MAX_CALL_DEPTH = 4
+#: How many calls deep per-item code is followed: one more, for a pipeline step whose
+#: `__call__` draws in a helper method (`Chain.__call__` -> `Step.__call__` -> `self.roll()`).
+MAX_PER_ITEM_DEPTH = MAX_CALL_DEPTH + 1
 
 #: How many steps (a variable, a call, a caller's argument, a stored attribute) a value is
 #: followed back to the classes it may be: a dataset made by a method of a config object

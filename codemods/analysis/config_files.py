@@ -51,6 +51,24 @@ def config_documents(project: Project) -> list[tuple[Path, object]]:
     return [(path, content) for path, content in parsed if content is not None]
 
 
+def config_documents_mentioning(
+    project: Project, words: tuple[str, ...]
+) -> list[tuple[Path, object]]:
+    """Return (file, content) for the configuration files whose text spells one of `words`,
+    parsing only those: most projects have many files, and few are about the question."""
+    found: list[tuple[Path, object]] = []
+    for path, mtime_ns in _versions(project):
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            continue
+        if any(word.encode() in raw for word in words):
+            content = _parsed(path, mtime_ns)
+            if content is not None:
+                found.append((path, content))
+    return found
+
+
 @per_project
 def _versions(project: Project) -> tuple[tuple[Path, int], ...]:
     """Return each configuration file with its mtime, walking the tree once per project."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import catalog
 from .branch_feasibility import looked_up
 from .facts import Kind, Value
+from .memo import per_project
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
 from .refs import FunctionRef
@@ -186,6 +187,7 @@ def _setting_name(value: Value) -> str | None:
     return None
 
 
+@per_project
 def assigned_from_rank(project: Project, key: str) -> bool:
     """Return True if the project stores a rank-dependent value as setting `key`.
 

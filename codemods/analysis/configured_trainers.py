@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog
-from .config_files import config_documents
+from .config_files import config_documents_mentioning
 from .config_targets import ConfigNode, config_nodes, structured_targets
 from .facts import Kind, Value
 from .memo import per_project
@@ -256,7 +256,7 @@ def _trainer_nodes(project: Project) -> dict[str, tuple[Path, ...]]:
     type and asks it for several processes, with the files that say so."""
     keys = {
         key
-        for _, content in config_documents(project)
+        for _, content in config_documents_mentioning(project, tuple(sorted(LIGHTNING_TRAINERS)))
         if isinstance(content, dict)
         for key, node in content.items()
         if isinstance(key, str)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
-from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf
+from .candidates import MAX_CALL_DEPTH, MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .function_registries import registered_functions
 from .held_datasets import held_elements
@@ -128,7 +128,7 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         if key in seen:
             continue
         seen[key] = current
-        if len(current.chain) > MAX_CALL_DEPTH:
+        if len(current.chain) > MAX_PER_ITEM_DEPTH:
             continue
         queue.extend(callees(project, current))
     return tuple(seen.values())
