@@ -95,6 +95,11 @@ class Evidence:
     fallback: bool = False
 
     @property
+    def chosen_by_hydra(self) -> bool:
+        """Return True if it rests on configuration files that only a Hydra run reads."""
+        return bool(self.config_files) and self.composed_by_hydra
+
+    @property
     def is_read(self) -> bool:
         """Return True for a read of the rank (the environment, `get_rank()`), not a call
         that starts or joins the job."""

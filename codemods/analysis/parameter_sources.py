@@ -11,7 +11,7 @@ from __future__ import annotations
 from .base_inits import base_init_callers
 from .candidates import MAX_RESOLUTION_DEPTH, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
-from .forwarded_arguments import spreads_own_keywords
+from .forwarded_arguments import hides_arguments, spreads_own_keywords
 from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import FunctionRef
@@ -34,24 +34,16 @@ def from_callers(
         return DatasetsOf((), False)
     calls, shift = found
     index = function.params.index(param) - shift
-    results = []
     gathered = function.has_var_positional and index + shift == function.positional_count
+    results = []
     for call, caller in calls:
-        passed = call.keyword(param)
         if gathered:
             # `def __init__(self, *transforms)`: the tuple of what is passed from there on.
             passed = gathered_arguments(call, index)
-        elif passed is None:
-            # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
-            passed = positional_argument(project, call, caller, index)
-        if passed is None and spreads_own_keywords(call, caller):
-            results.append(_from_keyword_callers(project, param, caller, depth + 1, resolve))
-            if any(arg.kind is Kind.STARRED for arg in call.args):
-                results.append(DatasetsOf((), False))  # or by position, from `*args`
-        elif passed is None or passed.kind is Kind.STARRED:
-            results.append(DatasetsOf((), False))
         else:
-            results.append(resolve(project, passed, caller, depth))
+            # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
+            passed = call.keyword(param) or positional_argument(project, call, caller, index)
+        results.append(_resolved(project, param, call, caller, passed, depth, resolve))
     return merge(results)
 
 
@@ -86,13 +78,30 @@ def _from_keyword_callers(
     found = _calls_of_function(project, where)
     if found is None:
         return DatasetsOf((), False)
-    results = []
-    for call, caller in found[0]:
-        passed = call.keyword(param)
-        if passed is None and spreads_own_keywords(call, caller):
-            results.append(_from_keyword_callers(project, param, caller, depth + 1, resolve))
-        elif passed is None or passed.kind is Kind.STARRED:
-            results.append(DatasetsOf((), False))
-        else:
-            results.append(resolve(project, passed, caller, depth))
-    return merge(results)
+    return merge(
+        [
+            _resolved(project, param, call, caller, call.keyword(param), depth, resolve)
+            for call, caller in found[0]
+        ]
+    )
+
+
+def _resolved(
+    project: Project,
+    param: str,
+    call: Value,
+    caller: FunctionRef,
+    passed: Value | None,
+    depth: int,
+    resolve: Resolver,
+) -> DatasetsOf:
+    """Resolve what `call` (written in `caller`) passes as parameter `param`: `passed`, or,
+    when it hands on `caller`'s own `**kwargs`, what `caller`'s callers pass under `param`."""
+    if passed is not None and passed.kind is not Kind.STARRED:
+        return resolve(project, passed, caller, depth)
+    if passed is None and spreads_own_keywords(call, caller):
+        handed_on = _from_keyword_callers(project, param, caller, depth + 1, resolve)
+        if hides_arguments(project, call, caller):  # or by position, from `*args`
+            return merge([handed_on, DatasetsOf((), False)])
+        return handed_on
+    return DatasetsOf((), False)

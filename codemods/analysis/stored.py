@@ -90,7 +90,9 @@ def _stored_by(
                 # `super().__init__(**kwargs)`: the keyword as `where` itself was given it.
                 handed_on = Value(Kind.PARAM, call.span, name=option.name)
                 results.append(resolve(project, handed_on, where, 1))
-            elif passed is None and (default := init.function.named_default(option.name)):
+            elif (
+                passed is None and (default := init.function.named_default(option.name)) is not None
+            ):
                 # Not passed: the default, a name (`transform=train_aug`) seen where `init` is.
                 results.append(resolve(project, default, init, 1))
     return merge(results)

@@ -285,11 +285,7 @@ class RankInvariantWorkerSeed(Rule):
             for item in evidence
             if (run := self._evidence_runs(item.function) & entries & seeding_runs)
             # Configuration files ask for several processes only in a run Hydra starts.
-            and (
-                not item.config_files
-                or not item.composed_by_hydra
-                or run & hydra_entry_files(self.project)
-            )
+            and (not item.chosen_by_hydra or run & hydra_entry_files(self.project))
             # A rank read with a fallback shows a launcher may start the script that reads
             # it, not the scripts that call it (a helper reading the rank for its logs).
             and (not item.fallback or item.function.path in run)
