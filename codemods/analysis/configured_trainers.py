@@ -10,7 +10,7 @@ Trainer as its type (`trainer: {type: pytorch_lightning.Trainer, strategy: ddp}`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import catalog
@@ -42,6 +42,8 @@ LIGHTNING_TRAINERS = frozenset(name for name in LIGHTNING_LAUNCHERS if name.ends
 #: Hydra's function that makes the object a config node's `_target_` names.
 HYDRA_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
 
+#: The Trainer methods that run a model's loaders (giving them Lightning's worker_init_fn).
+TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict", "tune"})
 #: Trainer options that name the distributed strategy, across Lightning versions.
 STRATEGY_OPTIONS = ("strategy", "distributed_backend", "accelerator")
 #: Keys that name the class a configuration node makes, outside Hydra.
@@ -240,14 +242,35 @@ def trainers_made_from_nodes(
 ) -> Iterator[tuple[FunctionRef, Value, ConfiguredTrainer]]:
     """Yield the calls given a config node that names Lightning's Trainer as its type and
     asks for several processes (`object_from_dict(config.trainer, ...)`), a node of a file
-    the code reads itself: any factory of that node makes a data-parallel Trainer."""
+    the code reads itself, whose result the same function then runs a Trainer method on
+    (`trainer.fit(model)`): a call that only logs or copies the node makes no Trainer."""
     for key, files in _trainer_nodes(project).items():
         for function in project.functions_mentioning(key):
             for call in function.function.calls:
-                if call.base is not None and call.args and _node_key(call.args[0]) == key:
+                if (
+                    call.base is not None
+                    and call.args
+                    and _node_key(call.args[0]) == key
+                    and _runs_trainer_method(function, call)
+                ):
                     spelled = call.base.qualnames[0] if call.base.qualnames else call.base.name
                     label = f"{spelled.rpartition('.')[2]}(...)"
                     yield function, call, ConfiguredTrainer(label, files, composed_by_hydra=False)
+
+
+def _runs_trainer_method(function: FunctionRef, made: Value) -> bool:
+    """Return True if `function` calls `fit`, `test`... on the object call `made` returns
+    (a variable's use takes its own span)."""
+    for call in function.function.calls:
+        callee = call.base
+        if callee is None or callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+            continue
+        if callee.name in TRAINER_METHODS and any(
+            option.kind is Kind.CALL and replace(option, span=made.span) == made
+            for option in callee.base.alternatives()
+        ):
+            return True
+    return False
 
 
 @per_project

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from .branch_feasibility import bound_values
-from .configured_trainers import LIGHTNING_TRAINERS
+from .configured_trainers import LIGHTNING_TRAINERS, TRAINER_METHODS
 from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall
@@ -26,8 +26,6 @@ from .refs import ClassRef, FunctionRef
 from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules, seeding_carries_to
 from .self_calls import self_class
 
-#: The Trainer methods that add Lightning's worker_init_fn to the loaders they are given.
-TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict", "tune"})
 #: `Trainer.from_argparse_args(...)` makes a Trainer as well.
 _TRAINER_MAKERS = LIGHTNING_TRAINERS | frozenset(
     f"{name}.from_argparse_args" for name in LIGHTNING_TRAINERS

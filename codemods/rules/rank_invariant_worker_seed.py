@@ -188,10 +188,10 @@ class RankInvariantWorkerSeed(Rule):
       point starts (code that passes a config built in Python reads no file), and since
       Hydra chooses a run's files on its command line, such findings are warnings that name
       the files assumed.
-    - Outside Hydra, a call given a config node (`object_from_dict(config.trainer)`) counts
-      when a project YAML file's top-level node of that name names Lightning's Trainer as
-      its `type` (or `class_path`) and asks for several processes; the finding is a warning
-      that names those files.
+    - Outside Hydra, a call given a config node (`object_from_dict(config.trainer)`) whose
+      result the function runs `fit` (or `test`...) on counts when a project YAML file's
+      top-level node of that name names Lightning's Trainer as its `type` (or `class_path`)
+      and asks for several processes; the finding is a warning that names those files.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
