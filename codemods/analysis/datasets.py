@@ -5,6 +5,7 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
@@ -18,7 +19,7 @@ from .candidates import (
     merge,
 )
 from .class_names import named_class_datasets
-from .config_targets import configured_datasets
+from .config_targets import configured_datasets, read_under_key
 from .datapipes import called_alternatives, functional_result
 from .dataset_arguments import method_of_variable, spelled
 from .dataset_registries import (
@@ -85,6 +86,18 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     return replace(
         found, classes=kept, made=tuple((ref, site) for ref, site in found.made if ref in kept)
     )
+
+
+def with_bases(project: Project, classes: Iterable[ClassRef]) -> set[ClassRef]:
+    """Return `classes` and the project classes they derive from."""
+    found = set(classes)
+    found.update(
+        base
+        for ref in tuple(found)
+        for base in project.ancestors(ref)
+        if isinstance(base, ClassRef)
+    )
+    return found
 
 
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -257,7 +270,7 @@ def _classes_of_option(
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
         elements = elements_of(project, value.base, where, deeper)
         if elements.classes:
-            return elements
+            return read_under_key(project, elements, value.args[0]) if value.args else elements
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
         return merge(results) if results else DatasetsOf((), False)
