@@ -31,6 +31,36 @@ def settings_cannot_pass(project: Project, function: FunctionRef, splat: Value, 
     return not any(_has_key(content, name) for content in config_files(project))
 
 
+def left_at_default(project: Project, function: FunctionRef, param: str) -> str | None:
+    """Return the literal default of `param` when no call of `function` can pass it.
+
+    mmseg's `build_dataloader(dataset, **train_loader_cfg)` spreads settings gathered from
+    its configs: no call names `persistent_workers`, and no code outside the function's own
+    module, nor any configuration file, spells the key, so no spread carries it either.
+    None when some call may pass it or it has no literal default.
+    """
+    facts = function.function
+    default = facts.default_of(param)
+    if default is None or param not in facts.params:
+        return None
+    wanted = frozenset({param})
+    if any(
+        module is not function.module and module.spells(wanted)
+        for module in project.modules_mentioning(param)
+    ):
+        return None
+    if any(_has_key(content, param) for content in config_files(project)):
+        return None
+    position = facts.params.index(param)
+    for site in project.callers(function):
+        args = site.call.args
+        if site.call.keyword(param) is not None or any(arg.kind is Kind.STARRED for arg in args):
+            return None
+        if position < facts.positional_count and len(args) > position:
+            return None
+    return default
+
+
 def _is_settings_section(project: Project, function: FunctionRef, value: Value) -> bool:
     """Return True for constant-key lookups (`cfg["loader"]`, `cfg.loader`) in an object of
     the project's code: a parameter, `self`, a project variable, or a copy of one."""
