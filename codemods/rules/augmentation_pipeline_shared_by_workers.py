@@ -26,8 +26,9 @@ from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_ca
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
-from ..analysis.rng_object_records import Creation, RngUse, UseKind
+from ..analysis.rng_object_records import Creation, Place, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
+from ..analysis.rng_reseeding import worker_init_reseeds
 from ..analysis.worker_inits import worker_init
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
 from ..rule import FixAvailability, FixSafety, Rule
@@ -197,6 +198,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 continue
             per_item = index.per_item(dataset)
             reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
+            recreated = self._recreated_in_workers(dataset)
             # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
             # finding: the pipeline holding it, or stored under the same name, is left alone.
             rng_uses = rng_index.per_item(dataset).uses
@@ -206,6 +208,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 obj = use.obj
                 if use.kind is not UseKind.DRAW or obj.key in reseeded or obj.key in reported:
                     continue
+                if obj.place is Place.ATTRIBUTE and obj.name in recreated:
+                    continue  # each worker builds its own: nothing was built before they start
                 if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
                     continue
                 library = library_named(obj.creation.rng_type)
@@ -283,6 +287,15 @@ class AugmentationPipelineSharedByWorkers(Rule):
             )
             for loader in starting
         )
+
+    def _recreated_in_workers(self, dataset: ClassRef) -> frozenset[str]:
+        """Return the attributes that every worker_init_fn starting workers for `dataset`
+        re-creates or reseeds (`get_worker_info().dataset.setup_augmentor(seed)`)."""
+        starting = [loader for loader in self._loaders_of(dataset) if loader.may_start_workers()]
+        if not starting:
+            return frozenset()
+        names = [worker_init_reseeds(self.project, loader, dataset).names for loader in starting]
+        return frozenset.intersection(*names)
 
     def _check_per_call(
         self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]
