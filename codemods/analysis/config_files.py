@@ -10,6 +10,7 @@ import json
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .memo import per_project
 from .project import Project
@@ -114,6 +115,27 @@ def _parsed(path: Path, mtime_ns: int) -> object:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_data_loader(yaml))
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return None
+
+
+@lru_cache(maxsize=1)
+def _data_loader(yaml: Any) -> Any:
+    """Return a safe YAML loader that reads a tagged node (`!!python/tuple [512, 512]`,
+    `!!python/float 1e-4`, `!Custom {...}`) as the plain scalar, list or mapping it is
+    written as: the file's data, with nothing imported or constructed."""
+
+    class DataLoader(yaml.SafeLoader):  # type: ignore[misc]
+        pass
+
+    def plain(loader: Any, _suffix: str, node: Any) -> object:
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_mapping(node, deep=True)
+
+    DataLoader.add_multi_constructor("tag:yaml.org,2002:python/", plain)
+    DataLoader.add_multi_constructor("!", plain)
+    return DataLoader
