@@ -14,6 +14,7 @@ from ..analysis.augmentations import (
     library_version,
     library_worker_init_reseeds,
     reseeding_loader_only,
+    reseeds_library_globally,
     reseeds_pipelines,
     seeded,
     third_party_datasets,
@@ -199,6 +200,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             per_item = index.per_item(dataset)
             reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
             recreated = self._recreated_in_workers(dataset)
+            global_reseed = reseeds_library_globally(project, per_item.functions)
             # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
             # finding: the pipeline holding it, or stored under the same name, is left alone.
             rng_uses = rng_index.per_item(dataset).uses
@@ -214,8 +216,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     continue
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
-                if not _affected(library, version, seeded(obj.creation, project)):
+                is_seeded = seeded(obj.creation, project)
+                if not _affected(library, version, is_seeded):
                     continue
+                if global_reseed and library.name == "imgaug" and not is_seeded:
+                    continue  # it draws from the global RNG that per-item code reseeds
                 reported.add(obj.key)
                 self._report(dataset, use, version)
             self._check_per_call(index, dataset, per_item.functions)
