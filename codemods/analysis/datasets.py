@@ -158,6 +158,11 @@ def _classes_of_option(
         made = made_by_type(project, value.base, where.module)
         if made is not None:
             return DatasetsOf(made, True)
+        looked_up = (
+            looked_up_here(project, value, where) if value.base.kind is Kind.SUBSCRIPT else None
+        )
+        if looked_up is not None:
+            return looked_up  # `datasets.__dict__[cfg.type](**params)`
         picked = made_by_picked_entry(project, value, where, depth)
         if picked is not None:
             return picked  # `makers[name]()`
