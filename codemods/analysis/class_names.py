@@ -94,7 +94,7 @@ def _constructing_parameter(project: Project, function: FunctionRef, depth: int)
 def _looked_up_by_name(project: Project, made: Value, function: FunctionRef) -> str | None:
     """Return the parameter a `getattr(importlib.import_module(module_path), name)` lookup
     in `function` is derived from (`module_path = path.rpartition(".")[0]`), if it is one."""
-    if made.base is None or not project.is_one_of(made.base, function.module, _GETATTR):
+    if made.base is None or not project.is_one_of(made.base, function.module, catalog.GETATTR):
         return None
     if len(made.args) != 2 or made.args[0].kind is not Kind.CALL:
         return None
@@ -122,9 +122,6 @@ def _params_in(value: Value, unpacked: dict[str, Value]) -> set[str]:
     for part in parts:
         found |= _params_in(part, unpacked)
     return found
-
-
-_GETATTR = frozenset({"builtins.getattr"})
 
 
 def _imports_by(project: Project, function: FunctionRef, depth: int) -> bool:

@@ -23,7 +23,6 @@ from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 
 _TARGET_KEYS = frozenset({"target", "_target_"})
-_GETATTR = frozenset({"builtins.getattr"})
 #: Hydra's functions that make (or return) the object a config's `_target_` names.
 _HYDRA = frozenset(
     {
@@ -98,7 +97,7 @@ def _imports_by_name(project: Project, function: FunctionRef) -> bool:
             if (
                 option.kind is Kind.CALL
                 and option.base is not None
-                and project.is_one_of(option.base, function.module, _GETATTR)
+                and project.is_one_of(option.base, function.module, catalog.GETATTR)
                 and option.args
                 and option.args[0].kind is Kind.CALL
                 and option.args[0].base is not None

@@ -67,10 +67,12 @@ def names_data_parallel_strategy(value: Value) -> bool:
     (`"ddp" if n > 1 else "auto"`: the script is meant to run data-parallel)."""
     if value.kind is Kind.ALTERNATIVES:
         return any(names_data_parallel_strategy(option) for option in value.args)
-    if value.kind is not Kind.CONSTANT:
-        return False
-    text = value.name.strip("'\"").lower()
-    return any(word in text for word in DATA_PARALLEL_STRATEGIES)
+    return value.kind is Kind.CONSTANT and is_data_parallel_strategy(value.name.strip("'\""))
+
+
+def is_data_parallel_strategy(text: str) -> bool:
+    """Return True for a strategy's name that asks for several processes ("ddp_spawn")."""
+    return any(word in text.lower() for word in DATA_PARALLEL_STRATEGIES)
 
 
 def configured_trainer(
@@ -181,7 +183,7 @@ def _strategy_from_files(project: Project, call: Value) -> ConfiguredTrainer | N
             files.extend(
                 file
                 for file, text in config_values(project, path)
-                if any(word in text.lower() for word in DATA_PARALLEL_STRATEGIES)
+                if is_data_parallel_strategy(text)
             )
     if not files:
         return None
@@ -246,9 +248,7 @@ def node_asks_data_parallel(node: ConfigNode) -> bool:
     """
     for option in STRATEGY_OPTIONS:
         strategy = node.option(option)
-        if isinstance(strategy, str) and any(
-            word in strategy.lower() for word in DATA_PARALLEL_STRATEGIES
-        ):
+        if isinstance(strategy, str) and is_data_parallel_strategy(strategy):
             return True
     for keyword in ("devices", "gpus", "num_nodes"):
         value = node.option(keyword)

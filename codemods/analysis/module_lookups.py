@@ -17,13 +17,13 @@ import ast
 from collections.abc import Iterator
 from dataclasses import replace
 
+from . import catalog
 from .candidates import CandidateSource, Construction, DatasetsOf
 from .facts import UNKNOWN, Kind, ModuleFacts, Value, literal_key
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
-_GETATTR = frozenset({"builtins.getattr"})
 _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ABSTRACT_METHOD = frozenset({"abc.abstractmethod"})
 _ABSTRACT_BASE = frozenset({"abc.ABC"})
@@ -173,7 +173,7 @@ def _lookup(value: Value) -> Value | None:
     if (
         lookup.kind is not Kind.CALL
         or lookup.base is None
-        or not _GETATTR & set(lookup.base.qualnames)
+        or not catalog.GETATTR & set(lookup.base.qualnames)
         or len(lookup.args) not in (2, 3)
         or lookup.keywords
         or any(arg.kind is Kind.STARRED for arg in lookup.args)
