@@ -136,9 +136,10 @@ def _walk(
     found: set[str],
     visited: set[str],
 ) -> None:
-    stack = [(top, top_relative.replace(os.sep, "/"))]
+    # Below a directory git ignores, only what git tracks is kept: git ignores the rest.
+    stack = [(top, top_relative.replace(os.sep, "/"), False)]
     while stack:
-        directory, relative = stack.pop()
+        directory, relative, only_tracked = stack.pop()
         if directory in visited:
             continue
         visited.add(directory)
@@ -147,7 +148,7 @@ def _walk(
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError:
             continue
-        subdirectories: list[tuple[str, str]] = []
+        subdirectories: list[tuple[str, str, bool]] = []
         for entry in entries:
             name = entry.name
             try:
@@ -160,8 +161,13 @@ def _walk(
             entry_relative = f"{relative}/{name}" if relative else name
             if excludes.match(entry_relative, is_dir=is_dir):
                 continue
-            if gitignore is not None and gitignore.ignores_entry(entry_relative, is_dir=is_dir):
-                continue
+            tracked_only = only_tracked
+            if gitignore is not None and (
+                only_tracked or gitignore.ignores_entry(entry_relative, is_dir=is_dir)
+            ):
+                if not gitignore.is_tracked(entry_relative):
+                    continue
+                tracked_only = True
             if is_link:
                 real = os.path.realpath(entry.path)
                 if not _inside(real, root):
@@ -172,7 +178,9 @@ def _walk(
                 real_relative = entry_relative
             if is_dir:
                 if real not in visited:
-                    subdirectories.append((real, "" if real_relative == "." else real_relative))
+                    subdirectories.append(
+                        (real, "" if real_relative == "." else real_relative, tracked_only)
+                    )
             else:
                 found.add(real)
         stack.extend(reversed(subdirectories))

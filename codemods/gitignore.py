@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -275,6 +276,75 @@ def git_sources(root: Path) -> list[Path]:
     return sources
 
 
+def _index_path(top: Path) -> Path | None:
+    """Return the index of the work tree at `top` (a linked work tree keeps its own)."""
+    dotgit = top / ".git"
+    try:
+        if dotgit.is_dir():
+            return dotgit / "index"
+        first = dotgit.read_text(encoding="utf-8", errors="surrogateescape").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    return top / first[len("gitdir:") :].strip() / "index"
+
+
+def tracked_paths(index: Path) -> frozenset[bytes]:
+    """Return the paths git's index tracks (versions 2 to 4), with every directory above
+    them, relative to the work tree; empty when there is no index or it cannot be read."""
+    try:
+        data = index.read_bytes()
+    except OSError:
+        return frozenset()
+    if data[:4] != b"DIRC" or len(data) < 12:
+        return frozenset()
+    version, count = struct.unpack(">II", data[4:12])
+    if version not in (2, 3, 4):
+        return frozenset()
+    found: set[bytes] = set()
+    position = 12
+    previous = b""
+    try:
+        for _ in range(count):
+            start = position
+            (flags,) = struct.unpack(">H", data[start + 60 : start + 62])
+            position = start + 62 + (2 if version >= 3 and flags & 0x4000 else 0)
+            if version == 4:
+                strip, position = _offset(data, position)
+                end = data.index(b"\0", position)
+                name = previous[: len(previous) - strip] + data[position:end]
+                position = end + 1
+            else:
+                end = data.index(b"\0", position)
+                name = data[position:end]
+                # Entries are NUL-padded to a multiple of 8 bytes (at least one NUL).
+                position = start + ((end - start) // 8 + 1) * 8
+            previous = name
+            found.add(name.rstrip(b"/"))
+    except (struct.error, ValueError, IndexError):
+        return frozenset()
+    for name in tuple(found):
+        while b"/" in name:
+            name = name.rpartition(b"/")[0]
+            if name in found:
+                break
+            found.add(name)
+    return frozenset(found)
+
+
+def _offset(data: bytes, position: int) -> tuple[int, int]:
+    """Read git's variable-length offset encoding (index version 4)."""
+    byte = data[position]
+    position += 1
+    value = byte & 0x7F
+    while byte & 0x80:
+        byte = data[position]
+        position += 1
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, position
+
+
 def _find_work_tree(root: Path) -> tuple[Path, Path | None]:
     """Return (top of the enclosing git work tree or `root`, its git directory or None)."""
     for directory in (root, *root.parents):
@@ -317,6 +387,10 @@ class GitIgnore:
         relative = self._root.relative_to(top).as_posix()
         self._prefix = b"" if relative == "." else os.fsencode(relative) + b"/"
         self._lists: dict[bytes, Patterns | None] = {}
+        #: What git tracks, read at the first path a pattern ignores: git ignores only
+        #: untracked files, and a package under an ignored name (`data/`) may be tracked.
+        #: Paths relative to the work tree, with every directory above them.
+        self._tracked: frozenset[bytes] | None = None
         self._chains: dict[bytes, tuple[tuple[int, Patterns], ...]] = {}
         self._dirs: dict[bytes, bool] = {}
 
@@ -336,9 +410,9 @@ class GitIgnore:
         if not relative:
             return False
         parent = relative.rpartition(b"/")[0]
-        if parent and self._dir_ignored(parent):
-            return True
-        return self._own(relative, is_dir=is_dir)
+        ignored = bool(parent) and self._dir_ignored(parent)
+        ignored = ignored or self._own(relative, is_dir=is_dir)
+        return ignored and not self.is_tracked(os.fsdecode(relative))
 
     def ignores_entry(self, relpath: str, *, is_dir: bool) -> bool:
         """Return True if the patterns ignore this entry, not looking at its parents.
@@ -381,6 +455,14 @@ class GitIgnore:
             if verdict is not None:
                 return verdict
         return False
+
+    def is_tracked(self, relpath: str) -> bool:
+        """Return True if git tracks this file, or a file below this directory (`relpath` as
+        for `ignores_entry`): git ignores only what it does not track."""
+        if self._tracked is None:
+            index = _index_path(self._top) if self._git_dir is not None else None
+            self._tracked = tracked_paths(index) if index is not None else frozenset()
+        return self._prefix + os.fsencode(relpath) in self._tracked
 
     def _chain(self, directory: bytes) -> tuple[tuple[int, Patterns], ...]:
         """Return (offset, patterns) for the files that apply in `directory`, deepest first."""

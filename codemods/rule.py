@@ -93,6 +93,8 @@ class Rule(ABC):
         related: tuple[Span, ...] = (),
     ) -> None:
         """Record a finding at `span` of the file that defines `where` (and at `related`)."""
+        if fix is not None and any(self._not_rewritable(edits.path) for edits in fix.files):
+            fix = None  # libcst cannot parse it, so no fix can be applied there
         self.findings.append(
             Finding(
                 code=self.CODE,
@@ -106,6 +108,10 @@ class Rule(ABC):
                 related=related,
             )
         )
+
+    def _not_rewritable(self, path: Path) -> bool:
+        module = self.project.module_at(path)
+        return module is not None and module.legacy_grammar
 
     def reported_at(self, path: Path, span: Span) -> bool:
         """Return True if a finding of this rule already names `span` of `path`."""

@@ -45,7 +45,7 @@ def summarise_source(
     if files.is_generated(source.text):
         return Skipped(source.path, SkipReason.GENERATED, "marked as generated")
     try:
-        tree = _parse(source.text, source.path)
+        tree, legacy = _parse(source.text, source.path)
     except SyntaxError as error:
         where = f"line {error.lineno}: " if error.lineno else ""
         return Skipped(source.path, SkipReason.SYNTAX_ERROR, f"{where}{error.msg}")
@@ -54,15 +54,25 @@ def summarise_source(
     module = module_name_for(source.path, root)
     with collector_paused():
         facts = extract(tree, source.text, source.path, module, keep_tree=keep_tree)
-    return Parsed(replace(facts, digest=digest(source.raw)), source)
+    return Parsed(replace(facts, digest=digest(source.raw), legacy_grammar=legacy), source)
 
 
-def _parse(text: str, path: Path) -> ast.Module:
-    """Parse module text; SyntaxError (or ValueError, RecursionError) if it cannot be."""
+def _parse(text: str, path: Path) -> tuple[ast.Module, bool]:
+    """Parse module text, and say whether only Python 3.6's grammar parses it; SyntaxError
+    (or ValueError, RecursionError) if it cannot be parsed."""
     with warnings.catch_warnings(), collector_paused():
         # Invalid escape sequences and the like in analysed code are not our findings.
         warnings.simplefilter("ignore")
-        return ast.parse(files.python_text(text), filename=str(path))
+        source = files.python_text(text)
+        try:
+            return ast.parse(source, filename=str(path)), False
+        except SyntaxError as error:
+            # Before Python 3.7 `async` and `await` were names: old PyTorch code calls
+            # `x.cuda(async=True)`. Such code parses with the grammar it was written for.
+            try:
+                return ast.parse(source, filename=str(path), feature_version=(3, 6)), True
+            except SyntaxError:
+                raise error from None
 
 
 @contextlib.contextmanager
@@ -106,7 +116,7 @@ class ReopenedModule:
         if self._functions is None:
             text = self._read()
             module = module_name_for(self._path, self._root)
-            self._functions = function_source(_parse(text, self._path), text, self._path, module)
+            self._functions = function_source(_parse(text, self._path)[0], text, self._path, module)
         return self._functions.summarise(qualname)
 
     def _read(self) -> str:

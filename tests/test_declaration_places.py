@@ -136,9 +136,28 @@ def test_declared_through_installed_packages(
             id="the shallowest declaring files win",
         ),
         pytest.param(
+            {"ops_lib/setup.py": "setup(install_requires=['torch>=1.4'])\n"},
+            TorchTarget((1, 4), source="ops_lib/setup.py"),
+            id="a package of the project installed by hand declares it",
+        ),
+        pytest.param(
+            {
+                "ops/pyproject.toml": '[project]\ndependencies = ["torch>=1.6"]\n',
+                "ops/setup.cfg": "[options]\ninstall_requires = torch>=1.7\n",
+                "examples/a/setup.py": "setup(install_requires=['torch>=1.2'])\n",
+            },
+            TorchTarget((1, 6), source="ops/pyproject.toml"),
+            id="the shallowest packaging files win",
+        ),
+        pytest.param(
             {"third_party/lib/requirements.txt": "torch==1.0\n"},
             None,
             id="vendored code is not read",
+        ),
+        pytest.param(
+            {"third_party/lib/setup.py": "setup(install_requires=['torch==1.0'])\n"},
+            None,
+            id="vendored packaging files are not read",
         ),
         pytest.param(
             {"lib/.git": "gitdir: ../.git/modules/lib\n", "lib/requirements.txt": "torch==1.0\n"},

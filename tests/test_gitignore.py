@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from file_trees import write_tree
 
+from codemods.files import discover
 from codemods.gitignore import GitIgnore, Patterns
 
 # (.gitignore content, path relative to the root, is_dir, ignored by git)
@@ -280,3 +281,24 @@ def test_many_patterns_pick_the_last_matching_line() -> None:
     patterns = Patterns.from_lines(lines)
     assert patterns.match("d/f7.py", is_dir=False) is False
     assert patterns.match("d/f8.py", is_dir=False) is True
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("index_version", ["2", "3", "4"])
+def test_tracked_files_are_never_ignored(tmp_path: Path, index_version: str) -> None:
+    # `data/` in .gitignore (for downloaded datasets) also names a tracked package `pkg/data`:
+    # git ignores only untracked files, so the package is analysed and the download is not.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert git(repo, "init", "-q").returncode == 0
+    write_tree(repo, {"pkg/data/loader.py": "", "pkg/data/new.py": "", "pkg/other.py": ""})
+    assert git(repo, "add", "pkg/data/loader.py", "pkg/other.py").returncode == 0
+    assert git(repo, "add", "-N", "pkg/data/new.py").returncode == 0  # an extended entry
+    (repo / ".gitignore").write_text("data/\n")
+    write_tree(repo, {"pkg/data/download.py": "", "data/cache.py": ""})
+    assert git(repo, "update-index", "--index-version", index_version).returncode == 0
+    found = {path.relative_to(repo).as_posix() for path in discover([repo], repo)}
+    assert found == {"pkg/data/loader.py", "pkg/data/new.py", "pkg/other.py"}
+    ignore = GitIgnore.for_root(repo)
+    assert not ignore.is_ignored(Path("pkg/data/loader.py"), is_dir=False)
+    assert ignore.is_ignored(Path("pkg/data/download.py"), is_dir=False)

@@ -16,7 +16,7 @@ NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -273,6 +273,17 @@ def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
         ):
             return True
     return False
+
+
+def reseeds_library_globally(project: Project, functions: Iterable[FunctionRef]) -> bool:
+    """Return True if per-item code calls a library's module-level seeder (`imgaug.seed(t)`):
+    every augmenter of that library built without a seed of its own draws from the global RNG
+    it reseeds, then and there, in each worker (how well it is seeded is WS102's question)."""
+    return any(
+        call.base is not None and project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
+        for function in functions
+        for call in function.function.calls
+    )
 
 
 def library_worker_init_reseeds(loader: LoaderCall) -> bool:

@@ -377,6 +377,8 @@ DISTRIBUTED_RANKS = frozenset(
 
 #: The function that imports a module by a name computed at run time.
 IMPORT_MODULE = frozenset({"importlib.import_module"})
+#: Looking an attribute up by a name known only at run time.
+GETATTR = frozenset({"builtins.getattr"})
 
 #: Lightning's data-parallel strategy objects (and the plugins that preceded them, Lightning
 #: 1.2-1.5): a script that makes one runs on several processes.

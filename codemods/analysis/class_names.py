@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import catalog
 from .candidates import CandidateSource, DatasetsOf
+from .config_files import config_strings_under
 from .facts import Kind, Value, string_literal
 from .memo import per_project
 from .project import Project
@@ -52,7 +53,7 @@ def named_class_datasets(project: Project, call: Value, where: FunctionRef) -> D
         dict.fromkeys(
             ref
             for name in names
-            for ref in project.resolve(name)
+            for ref in project.resolve(name, where.module)
             if isinstance(ref, ClassRef) and is_dataset(project, ref)
         )
     )
@@ -78,6 +79,9 @@ def _constructing_parameter(project: Project, function: FunctionRef, depth: int)
                 for param, callee in _parameters_passed(project, made, function):
                     if _imports_by(project, callee, depth + 1):
                         return param
+                named = _looked_up_by_name(project, made, function)
+                if named is not None:
+                    return named
                 continue
             for param, callee in _parameters_passed(project, option, function):
                 if _constructing_parameter(project, callee, depth + 1) == _received(
@@ -85,6 +89,39 @@ def _constructing_parameter(project: Project, function: FunctionRef, depth: int)
                 ):
                     return param
     return None
+
+
+def _looked_up_by_name(project: Project, made: Value, function: FunctionRef) -> str | None:
+    """Return the parameter a `getattr(importlib.import_module(module_path), name)` lookup
+    in `function` is derived from (`module_path = path.rpartition(".")[0]`), if it is one."""
+    if made.base is None or not project.is_one_of(made.base, function.module, catalog.GETATTR):
+        return None
+    if len(made.args) != 2 or made.args[0].kind is not Kind.CALL:
+        return None
+    imported = made.args[0]
+    if imported.base is None or not project.is_one_of(
+        imported.base, function.module, catalog.IMPORT_MODULE
+    ):
+        return None
+    unpacked = {name: value for name, _, _, value in function.function.unpacked}
+    params = {name for arg in (*imported.args, made.args[1]) for name in _params_in(arg, unpacked)}
+    return params.pop() if len(params) == 1 else None
+
+
+def _params_in(value: Value, unpacked: dict[str, Value]) -> set[str]:
+    """Return the names of the parameters an expression is computed from, also through names
+    unpacked from one (`module_path, _, name = path.rpartition(".")`)."""
+    if value.kind is Kind.PARAM:
+        return {value.name}
+    if value.kind is Kind.UNKNOWN and value.name in unpacked:
+        return _params_in(unpacked.pop(value.name), unpacked)
+    found: set[str] = set()
+    parts = [*value.args, *(item for _, item in value.keywords)]
+    if value.base is not None:
+        parts.append(value.base)
+    for part in parts:
+        found |= _params_in(part, unpacked)
+    return found
 
 
 def _imports_by(project: Project, function: FunctionRef, depth: int) -> bool:
@@ -187,4 +224,8 @@ def named_under(project: Project, key: str) -> tuple[str, ...]:
                     text = string_literal(option) if option.kind is Kind.CONSTANT else None
                     if text is not None and "." in text:
                         found.append(text)
+    # A configuration file's entry (`[train_dataset] path = "dataset_train.Dataset"`).
+    found.extend(
+        text for _, text in config_strings_under(project, key) if "." in text and " " not in text
+    )
     return tuple(dict.fromkeys(found))

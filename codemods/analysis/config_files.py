@@ -1,4 +1,4 @@
-"""The project's own YAML and JSON configuration files, read to see what a key may hold.
+"""The project's own YAML, JSON and TOML configuration files, read to see what a key may hold.
 
 Code that reads `config["TRAIN_TRANSFORMS"]` from a file named on the command line may get
 any value one of the project's configuration files gives under that key: the candidates.
@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .memo import per_project
 from .project import Project
 
-_SUFFIXES = (".yaml", ".yml", ".json")
+_SUFFIXES = (".yaml", ".yml", ".json", ".toml")
 _SKIPPED = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__"})
 #: Configuration is small; larger files are data.
 _MAX_BYTES = 256 * 1024
@@ -37,6 +39,25 @@ def config_entries(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, 
             value = value.get(key) if isinstance(value, dict) else None
         if value is not None:
             found.append((path, value))
+    return found
+
+
+def config_strings_under(project: Project, key: str) -> list[tuple[Path, str]]:
+    """Return (file, value) for every string a configuration file gives under `key`, at any
+    depth."""
+    found: list[tuple[Path, str]] = []
+    for path, content in config_documents_mentioning(project, (key,)):
+        pending = [content]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, dict):
+                for name, value in current.items():
+                    if name == key and isinstance(value, str):
+                        found.append((path, value))
+                    else:
+                        pending.append(value)
+            elif isinstance(current, list):
+                pending.extend(current)
     return found
 
 
@@ -114,6 +135,29 @@ def _parsed(path: Path, mtime_ns: int) -> object:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        if path.suffix == ".toml":
+            return tomllib.loads(text)
+        return yaml.load(text, Loader=_data_loader(yaml))
     except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
         return None
+
+
+@lru_cache(maxsize=1)
+def _data_loader(yaml: Any) -> Any:
+    """Return a safe YAML loader that reads a tagged node (`!!python/tuple [512, 512]`,
+    `!!python/float 1e-4`, `!Custom {...}`) as the plain scalar, list or mapping it is
+    written as: the file's data, with nothing imported or constructed."""
+
+    class DataLoader(yaml.SafeLoader):  # type: ignore[misc]
+        pass
+
+    def plain(loader: Any, _suffix: str, node: Any) -> object:
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node, deep=True)
+        return loader.construct_mapping(node, deep=True)
+
+    DataLoader.add_multi_constructor("tag:yaml.org,2002:python/", plain)
+    DataLoader.add_multi_constructor("!", plain)
+    return DataLoader

@@ -11,7 +11,7 @@ the options the project's files give it, and the `_target_` Hydra makes from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import catalog
@@ -23,7 +23,6 @@ from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 
 _TARGET_KEYS = frozenset({"target", "_target_"})
-_GETATTR = frozenset({"builtins.getattr"})
 #: Hydra's functions that make (or return) the object a config's `_target_` names.
 _HYDRA = frozenset(
     {
@@ -98,7 +97,7 @@ def _imports_by_name(project: Project, function: FunctionRef) -> bool:
             if (
                 option.kind is Kind.CALL
                 and option.base is not None
-                and project.is_one_of(option.base, function.module, _GETATTR)
+                and project.is_one_of(option.base, function.module, catalog.GETATTR)
                 and option.args
                 and option.args[0].kind is Kind.CALL
                 and option.args[0].base is not None
@@ -109,13 +108,16 @@ def _imports_by_name(project: Project, function: FunctionRef) -> bool:
 
 
 @per_project
-def named_datasets(project: Project, key: str) -> tuple[ClassRef, ...]:
-    """Return the project Dataset classes the project's configuration files name under `key`."""
+def named_datasets(project: Project, key: str, under: str | None = None) -> tuple[ClassRef, ...]:
+    """Return the project Dataset classes the project's configuration files name under `key`.
+
+    With `under`, only those of a node held under that key (`test: {target: ...}`).
+    """
     from .datasets import is_dataset  # datasets resolves through this module
 
     found: list[ClassRef] = []
     for content in config_files(project):
-        for name in _target_strings(content, key):
+        for name in _target_strings(content, key, under):
             found.extend(
                 ref
                 for ref in project.resolve(name)
@@ -124,19 +126,45 @@ def named_datasets(project: Project, key: str) -> tuple[ClassRef, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _target_strings(content: object, target_key: str) -> list[str]:
+def read_under_key(project: Project, elements: DatasetsOf, key: Value) -> DatasetsOf:
+    """Return what `container[key]` holds when `elements` are what `container` holds.
+
+    A mapping of datasets made from the configs' nodes (`{k: instantiate(cfgs[k]) for k in
+    cfgs}`), read under a literal key, holds only the datasets the configs name under that
+    key: `datasets["test"]` is none of the `train:` and `validation:` targets. When no
+    config names one there, what it holds is unknown.
+    """
+    configs = [source for source in elements.sources if source.kind == "configs"]
+    if not configs or key.kind is not Kind.CONSTANT or not key.name:
+        return elements
+    under = key.name.strip("'\"")
+    configured = {ref for source in configs for ref in named_datasets(project, source.parameter)}
+    keyed = {ref for source in configs for ref in named_datasets(project, source.parameter, under)}
+    kept = tuple(ref for ref in elements.classes if ref not in configured or ref in keyed)
+    if not kept:
+        return DatasetsOf((), False)
+    return replace(
+        elements,
+        classes=kept,
+        made=tuple((ref, site) for ref, site in elements.made if ref in kept),
+    )
+
+
+def _target_strings(content: object, target_key: str, under: str | None = None) -> list[str]:
+    """Return the dotted names under `target_key`; with `under`, only in nodes held there."""
     found: list[str] = []
-    pending = [content]
+    pending: list[tuple[object, object]] = [(content, None)]
     while pending:
-        current = pending.pop()
+        current, held_by = pending.pop()
         if isinstance(current, dict):
             for key, value in current.items():
                 if key == target_key and isinstance(value, str) and "." in value:
-                    found.append(value)
+                    if under is None or held_by == under:
+                        found.append(value)
                 else:
-                    pending.append(value)
+                    pending.append((value, key))
         elif isinstance(current, list):
-            pending.extend(current)
+            pending.extend((item, held_by) for item in current)
     return found
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import catalog
-from .config_files import config_documents_mentioning
+from .config_files import config_documents_mentioning, config_values
 from .config_targets import ConfigNode, config_nodes, structured_targets
 from .facts import Kind, Value
 from .memo import per_project
@@ -67,10 +67,12 @@ def names_data_parallel_strategy(value: Value) -> bool:
     (`"ddp" if n > 1 else "auto"`: the script is meant to run data-parallel)."""
     if value.kind is Kind.ALTERNATIVES:
         return any(names_data_parallel_strategy(option) for option in value.args)
-    if value.kind is not Kind.CONSTANT:
-        return False
-    text = value.name.strip("'\"").lower()
-    return any(word in text for word in DATA_PARALLEL_STRATEGIES)
+    return value.kind is Kind.CONSTANT and is_data_parallel_strategy(value.name.strip("'\""))
+
+
+def is_data_parallel_strategy(text: str) -> bool:
+    """Return True for a strategy's name that asks for several processes ("ddp_spawn")."""
+    return any(word in text.lower() for word in DATA_PARALLEL_STRATEGIES)
 
 
 def configured_trainer(
@@ -86,7 +88,9 @@ def configured_trainer(
     if call.kind is not Kind.CALL or call.base is None:
         return None
     if project.is_one_of(call.base, function.module, LIGHTNING_LAUNCHERS):
-        return _trainer_given_config_node(project, function, call)
+        return _trainer_given_config_node(project, function, call) or _strategy_from_files(
+            project, call
+        )
     if not project.is_one_of(call.base, function.module, HYDRA_INSTANTIATE):
         return None
     config = call.keyword("config")
@@ -167,13 +171,37 @@ def _trainer_given_config_node(
     return ConfiguredTrainer(label, tuple(dict.fromkeys(files)))
 
 
+def _strategy_from_files(project: Project, call: Value) -> ConfiguredTrainer | None:
+    """Return the evidence of `Trainer(distributed_backend=cfg.General.multi_gpu_mode)`, a
+    strategy read from a configuration object, where a project configuration file gives
+    that setting a data-parallel strategy (`General: {multi_gpu_mode: ddp}`)."""
+    files: list[Path] = []
+    for option in STRATEGY_OPTIONS:
+        value = call.keyword(option)
+        path = _node_path(value) if value is not None else None
+        if path is not None:
+            files.extend(
+                file
+                for file, text in config_values(project, path)
+                if is_data_parallel_strategy(text)
+            )
+    if not files:
+        return None
+    label = "Trainer(...) given a strategy from the configuration"
+    return ConfiguredTrainer(label, tuple(dict.fromkeys(files)), composed_by_hydra=False)
+
+
 def _node_path(config: Value) -> tuple[str, ...] | None:
-    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` gives
-    ("trainer", "kwargs"); None for anything but attribute reads of a name."""
+    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` (or
+    `cfg["trainer"]["kwargs"]`) gives ("trainer", "kwargs"); None for anything but attribute
+    and constant-key reads of a name."""
     keys: list[str] = []
     current = config
-    while current.kind is Kind.ATTRIBUTE and current.base is not None:
-        keys.append(current.name)
+    while current.kind in (Kind.ATTRIBUTE, Kind.SUBSCRIPT) and current.base is not None:
+        key = _node_key(current)
+        if key is None:
+            return None
+        keys.append(key)
         current = current.base
     if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
         return None
@@ -220,9 +248,7 @@ def node_asks_data_parallel(node: ConfigNode) -> bool:
     """
     for option in STRATEGY_OPTIONS:
         strategy = node.option(option)
-        if isinstance(strategy, str) and any(
-            word in strategy.lower() for word in DATA_PARALLEL_STRATEGIES
-        ):
+        if isinstance(strategy, str) and is_data_parallel_strategy(strategy):
             return True
     for keyword in ("devices", "gpus", "num_nodes"):
         value = node.option(keyword)

@@ -107,13 +107,16 @@ class Evidence:
 
 
 _RANK_READS = frozenset(name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS)
+#: What the launchers (`torchrun`, `torch.distributed.launch`, SLURM, MPI) put in each rank's
+#: environment: its rank, and the job's size, which a script reads to know it was launched.
+LAUNCHER_ENVIRONMENT = catalog.RANK_ENVIRONMENT | {"WORLD_SIZE"}
 
 
 def distributed_evidence(project: Project) -> list[Evidence]:
     """Return the places that show the project runs data-parallel, in project order."""
     words = {name.rpartition(".")[2] for name in DISTRIBUTED_CALLS}
     words |= {name.rpartition(".")[2] for name in LIGHTNING_LAUNCHERS}
-    words |= set(catalog.RANK_ENVIRONMENT)
+    words |= set(LAUNCHER_ENVIRONMENT)
     words |= {name.rpartition(".")[2] for name in HYDRA_INSTANTIATE}
     found: dict[tuple[Path, Span | None], Evidence] = {}
     for module in project.modules_mentioning(*sorted(words)):
@@ -263,7 +266,7 @@ def _has_fallback(read: Value) -> bool:
 def _rank_variable(key: Value) -> str | None:
     if key.kind is Kind.CONSTANT:
         name = key.name.strip("'\"")
-        if name in catalog.RANK_ENVIRONMENT:
+        if name in LAUNCHER_ENVIRONMENT:
             return name
     return None
 

@@ -296,9 +296,6 @@ def _table_entry(
     return ReturnedClasses(classes, complete, picked)
 
 
-_GETATTR = frozenset({"builtins.getattr"})
-
-
 def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> ReturnedClasses | None:
     """Resolve `getattr(importlib.import_module(...), name)` to the project classes it may
     be, if `call` is such a lookup in a project module (see `imported_modules`).
@@ -310,7 +307,7 @@ def looked_up_by_name(project: Project, call: Value, where: FunctionRef) -> Retu
     if (
         call.base is None
         or len(call.args) not in (2, 3)
-        or not project.is_one_of(call.base, where.module, _GETATTR)
+        or not project.is_one_of(call.base, where.module, catalog.GETATTR)
     ):
         return None
     imported = imported_modules(project, call.args[0], where)

@@ -5,6 +5,7 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
@@ -18,7 +19,7 @@ from .candidates import (
     merge,
 )
 from .class_names import named_class_datasets
-from .config_targets import configured_datasets
+from .config_targets import configured_datasets, read_under_key
 from .datapipes import called_alternatives, functional_result
 from .dataset_arguments import method_of_variable, spelled
 from .dataset_registries import (
@@ -87,6 +88,18 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     )
 
 
+def with_bases(project: Project, classes: Iterable[ClassRef]) -> set[ClassRef]:
+    """Return `classes` and the project classes they derive from."""
+    found = set(classes)
+    found.update(
+        base
+        for ref in tuple(found)
+        for base in project.ancestors(ref)
+        if isinstance(base, ClassRef)
+    )
+    return found
+
+
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_RESOLUTION_DEPTH:
@@ -145,6 +158,11 @@ def _classes_of_option(
         made = made_by_type(project, value.base, where.module)
         if made is not None:
             return DatasetsOf(made, True)
+        looked_up = (
+            looked_up_here(project, value, where) if value.base.kind is Kind.SUBSCRIPT else None
+        )
+        if looked_up is not None:
+            return looked_up  # `datasets.__dict__[cfg.type](**params)`
         picked = made_by_picked_entry(project, value, where, depth)
         if picked is not None:
             return picked  # `makers[name]()`
@@ -257,7 +275,7 @@ def _classes_of_option(
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
         elements = elements_of(project, value.base, where, deeper)
         if elements.classes:
-            return elements
+            return read_under_key(project, elements, value.args[0]) if value.args else elements
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
         return merge(results) if results else DatasetsOf((), False)

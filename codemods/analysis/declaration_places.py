@@ -5,10 +5,12 @@ A requirements file may install a package of the project by its path (`-e ./ops`
 of what the requirements file installs, and counts like it.
 
 Research repositories often keep their pins beside a Dockerfile or an install script
-(`docker/requirements.txt`, `installation/requirements.txt`) rather than at the root. When
-no top-level file declares a package, the requirement and environment files below the root
-are read instead, and only the shallowest of them that declare it count: a pin deeper down
-(an example's own environment) describes that example more than the project.
+(`docker/requirements.txt`, `installation/requirements.txt`), or only in the packaging files
+of a package of their own that the README installs by hand (`pointnet2_ops_lib/setup.py`
+asking for `torch>=1.4`), rather than at the root. When no top-level file declares a package,
+the requirement, environment and packaging files below the root are read instead, and only
+the shallowest of them that declare it count: a pin deeper down (an example's own
+environment) describes that example more than the project.
 
 A file at the root always wins: these files are never read when a top-level file declares the
 package. Directories that hold someone else's code are never read: hidden and build
@@ -54,8 +56,9 @@ _SKIPPED = frozenset(DEFAULT_EXCLUDES) | _VENDORED | _DOCUMENTATION
 
 
 def nested_files(root: Path) -> list[tuple[int, Path]]:
-    """Return (depth, path) for each requirements*.txt, requirements/*.txt and env*.yml /
-    env*.yaml file below the root (not at it), shallowest first, sorted within a depth."""
+    """Return (depth, path) for each requirements*.txt, requirements/*.txt, env*.yml /
+    env*.yaml, pyproject.toml, setup.cfg and setup.py file below the root (not at it),
+    shallowest first, sorted within a depth."""
     return once(("nested declaration files", root), lambda: list(_nested_files(root)))
 
 
@@ -117,7 +120,14 @@ def _declaration_files(directory: Path, entries: list[os.DirEntry[str]]) -> list
     return names
 
 
-_DECLARATION_PATTERNS = ("requirements*.txt", "env*.yml", "env*.yaml")
+_DECLARATION_PATTERNS = (
+    "requirements*.txt",
+    "env*.yml",
+    "env*.yaml",
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+)
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:

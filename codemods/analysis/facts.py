@@ -356,6 +356,8 @@ class ModuleFacts:
     module_names: frozenset[str] = field(default_factory=frozenset)
     #: SHA-256 of the file's bytes.
     digest: str = ""
+    #: Parsed only with Python 3.6's grammar (`x.cuda(async=True)`): libcst cannot rewrite it.
+    legacy_grammar: bool = False
 
     def answers_alike(self, earlier: ModuleFacts, answers: TableAnswers) -> bool:
         """Return True if this summary of a module (maybe of other bytes) answers every

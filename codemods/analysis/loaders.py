@@ -18,7 +18,7 @@ from .loader_kwargs import KnownDict, each_branch_persists, known_dict, with_ite
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .settings_splats import settings_cannot_pass
+from .settings_splats import left_at_default, settings_cannot_pass
 from .version_tests import excluded_by_target
 from .worker_conditions import made_only_without_workers, persists
 
@@ -208,7 +208,8 @@ class LoaderCall:
         value = self.argument("persistent_workers").value
         if value is not None and value.kind is Kind.PARAM:
             # `persistent_workers=persistent_workers`, which every call leaves at `True`.
-            return literal_of_every_call(self.project, self.function, value.name) == "True"
+            every = literal_of_every_call(self.project, self.function, value.name)
+            return (every or left_at_default(self.project, self.function, value.name)) == "True"
         if value is None:
             splat = self.splats[0] if len(self.splats) == 1 else None
             direct = self.call.keyword("num_workers") is not None

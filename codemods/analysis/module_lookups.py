@@ -17,13 +17,13 @@ import ast
 from collections.abc import Iterator
 from dataclasses import replace
 
+from . import catalog
 from .candidates import CandidateSource, Construction, DatasetsOf
 from .facts import UNKNOWN, Kind, ModuleFacts, Value, literal_key
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
-_GETATTR = frozenset({"builtins.getattr"})
 _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ABSTRACT_METHOD = frozenset({"abc.abstractmethod"})
 _ABSTRACT_BASE = frozenset({"abc.ABC"})
@@ -114,7 +114,7 @@ def looked_up_constructions(project: Project, ref: ClassRef) -> tuple[Constructi
 @per_project
 def _constructions(project: Project) -> dict[ClassRef, tuple[Construction, ...]]:
     found: dict[ClassRef, list[Construction]] = {}
-    for function in project.functions_mentioning("getattr"):
+    for function in project.functions_mentioning("getattr", "__dict__", "vars"):
         for call in function.function.calls:
             for ref, site in _made_by(project, call, function):
                 found.setdefault(ref, []).append(site)
@@ -160,20 +160,50 @@ def modules_denoted(project: Project, value: Value, where: FunctionRef) -> tuple
 
 
 def _lookup(value: Value) -> Value | None:
-    """Return the `getattr(holder, name)` call that `value` calls, if it is one."""
+    """Return the `getattr(holder, name)` call that `value` calls, if it is one; a lookup
+    spelled `holder.__dict__[name]` or `vars(holder)[name]` is returned as that call."""
     if value.kind is not Kind.CALL or value.base is None:
         return None
     lookup = value.base
+    if lookup.kind is Kind.SUBSCRIPT and lookup.base is not None and len(lookup.args) == 1:
+        holder = _namespace_holder(lookup.base)
+        if holder is None:
+            return None
+        return Value(Kind.CALL, lookup.span, base=_GETATTR_NAME, args=(holder, lookup.args[0]))
     if (
         lookup.kind is not Kind.CALL
         or lookup.base is None
-        or not _GETATTR & set(lookup.base.qualnames)
+        or not catalog.GETATTR & set(lookup.base.qualnames)
         or len(lookup.args) not in (2, 3)
         or lookup.keywords
         or any(arg.kind is Kind.STARRED for arg in lookup.args)
     ):
         return None
     return lookup
+
+
+#: What a lookup spelled as a subscript of a namespace stands for.
+_GETATTR_NAME = Value(Kind.NAME, qualnames=("builtins.getattr",))
+_VARS = frozenset({"builtins.vars"})
+
+
+def _namespace_holder(value: Value) -> Value | None:
+    """Return `holder` of `holder.__dict__` or `vars(holder)`, if `value` is one of them."""
+    if value.kind is Kind.NAME and len(value.qualnames) == 1:
+        owner, _, attribute = value.qualnames[0].rpartition(".")
+        if attribute == "__dict__" and owner:
+            return replace(value, qualnames=(owner,))
+    if value.kind is Kind.ATTRIBUTE and value.name == "__dict__" and value.base is not None:
+        return value.base
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and _VARS & set(value.base.qualnames)
+        and len(value.args) == 1
+        and value.args[0].kind is not Kind.STARRED
+    ):
+        return value.args[0]
+    return None
 
 
 def _instances(

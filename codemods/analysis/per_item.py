@@ -23,7 +23,7 @@ from .held_datasets import held_elements
 from .held_functions import functions_of, held_functions
 from .memo import per_project
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
 
 @dataclass(frozen=True)
@@ -323,6 +323,18 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
     if call.base is None:
         return
     for target in project.targets(call.base, caller.function.module):
+        if (
+            isinstance(target, ExternalRef)
+            and target.qualname in catalog.TRANSFORM_CONTAINERS
+            and method == "__call__"
+        ):
+            # `Compose([Shift(), Crop()])(x)`: each step of the list, made here too.
+            steps = call.args[0] if call.args else call.keyword("transforms")
+            for option in steps.alternatives() if steps is not None else ():
+                for step in option.args if option.kind is Kind.SEQUENCE else ():
+                    if step.kind is Kind.CALL:
+                        yield from _made_here(project, step, caller, method)
+            continue
         if not isinstance(target, ClassRef):
             continue
         made = ((call, caller.function),)

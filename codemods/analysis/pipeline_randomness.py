@@ -25,6 +25,9 @@ DETERMINISTIC_TRANSFORMS = frozenset(
         "ToTensor",
         "ToRGB",
         "NoOp",
+        # Applies its functions with p=1: the pipeline's own RNG decides nothing there (what a
+        # function draws from NumPy or `random` is not the pipeline's state; WS101/WS102).
+        "Lambda",
         "Compose",
         "Sequential",
     }

@@ -19,7 +19,7 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from . import catalog
+from . import catalog, library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .data_parallel import _evidence_label, _values_in
 from .facts import Kind, Value
@@ -31,34 +31,12 @@ from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
 from .worker_inits import WorkerInit, worker_init_choices
 
-#: Third-party functions that seed torch's global RNG (among others).
-LIGHTNING_SEED_EVERYTHING = frozenset(
-    {
-        "pytorch_lightning.seed_everything",
-        "pytorch_lightning.trainer.seed_everything",  # Lightning 1.x, beside the Trainer
-        "pytorch_lightning.utilities.seed.seed_everything",
-        "lightning.seed_everything",
-        "lightning.pytorch.seed_everything",
-        "lightning.pytorch.utilities.seed.seed_everything",
-        "lightning.fabric.seed_everything",
-        "lightning.fabric.utilities.seed.seed_everything",
-        "lightning_fabric.seed_everything",
-        "lightning_fabric.utilities.seed.seed_everything",
-    }
+_SEEDING_WORDS = tuple(
+    sorted(
+        {"manual_seed", "seed_everything", "set_seed"}
+        | {n.rpartition(".")[2] for n in library_seeders.TORCH_SEEDERS}
+    )
 )
-ACCELERATE_SET_SEED = frozenset({"accelerate.utils.set_seed", "accelerate.utils.random.set_seed"})
-TRANSFORMERS_SET_SEED = frozenset({"transformers.set_seed", "transformers.trainer_utils.set_seed"})
-#: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.
-LIGHTNING_WORKER_INIT = frozenset(
-    {
-        "pytorch_lightning.utilities.seed.pl_worker_init_function",
-        "lightning.pytorch.utilities.seed.pl_worker_init_function",
-        "lightning.fabric.utilities.seed.pl_worker_init_function",
-        "lightning_fabric.utilities.seed.pl_worker_init_function",
-    }
-)
-
-_SEEDING_WORDS = ("manual_seed", "seed_everything", "set_seed")
 
 
 class RankDependence(enum.Enum):
@@ -203,14 +181,14 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
         names = project.qualnames(call.base, module)
         if not names:
             continue
-        if names <= LIGHTNING_SEED_EVERYTHING:
+        if names <= library_seeders.LIGHTNING_SEED_EVERYTHING:
             workers = call.keyword("workers")
             if workers is None and len(call.args) > 1:
                 workers = call.args[1]
             per_rank_workers = workers is not None and not _is_false(workers)
             seeding = _classified(project, function, call, "seed_everything")
             yield replace(seeding, seeds_workers_per_rank=per_rank_workers)
-        elif names <= ACCELERATE_SET_SEED:
+        elif names <= library_seeders.ACCELERATE_SET_SEED:
             specific = call.keyword("device_specific")
             if specific is None and len(call.args) > 1:
                 specific = call.args[1]
@@ -218,8 +196,8 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
                 yield TorchSeeding(function, call, "set_seed", RankDependence.PER_RANK)
             else:
                 yield _classified(project, function, call, "set_seed")
-        elif names <= TRANSFORMERS_SET_SEED:
-            yield _classified(project, function, call, "set_seed")
+        elif names <= library_seeders.TORCH_SEEDERS:
+            yield _classified(project, function, call, min(names).rpartition(".")[2])
 
 
 def _is_false(value: Value) -> bool:
@@ -363,7 +341,9 @@ def _init_rank_source(
         value = init.lookup.value
         if value is not None and value.kind is Kind.CALL and value.base is not None:
             value = value.base if not value.args else value.args[0]
-        if value is not None and project.is_one_of(value, loader.module, LIGHTNING_WORKER_INIT):
+        if value is not None and project.is_one_of(
+            value, loader.module, library_seeders.LIGHTNING_WORKER_INIT
+        ):
             return RankDependence.PER_RANK
         return RankDependence.UNKNOWN
     if init.via_partial and _partial_binds_rank(project, loader, init):

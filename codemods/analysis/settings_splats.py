@@ -10,7 +10,7 @@ files spell the key, the splat does not pass it.
 
 from __future__ import annotations
 
-from .config_files import config_files
+from .config_files import config_documents_mentioning
 from .facts import Kind, Value
 from .module_lookups import copied
 from .project import Project
@@ -28,7 +28,37 @@ def settings_cannot_pass(project: Project, function: FunctionRef, splat: Value, 
     wanted = frozenset({name})
     if any(module.spells(wanted) for module in project.modules_mentioning(name)):
         return False  # some code spells the key: it may store an object under it
-    return not any(_has_key(content, name) for content in config_files(project))
+    return not any(_has_key(content, name) for content in _mentioning(project, name))
+
+
+def left_at_default(project: Project, function: FunctionRef, param: str) -> str | None:
+    """Return the literal default of `param` when no call of `function` can pass it.
+
+    mmseg's `build_dataloader(dataset, **train_loader_cfg)` spreads settings gathered from
+    its configs: no call names `persistent_workers`, and no code outside the function's own
+    module, nor any configuration file, spells the key, so no spread carries it either.
+    None when some call may pass it or it has no literal default.
+    """
+    facts = function.function
+    default = facts.default_of(param)
+    if default is None or param not in facts.params:
+        return None
+    wanted = frozenset({param})
+    if any(
+        module is not function.module and module.spells(wanted)
+        for module in project.modules_mentioning(param)
+    ):
+        return None
+    if any(_has_key(content, param) for content in _mentioning(project, param)):
+        return None
+    position = facts.params.index(param)
+    for site in project.callers(function):
+        args = site.call.args
+        if site.call.keyword(param) is not None or any(arg.kind is Kind.STARRED for arg in args):
+            return None
+        if position < facts.positional_count and len(args) > position:
+            return None
+    return default
 
 
 def _is_settings_section(project: Project, function: FunctionRef, value: Value) -> bool:
@@ -57,6 +87,12 @@ def _is_project_object(project: Project, function: FunctionRef, value: Value) ->
         targets = project.targets(value, function.module)
         return bool(targets) and not any(isinstance(target, ExternalRef) for target in targets)
     return False
+
+
+def _mentioning(project: Project, key: str) -> list[object]:
+    """Return the content of the configuration files whose text spells `key` (only those can
+    hold it; most projects have many files, and parsing them all costs)."""
+    return [content for _, content in config_documents_mentioning(project, (key,))]
 
 
 def _has_key(content: object, name: str) -> bool:

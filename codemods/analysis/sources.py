@@ -125,14 +125,17 @@ class SourceSet:
 
         A file outside any package, in a directory below the root, is importable by its bare
         name only from that directory and the ones under it: a script there has its own
-        directory first on `sys.path`. Elsewhere the bare name is another module's, perhaps a
-        library's (a stray `torch.py` in one folder does not hide torch from the others). A
-        dotted name (`datasets.factory`) is kept for every file: scripts put such folders on
-        `sys.path` themselves (`sys.path.insert(0, "lib")`).
+        directory first on `sys.path`. A module of a package is importable by its bare name
+        only from its own directory (a script there, run directly). Elsewhere the bare name
+        is another module's, perhaps a library's (a stray `torch.py` in one folder does not
+        hide torch from the others). A dotted name (`datasets.factory`) is kept for every
+        file: scripts put such folders on `sys.path` themselves (`sys.path.insert(0, "lib")`).
         """
-        if "." in name or os.path.dirname(os.fspath(path)) in self._packages:
-            return True
         base = path.parent
+        if "." not in name and path.name != "__init__.py" and os.fspath(base) in self._packages:
+            return base == near.parent  # a package's module, by its bare name: beside it only
+        if "." in name or os.fspath(base) in self._packages:
+            return True
         if base in (self.root, self.root / "src"):
             return True
         return base == near.parent or base in near.parents
@@ -281,6 +284,10 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         directory, _, name = directory.rpartition(os.sep)
         package.insert(0, name)
     aliases = {".".join(package + parts)} if package else set()
+    if package and parts:
+        # A script inside the package, run directly, has its own directory first on
+        # `sys.path`: it imports its siblings by their bare names (see `_importable_from`).
+        aliases.add(stem)
     base = os.fspath(root).rstrip(os.sep) + os.sep
     if not text.startswith(base):
         return aliases or {".".join(parts)}

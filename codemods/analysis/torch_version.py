@@ -11,8 +11,9 @@ by name). A requirements file is read at most once, however often it is included
 declaration found in an included file, or in the packaging files of a project package that a
 requirements line installs by its path (`-e ./ops`), is attributed to that file. A line
 pinning with one `=` (`pytorch=1.4.0=py3.7_0`) belongs to a conda package list and is read
-with conda's names. When no file at the root declares the package, the shallowest requirement
-and environment files below the root that do are read instead (see `declaration_places`). A
+with conda's names. When no file at the root declares the package, the shallowest requirement,
+environment and packaging files below the root that do are read instead (see
+`declaration_places`). A
 file that cannot be read or parsed is skipped.
 
 Each declaration of torch gives one bound: the highest lower bound among its specifiers, or,
@@ -131,8 +132,8 @@ def declared_target(root: Path) -> TorchTarget | None:
 def declarations(root: Path, names: Names) -> list[Declaration]:
     """Return every version specifier the project's dependency files give the package `names`.
 
-    Only when no file at the root declares it, the shallowest requirement and environment
-    files below the root that do (see `declaration_places`).
+    Only when no file at the root declares it, the shallowest requirement, environment and
+    packaging files below the root that do (see `declaration_places`).
     """
     seen: set[Path] = set()
     found = _read_all(_declaration_files(root), root, seen, names)
@@ -327,6 +328,10 @@ def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
 
 
 def _nested_reader(path: Path) -> _Reader:
+    readers = (_from_pyproject, _from_setup_cfg, _from_setup_py)
+    packaging = dict(zip(_PACKAGE_FILES, readers, strict=True))
+    if path.name in packaging:
+        return packaging[path.name]
     return _from_requirements if path.suffix == ".txt" else _from_environment
 
 

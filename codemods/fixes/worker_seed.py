@@ -61,7 +61,10 @@ class WorkerSeedFix:
             return None
         if seeding.is_torch and not ranks and statement:
             title = "Delete the `torch.manual_seed(...)` line: torch seeds each worker itself"
-            edits: tuple[Edit, ...] = (RemoveStatement(seeding.span), *_unread_after_fix(function))
+            edits: tuple[Edit, ...] = (
+                RemoveStatement(seeding.span),
+                *_unread_after_fix(function, seeding.call),
+            )
             return self._safety_fix(title, FileEdits(function.path, edits))
         return self._replace(seeding, origin, ranks)
 
@@ -73,7 +76,7 @@ class WorkerSeedFix:
         title = "Delete the per-item reseeding: torch already seeds each worker per epoch"
         edits: tuple[Edit, ...] = (
             RemoveStatement(seeding.span),
-            *_unread_after_fix(seeding.function, seeding.seed),
+            *_unread_after_fix(seeding.function, seeding.call),
         )
         return Fix(title, Safety.SAFE, (FileEdits(seeding.function.path, edits),))
 
@@ -167,7 +170,8 @@ _PURE_CALLS = frozenset(
 def _unread_after_fix(function: FunctionRef, replaced: Value | None = None) -> tuple[Edit, ...]:
     """Return removals of the function's `name = <value>` lines that the fix may leave
     unread (a `base_seed = ...` only the seeding read), and of the imports only they, or the
-    `replaced` seed expression, used; the fixer removes only what it does leave unread.
+    `replaced` seed expression (or deleted seeding call), used; the fixer removes only what
+    it does leave unread.
     Values that do anything but compute (a call not known to be pure) stay."""
     facts = function.function
     counts: dict[str, int] = {}

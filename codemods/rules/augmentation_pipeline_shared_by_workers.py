@@ -14,6 +14,7 @@ from ..analysis.augmentations import (
     library_version,
     library_worker_init_reseeds,
     reseeding_loader_only,
+    reseeds_library_globally,
     reseeds_pipelines,
     seeded,
     third_party_datasets,
@@ -26,8 +27,9 @@ from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_ca
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
-from ..analysis.rng_object_records import Creation, RngUse, UseKind
+from ..analysis.rng_object_records import Creation, Place, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
+from ..analysis.rng_reseeding import worker_init_reseeds
 from ..analysis.worker_inits import worker_init
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
 from ..rule import FixAvailability, FixSafety, Rule
@@ -197,6 +199,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 continue
             per_item = index.per_item(dataset)
             reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
+            recreated = self._recreated_in_workers(dataset)
+            global_reseed = reseeds_library_globally(project, per_item.functions)
             # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
             # finding: the pipeline holding it, or stored under the same name, is left alone.
             rng_uses = rng_index.per_item(dataset).uses
@@ -206,12 +210,17 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 obj = use.obj
                 if use.kind is not UseKind.DRAW or obj.key in reseeded or obj.key in reported:
                     continue
+                if obj.place is Place.ATTRIBUTE and obj.name in recreated:
+                    continue  # each worker builds its own: nothing was built before they start
                 if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
                     continue
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
-                if not _affected(library, version, seeded(obj.creation, project)):
+                is_seeded = seeded(obj.creation, project)
+                if not _affected(library, version, is_seeded):
                     continue
+                if global_reseed and library.name == "imgaug" and not is_seeded:
+                    continue  # it draws from the global RNG that per-item code reseeds
                 reported.add(obj.key)
                 self._report(dataset, use, version)
             self._check_per_call(index, dataset, per_item.functions)
@@ -283,6 +292,15 @@ class AugmentationPipelineSharedByWorkers(Rule):
             )
             for loader in starting
         )
+
+    def _recreated_in_workers(self, dataset: ClassRef) -> frozenset[str]:
+        """Return the attributes that every worker_init_fn starting workers for `dataset`
+        re-creates or reseeds (`get_worker_info().dataset.setup_augmentor(seed)`)."""
+        starting = [loader for loader in self._loaders_of(dataset) if loader.may_start_workers()]
+        if not starting:
+            return frozenset()
+        names = [worker_init_reseeds(self.project, loader, dataset).names for loader in starting]
+        return frozenset.intersection(*names)
 
     def _check_per_call(
         self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]

@@ -10,7 +10,7 @@ from ..analysis.candidate_notes import OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.collate_code import collate_draw
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
+from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset, with_bases
 from ..analysis.facts import Value
 from ..analysis.held_candidates import drawn_by_every_candidate
 from ..analysis.lightning_loaders import seeded_by_lightning
@@ -279,10 +279,10 @@ class UnseededNumpyInWorkers(Rule):
                 unresolved.append(loader)
         # A loader whose dataset cannot be resolved is given no culprit: a drawing dataset no
         # loader is seen to load gets a note of its own, which duplicates nothing yet.
-        if unresolved:
-            for ref in project_datasets:
-                if ref not in loaded:
-                    self._report_unresolved(drawing[ref], unresolved[0])
+        # A base whose subclass a loader loads was judged there, through the subclass.
+        judged = with_bases(project, loaded) if unresolved else set()
+        for ref in (ref for ref in project_datasets if ref not in judged) if unresolved else ():
+            self._report_unresolved(drawing[ref], unresolved[0])
 
     def _seeded_by_lightning(self, loader: LoaderCall) -> bool:
         """Return True if a Lightning Trainer gives `loader` its per-worker seeding."""

@@ -1,0 +1,46 @@
+"""Library functions that seed torch's global RNG, and Lightning's per-rank worker seeding."""
+
+from __future__ import annotations
+
+#: Third-party functions that seed torch's global RNG (among others).
+LIGHTNING_SEED_EVERYTHING = frozenset(
+    {
+        "pytorch_lightning.seed_everything",
+        "pytorch_lightning.trainer.seed_everything",  # Lightning 1.x, beside the Trainer
+        "pytorch_lightning.utilities.seed.seed_everything",
+        "lightning.seed_everything",
+        "lightning.pytorch.seed_everything",
+        "lightning.pytorch.utilities.seed.seed_everything",
+        "lightning.fabric.seed_everything",
+        "lightning.fabric.utilities.seed.seed_everything",
+        "lightning_fabric.seed_everything",
+        "lightning_fabric.utilities.seed.seed_everything",
+    }
+)
+ACCELERATE_SET_SEED = frozenset({"accelerate.utils.set_seed", "accelerate.utils.random.set_seed"})
+#: Other libraries' functions that seed torch's global RNG (among others) from their seed
+#: argument alone: the same on every rank that passes the same seed.
+TORCH_SEEDERS = frozenset(
+    {
+        "transformers.set_seed",
+        "transformers.trainer_utils.set_seed",
+        "pytorch_toolbelt.utils.random.set_manual_seed",
+        "catalyst.utils.set_global_seed",
+        "catalyst.utils.misc.set_global_seed",
+        "catalyst.utils.seed.set_global_seed",
+        "ignite.utils.manual_seed",
+        "torch_geometric.seed_everything",
+        "torch_geometric.seed.seed_everything",
+        "mmdet.apis.set_random_seed",
+        "mmseg.apis.set_random_seed",
+    }
+)
+#: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.
+LIGHTNING_WORKER_INIT = frozenset(
+    {
+        "pytorch_lightning.utilities.seed.pl_worker_init_function",
+        "lightning.pytorch.utilities.seed.pl_worker_init_function",
+        "lightning.fabric.utilities.seed.pl_worker_init_function",
+        "lightning_fabric.utilities.seed.pl_worker_init_function",
+    }
+)
