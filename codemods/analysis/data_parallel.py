@@ -237,14 +237,42 @@ _LIGHTNING_FROM_ARGUMENTS = frozenset(f"{name}.from_argparse_args" for name in L
 
 
 def _options_ask_data_parallel(function: FunctionRef) -> bool:
-    """Return True if `function` sets a data-parallel strategy in a dict of Trainer options.
+    """Return True if `function` sets a data-parallel strategy in a dict of Trainer options,
+    or its module gives one as a command-line default.
 
     `trainer_config["distributed_backend"] = "ddp"` before
-    `Trainer.from_argparse_args(argparse.Namespace(**trainer_config))`.
+    `Trainer.from_argparse_args(argparse.Namespace(**trainer_config))`; or
+    `parser.set_defaults(accelerator="ddp")` / `parser.add_argument("--strategy",
+    default="ddp")` before `Trainer.from_argparse_args(parser.parse_args())`.
     """
-    return any(
+    if any(
         store.key in STRATEGY_OPTIONS and names_data_parallel_strategy(store.value)
         for store in function.function.item_stores
+    ):
+        return True
+    return any(
+        _defaults_data_parallel(call) for facts in function.module.functions for call in facts.calls
+    )
+
+
+def _defaults_data_parallel(call: Value) -> bool:
+    """Return True for `set_defaults(strategy="ddp")` or `add_argument("--strategy",
+    default="ddp")` (also `accelerator`, `distributed_backend`)."""
+    # `parser` rebound (`parser = Trainer.add_argparse_args(parser)`): each binding's method.
+    options = call.base.alternatives() if call.base is not None else ()
+    methods = {option.name for option in options if option.kind is Kind.ATTRIBUTE}
+    method = methods.pop() if len(methods) == 1 else ""
+    if method == "set_defaults":
+        return any(
+            key in STRATEGY_OPTIONS and names_data_parallel_strategy(value)
+            for key, value in call.keywords
+        )
+    if method != "add_argument" or not call.args or call.args[0].kind is not Kind.CONSTANT:
+        return False
+    option = call.args[0].name.strip("'\"").lstrip("-").replace("-", "_")
+    default = call.keyword("default")
+    return (
+        option in STRATEGY_OPTIONS and default is not None and names_data_parallel_strategy(default)
     )
 
 
