@@ -31,10 +31,13 @@ def config_values(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, s
 
 
 def config_entries(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, object]]:
-    """Return (file, value) for every configuration file giving a value under `keys`."""
+    """Return (file, value) for every configuration file giving a value under `keys` (only
+    a file whose text spells the last key can)."""
     found: list[tuple[Path, object]] = []
-    for path, mtime_ns in _versions(project):
-        value = _parsed(path, mtime_ns)
+    documents = (
+        config_documents_mentioning(project, keys[-1:]) if keys else config_documents(project)
+    )
+    for path, value in documents:
         for key in keys:
             value = value.get(key) if isinstance(value, dict) else None
         if value is not None:
@@ -45,19 +48,28 @@ def config_entries(project: Project, keys: tuple[str, ...]) -> list[tuple[Path, 
 def config_strings_under(project: Project, key: str) -> list[tuple[Path, str]]:
     """Return (file, value) for every string a configuration file gives under `key`, at any
     depth."""
-    found: list[tuple[Path, str]] = []
-    for path, content in config_documents_mentioning(project, (key,)):
-        pending = [content]
-        while pending:
-            current = pending.pop()
-            if isinstance(current, dict):
-                for name, value in current.items():
-                    if name == key and isinstance(value, str):
-                        found.append((path, value))
-                    else:
-                        pending.append(value)
-            elif isinstance(current, list):
-                pending.extend(current)
+    return [
+        (path, text)
+        for path, content in config_documents_mentioning(project, (key,))
+        for text, _ in strings_under(content, key)
+    ]
+
+
+def strings_under(content: object, key: str) -> list[tuple[str, object]]:
+    """Return each string parsed configuration `content` gives under `key`, at any depth,
+    with the key of the mapping that holds it (None at the top)."""
+    found: list[tuple[str, object]] = []
+    pending: list[tuple[object, object]] = [(content, None)]
+    while pending:
+        current, held_by = pending.pop()
+        if isinstance(current, dict):
+            for name, value in current.items():
+                if name == key and isinstance(value, str):
+                    found.append((value, held_by))
+                else:
+                    pending.append((value, name))
+        elif isinstance(current, list):
+            pending.extend((item, held_by) for item in current)
     return found
 
 
@@ -72,11 +84,13 @@ def config_documents(project: Project) -> list[tuple[Path, object]]:
     return [(path, content) for path, content in parsed if content is not None]
 
 
+@per_project
 def config_documents_mentioning(
     project: Project, words: tuple[str, ...]
-) -> list[tuple[Path, object]]:
+) -> tuple[tuple[Path, object], ...]:
     """Return (file, content) for the configuration files whose text spells one of `words`,
-    parsing only those: most projects have many files, and few are about the question."""
+    parsing only those, once per project and question: most projects have many files, and
+    few are about the question."""
     found: list[tuple[Path, object]] = []
     for path, mtime_ns in _versions(project):
         try:
@@ -87,7 +101,7 @@ def config_documents_mentioning(
             content = _parsed(path, mtime_ns)
             if content is not None:
                 found.append((path, content))
-    return found
+    return tuple(found)
 
 
 @per_project

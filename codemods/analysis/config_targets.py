@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import catalog
 from .candidates import CandidateSource, DatasetsOf
-from .config_files import config_documents, config_files
+from .config_files import config_documents, config_files, strings_under
 from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .project import Project
@@ -152,20 +152,11 @@ def read_under_key(project: Project, elements: DatasetsOf, key: Value) -> Datase
 
 def _target_strings(content: object, target_key: str, under: str | None = None) -> list[str]:
     """Return the dotted names under `target_key`; with `under`, only in nodes held there."""
-    found: list[str] = []
-    pending: list[tuple[object, object]] = [(content, None)]
-    while pending:
-        current, held_by = pending.pop()
-        if isinstance(current, dict):
-            for key, value in current.items():
-                if key == target_key and isinstance(value, str) and "." in value:
-                    if under is None or held_by == under:
-                        found.append(value)
-                else:
-                    pending.append((value, key))
-        elif isinstance(current, list):
-            pending.extend((item, held_by) for item in current)
-    return found
+    return [
+        text
+        for text, held_by in strings_under(content, target_key)
+        if "." in text and (under is None or held_by == under)
+    ]
 
 
 @dataclass(frozen=True)
