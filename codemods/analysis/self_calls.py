@@ -106,3 +106,24 @@ def _next_definition(project: Project, cls: ClassRef, name: str) -> FunctionRef 
         if found is not None:
             return found[1]
     return None
+
+
+#: A method read as an attribute: `@property def rng(self): return self._rng`.
+_PROPERTY = frozenset({"builtins.property", "functools.cached_property"})
+
+
+def property_alias(project: Project, ref: ClassRef, name: str) -> str | None:
+    """Return `_rng` when `self.<name>` of a `ref` instance is a property that returns
+    `self._rng`: reading it runs the method, which hands out that attribute."""
+    found = project.find_method(ref, name)
+    if found is None:
+        return None
+    method = found[1].function
+    if len(method.returns) != 1 or not any(
+        project.is_one_of(decorator, found[1].module, _PROPERTY) for decorator in method.decorators
+    ):
+        return None
+    returned = method.returns[0]
+    if returned.kind is not Kind.ATTRIBUTE or returned.base is None:
+        return None
+    return returned.name if returned.base.kind is Kind.SELF else None
