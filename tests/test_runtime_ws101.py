@@ -72,3 +72,19 @@ def test_collate_fn_draws_repeat_until_fixed(collating: Pair) -> None:
     after = _run(collating.after, num_workers=2, epochs=3, **FORK)
     assert duplicated_across_workers(after) == 0
     assert repeated_across_epochs(after) == 0
+
+
+@pytest.fixture
+def subclassed(tmp_path: Path) -> Pair:
+    return fix_and_import("ws101_loader_subclass", tmp_path, Settings(torch_version="1.8", jobs=1))
+
+
+@pytest.mark.usefixtures("old_torch")
+def test_subclass_that_fixes_worker_init_fn_is_fixed_in_its_base_call(subclassed: Pair) -> None:
+    before = _run(subclassed.before, num_workers=2, epochs=3, **FORK)
+    assert duplicated_across_workers(before) == len(before)
+    # The subclass ignores what it is passed: the fix goes where it calls its base.
+    assert "worker_init_fn=seed_worker,\n            **options" in subclassed.fixed_source
+    after = _run(subclassed.after, num_workers=2, epochs=3, **FORK)
+    assert duplicated_across_workers(after) == 0
+    assert repeated_across_epochs(after) == 0
