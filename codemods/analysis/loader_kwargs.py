@@ -133,8 +133,6 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
         return None
     if option.kind is Kind.DICT:
         return KnownDict(option, option.keywords, module.path)
-    if option.kind is Kind.CALL and option.base is not None:
-        return _returned_dict(project, module, option.base)
     if (
         option.kind is Kind.CALL
         and option.base is not None
@@ -142,6 +140,8 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
         and not option.args
     ):
         return KnownDict(option, option.keywords, module.path)
+    if option.kind is Kind.CALL and option.base is not None:
+        return _returned_dict(project, module, option.base)
     return None
 
 
