@@ -58,7 +58,8 @@ def test_indexed_identifiers_answer_as_searches_do() -> None:
         b"a.b.c = seed\r\nDataLoader\r\n",
         b"seed2 = 2\n",
     ]
-    names = ["seed", "manual_seed", "DataLoader", "tat", "self", "a.b", "c", "état", "seed2", "Missing"]
+    names = ["seed", "manual_seed", "DataLoader", "tat", "self", "a.b", "c", "état", "seed2"]
+    names.append("Missing")
     searched = TextIndex(texts)  # few searches: each one scans the text
     expected = {name: searched.spelling([name]) for name in names}
     indexed = TextIndex(texts)
@@ -66,4 +67,6 @@ def test_indexed_identifiers_answer_as_searches_do() -> None:
         indexed.spelling([f"warm_up_{number}"])
     assert {name: indexed.spelling([name]) for name in names} == expected
     assert indexed._identifiers is not None  # the answers above came from the index
-    assert expected["seed"] == {7, 8} and expected["tat"] == {6} and expected["a.b"] == {8}
+    assert expected["seed"] == {7, 8}
+    assert expected["tat"] == {6}  # a non-ASCII letter ends a word
+    assert expected["a.b"] == {8}
