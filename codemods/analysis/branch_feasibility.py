@@ -17,10 +17,18 @@ from typing import TYPE_CHECKING
 from ..types import Span
 from .base_inits import base_init_callers
 from .branch_facts import Branch, literal_of, ordered_outcome, within
-from .facts import Assignment, FunctionFacts, Kind, Value, literal_key, string_literal
+from .facts import (
+    Assignment,
+    FunctionFacts,
+    Kind,
+    Value,
+    literal_key,
+    string_literal,
+)
 from .module_constants import constant_keys
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
+from .self_calls import stored_for_init
 
 if TYPE_CHECKING:
     from .candidates import Construction, DatasetsOf
@@ -121,8 +129,8 @@ def _attribute_values(
 ) -> list[Known] | None:
     """Return what `self.<attribute>` may be in the instances of `ref` built (None: unknown).
 
-    Only an attribute stored by `__init__` (of `ref` or a candidate base) counts: one set by
-    other methods may change between items. A store in a branch of `__init__` that the
+    Only an attribute stored by `__init__` (of `ref` or a candidate base), or by a helper
+    method only `__init__` calls, counts: one set by other methods may change between items. A store in a branch of `__init__` that the
     arguments at a construction rule out does not count for the instances it builds.
     """
     order = project.mro(ref)
@@ -133,10 +141,16 @@ def _attribute_values(
             if function is None:
                 continue
             for assignment in function.assignments:
-                if assignment.target == subject:
-                    if function.name != "__init__":
-                        return None
+                if assignment.target != subject:
+                    continue
+                if function.name == "__init__":
                     stores.append((FunctionRef.of(owner.module, function), assignment))
+                    continue
+                # `self.set_mode(mode)` in `__init__`, and only there, stores it for `__init__`.
+                passed = stored_for_init(project, owner, function, assignment)
+                if passed is None:
+                    return None
+                stores.append(passed)
     if not stores:
         return None
     sites = made_by
