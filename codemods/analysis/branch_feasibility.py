@@ -130,8 +130,9 @@ def _attribute_values(
     """Return what `self.<attribute>` may be in the instances of `ref` built (None: unknown).
 
     Only an attribute stored by `__init__` (of `ref` or a candidate base), or by a helper
-    method only `__init__` calls, counts: one set by other methods may change between items. A store in a branch of `__init__` that the
-    arguments at a construction rule out does not count for the instances it builds.
+    method only `__init__` calls, counts: one set by other methods may change between items.
+    A store in a branch of `__init__` that the arguments at a construction rule out does not
+    count for the instances it builds.
     """
     order = project.mro(ref)
     stores: list[tuple[FunctionRef, Assignment]] = []
