@@ -59,16 +59,24 @@ def test_fixed_program_works_under_spawn(program: Pair) -> None:
     assert repeated_across_epochs(draws) == 0
 
 
-@pytest.fixture
-def collating(tmp_path: Path) -> Pair:
-    return fix_and_import("ws101_collate_draws", tmp_path, Settings(torch_version="1.8", jobs=1))
-
-
 @pytest.mark.usefixtures("old_torch")
-def test_collate_fn_draws_repeat_until_fixed(collating: Pair) -> None:
-    before = _run(collating.before, num_workers=2, epochs=3, **FORK)
+@pytest.mark.parametrize(
+    ("name", "fixed"),
+    [
+        pytest.param("ws101_collate_draws", "worker_init_fn=seed_worker", id="collate_fn draws"),
+        # The subclass ignores what it is passed: the fix goes where it calls its base.
+        pytest.param(
+            "ws101_loader_subclass",
+            "worker_init_fn=seed_worker,\n            **options",
+            id="subclass fixing worker_init_fn in its base call",
+        ),
+    ],
+)
+def test_draws_repeat_until_fixed(tmp_path: Path, name: str, fixed: str) -> None:
+    program = fix_and_import(name, tmp_path, Settings(torch_version="1.8", jobs=1))
+    before = _run(program.before, num_workers=2, epochs=3, **FORK)
     assert duplicated_across_workers(before) == len(before)
-    assert "worker_init_fn=seed_worker" in collating.fixed_source
-    after = _run(collating.after, num_workers=2, epochs=3, **FORK)
+    assert fixed in program.fixed_source
+    after = _run(program.after, num_workers=2, epochs=3, **FORK)
     assert duplicated_across_workers(after) == 0
     assert repeated_across_epochs(after) == 0

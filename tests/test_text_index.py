@@ -47,3 +47,26 @@ def test_a_longer_name_is_found_among_the_files_of_a_shorter_one() -> None:
     assert index.spelling(["Dataset"]) == {0, 3}
     assert index.spelling(["MyDataset"]) == {0, 1}
     assert index.spelling(["yDataset"]) == set()
+
+
+def test_indexed_identifiers_answer_as_searches_do() -> None:
+    # After enough searches every identifier is indexed at once; the answers must not change.
+    texts = [
+        *FILES,
+        "état = DataLoader  # non-ASCII letters end a word\n".encode(),
+        b"self.seed_worker(seed)\nmanual_seed = 0\n",
+        b"a.b.c = seed\r\nDataLoader\r\n",
+        b"seed2 = 2\n",
+    ]
+    names = ["seed", "manual_seed", "DataLoader", "tat", "self", "a.b", "c", "état", "seed2"]
+    names.append("Missing")
+    searched = TextIndex(texts)  # few searches: each one scans the text
+    expected = {name: searched.spelling([name]) for name in names}
+    indexed = TextIndex(texts)
+    for number in range(40):
+        indexed.spelling([f"warm_up_{number}"])
+    assert {name: indexed.spelling([name]) for name in names} == expected
+    assert indexed._identifiers is not None  # the answers above came from the index
+    assert expected["seed"] == {7, 8}
+    assert expected["tat"] == {6}  # a non-ASCII letter ends a word
+    assert expected["a.b"] == {8}

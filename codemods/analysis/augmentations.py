@@ -330,7 +330,7 @@ def global_numpy_library_calls(
     pipeline that building them never stores in an object they hold is not applied.
     """
     found: list[GlobalCall] = []
-    if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS)):
+    if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS, IMGAUG)):
         return found
     index = PipelineIndex(project)
     init_code = index.init_code(dataset)
@@ -359,28 +359,59 @@ def _applied_where_built(
     for reached in per_item_code(project, dataset, made_by):
         function = reached.function
         for call in function.function.calls:
-            if call.base is None or call.base.kind not in (Kind.CALL, Kind.ALTERNATIVES):
+            pipeline = _applied_pipeline(call)
+            if pipeline is None:
                 continue  # applying a pipeline held elsewhere: `PipelineIndex.per_item`'s
             if call.span is not None and branch_not_taken(project, reached, call.span):
                 continue
-            for creation in index.constructors(call.base, function, reached.self_class):
-                label = _global_label(project, creation)
+            for creation in index.constructors(pipeline, function, reached.self_class):
+                if creation.function == function and branch_not_taken(
+                    project, reached, creation.span
+                ):
+                    continue  # `seq = ...` in an arm the call never takes: not this pipeline
+                label = _global_label(project, creation, built_per_item=True)
                 if label is not None:
                     yield GlobalCall(reached, call, label)
                     break
 
 
-def _global_label(project: Project, creation: Creation) -> str | None:
+def _applied_pipeline(call: Value) -> Value | None:
+    """Return the object `call` applies when it is built right there: `A.Compose(...)(image=x)`
+    or `seq.augment_image(x)` with `seq = iaa.Sequential(...)` in the same function."""
+    base = call.base
+    if base is not None and base.kind is Kind.ATTRIBUTE and base.base is not None:
+        base = base.base  # a method of the pipeline: `augment_image`, `to_deterministic`
+    if base is None or base.kind not in (Kind.CALL, Kind.ALTERNATIVES):
+        return None
+    return base
+
+
+def _global_label(
+    project: Project, creation: Creation, *, built_per_item: bool = False
+) -> str | None:
     """Return how a draw of the pipeline `creation` makes reads in a message, if the library
-    version assumed draws from NumPy's global RNG (None otherwise)."""
+    version assumed draws from NumPy's global RNG (None otherwise).
+
+    imgaug 0.3 and later give unseeded augmenters one global RNG, made from `np.random` when
+    first needed: by an augmenter built per item, in the worker (one built before the workers
+    start is WS203's). imgaug 0.2 seeds its own RandomState(42) at import instead.
+    """
     # A pipeline whose transforms cannot be seen (loaded from a file) is not known to draw.
     if creation.draws_assumed or creation.rng_type not in (
         ALBUMENTATIONS.name,
         AUDIOMENTATIONS.name,
+        IMGAUG.name,
     ):
         return None
     library = library_named(creation.rng_type)
     version = library_version(project, library)
+    if library is IMGAUG:
+        if not built_per_item or not version.within((0, 3), None):
+            return None
+        return (
+            f"{creation.constructor}` of {version.describe()}, through imgaug's global RNG, "
+            "made from `np.random"
+        )
     if library is ALBUMENTATIONS and not (
         version.distribution == "albumentations" and version.within(None, (1, 4, 21))
     ):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import operator as operator_module
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,7 +33,8 @@ class Branch:
     #: The literals compared with (`repr` of each, see `literal_key`); empty for a truth test.
     literals: tuple[str, ...] = ()
     #: For an ordering test: the operator read with `subject` on its left ("<", "<=", ">",
-    #: ">=") and what `subject` is compared with: a number's repr, or `UNIT_DRAW`.
+    #: ">=") and what `subject` is compared with: a number's repr, or `UNIT_DRAW`. For
+    #: `subject.startswith("train")` (or `endswith`): the method and the literal's repr.
     order: tuple[str, str] | None = None
     #: The span of the draw a `UNIT_DRAW` test makes: its value decides nothing but the test.
     draw: Span | None = None
@@ -72,3 +76,49 @@ def within(inner: Span, outer: Span) -> bool:
         inner.end_line,
         inner.end_column,
     ) <= (outer.end_line, outer.end_column)
+
+
+def ordered_outcome(order: tuple[str, str], keys: Iterable[str]) -> bool | None:
+    """Return whether `subject <operator> other` (or `subject.startswith(other)`) holds for
+    each literal of `keys` the subject may be, or for none (None: it depends, or a value is
+    not of the type the test needs)."""
+    operator, other = order
+    values = [literal_of(key) for key in keys]
+    if operator in ("startswith", "endswith"):
+        affix = literal_of(other)
+        texts = [value for value in values if isinstance(value, str)]
+        if not texts or len(texts) != len(values) or not isinstance(affix, str):
+            return None
+        found = {getattr(text, operator)(affix) for text in texts}
+        return found.pop() if len(found) == 1 else None
+    numbers = [value for value in values if isinstance(value, int | float)]
+    if not numbers or len(numbers) != len(values):
+        return None
+    if other == UNIT_DRAW:
+        # A draw `u` from [0, 1) is never below a subject of 0 or less: `p > u` never holds
+        # and `p < u` always does (but for the one draw in 2**53 that is exactly 0).
+        if any(number > 0 for number in numbers):
+            return None
+        return operator in ("<", "<=")
+    bound = literal_of(other)
+    if not isinstance(bound, int | float):
+        return None
+    compare = _COMPARE[operator]
+    results = {compare(number, bound) for number in numbers}
+    return results.pop() if len(results) == 1 else None
+
+
+_COMPARE = {
+    "<": operator_module.lt,
+    "<=": operator_module.le,
+    ">": operator_module.gt,
+    ">=": operator_module.ge,
+}
+
+
+def literal_of(key: str) -> object:
+    """Return the value a literal's repr spells (a value equal to nothing if none)."""
+    try:
+        return ast.literal_eval(key)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return object()  # equal to nothing

@@ -10,19 +10,25 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 
 from __future__ import annotations
 
-import ast
-import operator as operator_module
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
 from .base_inits import base_init_callers
-from .branch_facts import UNIT_DRAW, Branch, within
-from .facts import Assignment, FunctionFacts, Kind, Value, literal_key, string_literal
+from .branch_facts import Branch, literal_of, ordered_outcome, within
+from .facts import (
+    Assignment,
+    FunctionFacts,
+    Kind,
+    Value,
+    literal_key,
+    string_literal,
+)
 from .module_constants import constant_keys
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
+from .self_calls import stored_for_init
 
 if TYPE_CHECKING:
     from .candidates import Construction, DatasetsOf
@@ -98,58 +104,21 @@ def outcome(branch: Branch, known: Known) -> bool | None:
     """Return whether `branch`'s test holds for a value of which `known` is known."""
     result: bool | None = None
     if branch.order is not None:
-        result = _ordered(branch.order, known)
+        result = ordered_outcome(branch.order, known.one_of or ())
     elif not branch.literals:
         result = known.truth
         if result is None and known.one_of:
-            truths = {bool(_literal(key)) for key in known.one_of}
+            truths = {bool(literal_of(key)) for key in known.one_of}
             result = truths.pop() if len(truths) == 1 else None
     elif known.one_of:
         matches = {
-            any(_literal(key) == _literal(other) for other in branch.literals)
+            any(literal_of(key) == literal_of(other) for other in branch.literals)
             for key in known.one_of
         }
         result = matches.pop() if len(matches) == 1 else None
     elif set(branch.literals) <= known.excluded:
         result = False
     return None if result is None else result != branch.negated
-
-
-def _ordered(order: tuple[str, str], known: Known) -> bool | None:
-    """Return whether `subject <operator> other` holds for every value `known` allows, or
-    not for any (None: it depends, or a value is not a known number)."""
-    operator, other = order
-    values = [_literal(key) for key in known.one_of or ()]
-    numbers = [value for value in values if isinstance(value, int | float)]
-    if not numbers or len(numbers) != len(values):
-        return None
-    if other == UNIT_DRAW:
-        # A draw `u` from [0, 1) is never below a subject of 0 or less: `p > u` never holds
-        # and `p < u` always does (but for the one draw in 2**53 that is exactly 0).
-        if any(number > 0 for number in numbers):
-            return None
-        return operator in ("<", "<=")
-    bound = _literal(other)
-    if not isinstance(bound, int | float):
-        return None
-    compare = _COMPARE[operator]
-    results = {compare(number, bound) for number in numbers}
-    return results.pop() if len(results) == 1 else None
-
-
-_COMPARE = {
-    "<": operator_module.lt,
-    "<=": operator_module.le,
-    ">": operator_module.gt,
-    ">=": operator_module.ge,
-}
-
-
-def _literal(key: str) -> object:
-    try:
-        return ast.literal_eval(key)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return object()  # equal to nothing
 
 
 def _attribute_values(
@@ -160,9 +129,10 @@ def _attribute_values(
 ) -> list[Known] | None:
     """Return what `self.<attribute>` may be in the instances of `ref` built (None: unknown).
 
-    Only an attribute stored by `__init__` (of `ref` or a candidate base) counts: one set by
-    other methods may change between items. A store in a branch of `__init__` that the
-    arguments at a construction rule out does not count for the instances it builds.
+    Only an attribute stored by `__init__` (of `ref` or a candidate base), or by a helper
+    method only `__init__` calls, counts: one set by other methods may change between items.
+    A store in a branch of `__init__` that the arguments at a construction rule out does not
+    count for the instances it builds.
     """
     order = project.mro(ref)
     stores: list[tuple[FunctionRef, Assignment]] = []
@@ -172,10 +142,16 @@ def _attribute_values(
             if function is None:
                 continue
             for assignment in function.assignments:
-                if assignment.target == subject:
-                    if function.name != "__init__":
-                        return None
+                if assignment.target != subject:
+                    continue
+                if function.name == "__init__":
                     stores.append((FunctionRef.of(owner.module, function), assignment))
+                    continue
+                # `self.set_mode(mode)` in `__init__`, and only there, stores it for `__init__`.
+                passed = stored_for_init(project, owner, function, assignment)
+                if passed is None:
+                    return None
+                stores.append(passed)
     if not stores:
         return None
     sites = made_by

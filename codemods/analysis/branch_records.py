@@ -64,6 +64,9 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
     literals: tuple[str, ...] = ()
+    affix = _affix_test(test, value)
+    if affix is not None:
+        return replace(affix, negated=negated)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], _ORDERS):
             ordered = _ordered_test(test, value)
@@ -76,6 +79,28 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
         test = test.left
     subject = _branch_subject(value(test))
     return None if subject is None else Branch(subject, negated, _NO_BODY, None, literals)
+
+
+#: String methods a test may call with one literal: `if self.split.startswith("train"):`.
+_AFFIX_METHODS = frozenset({"startswith", "endswith"})
+
+
+def _affix_test(test: ast.expr, value: Summarise) -> Branch | None:
+    """Return the branch of `subject.startswith("literal")` (or `endswith`), if it is one."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr in _AFFIX_METHODS
+        and len(test.args) == 1
+        and not test.keywords
+        and isinstance(test.args[0], ast.Constant)
+        and isinstance(test.args[0].value, str)
+    ):
+        return None
+    subject = _branch_subject(value(test.func.value))
+    if subject is None:
+        return None
+    return Branch(subject, False, _NO_BODY, order=(test.func.attr, repr(test.args[0].value)))
 
 
 #: The comparison operators of an ordering test, as read with the subject on the left, and

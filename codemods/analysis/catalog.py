@@ -379,6 +379,11 @@ DISTRIBUTED_RANKS = frozenset(
 IMPORT_MODULE = frozenset({"importlib.import_module"})
 #: Looking an attribute up by a name known only at run time.
 GETATTR = frozenset({"builtins.getattr"})
+#: mmcv's `obj_from_dict(info, parent)`: an instance of the class `parent` (a module) binds
+#: under the name `info["type"]`, made from the rest of `info`.
+OBJ_FROM_DICT = frozenset(
+    {"mmcv.runner.obj_from_dict", "mmcv.runner.utils.obj_from_dict", "mmcv.obj_from_dict"}
+)
 
 #: Lightning's data-parallel strategy objects (and the plugins that preceded them, Lightning
 #: 1.2-1.5): a script that makes one runs on several processes.

@@ -34,8 +34,30 @@ def setting_assumed_alike(project: Project, seed: Value, function: FunctionRef) 
     sources = seed_sources(project, seed, SeedScope(function))
     if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK, Source.WORKER_ID}:
         return None
+    return _setting_read(project, seed, function, frozenset())
+
+
+def setting_fixed_for_the_run(project: Project, seed: Value, scope: SeedScope) -> str | None:
+    """Return the setting a worker seed is taken from, if it is one read from a configuration.
+
+    `np.random.seed(args.seed + worker_id)` with `args = parser.parse_args()` made in the
+    function that builds the loader, `cfg.SEED + worker_id` with `cfg = Config()`: the
+    analysis cannot see the object through, but a configuration is read once, before the
+    workers start, so the setting is the same in every epoch, like a literal. The seed may add
+    only constants and the worker id to it; a setting the project derives from the rank is
+    not assumed anything.
+    """
+    worker_id = frozenset({scope.worker_param} if scope.worker_param else ())
+    return _setting_read(project, seed, scope.function, worker_id)
+
+
+def _setting_read(
+    project: Project, seed: Value, function: FunctionRef, parameters: frozenset[str]
+) -> str | None:
+    """Return the first setting `seed` reads, if it reads settings, constants, counters and
+    `parameters` only, and the project derives none of those settings from the rank."""
     settings: list[str] = []
-    if not _alike_terms(seed, function, settings) or not settings:
+    if not _alike_terms(seed, function, settings, parameters) or not settings:
         return None
     if any(is_rank_name(key) or assigned_from_rank(project, key) for key in settings):
         return None
@@ -110,16 +132,24 @@ def _called(project: Project, value: Value, function: FunctionRef) -> Iterator[s
         yield from _called(project, item, function)
 
 
-def _alike_terms(value: Value, function: FunctionRef, settings: list[str]) -> bool:
-    """Return True if every term of `value` is a setting, a constant or a counter over them.
+def _alike_terms(
+    value: Value,
+    function: FunctionRef,
+    settings: list[str],
+    parameters: frozenset[str] = frozenset(),
+) -> bool:
+    """Return True if every term of `value` is a setting, a constant or a counter over them
+    (or one of the function's `parameters`).
 
     Adds the names of the settings read to `settings`.
     """
     if value.kind in (Kind.INT, Kind.CONSTANT):
         return True
+    if value.kind is Kind.PARAM:
+        return value.name in parameters
     if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
         # `cfg = complete(cfg)` before `cfg.seed`: the read of either binding.
-        return all(_alike_terms(term, function, settings) for term in value.args)
+        return all(_alike_terms(term, function, settings, parameters) for term in value.args)
     if _is_setting_lookup(value):
         key = _setting_name(value)
         if key is None:
@@ -134,7 +164,9 @@ def _alike_terms(value: Value, function: FunctionRef, settings: list[str]) -> bo
         # `for epoch in range(start, cfg.epochs)`: every rank counts alike.
         for name, iterable in function.function.loops:
             if name == value.name and iterable.is_call_to("builtins.range"):
-                return all(_alike_terms(bound, function, settings) for bound in iterable.args)
+                return all(
+                    _alike_terms(bound, function, settings, parameters) for bound in iterable.args
+                )
     return False
 
 

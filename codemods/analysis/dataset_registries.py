@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from . import catalog
-from .candidates import DatasetsOf
+from .candidates import CandidateSource, DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .imported_modules import classes_looked_up, imported_modules, namespace_classes
@@ -395,6 +395,11 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
     builders = project.targets(call.base, where.module)
     if not any(isinstance(target, ExternalRef | FunctionRef) for target in builders):
         return None
+    if any(
+        isinstance(target, ExternalRef) and target.qualname in catalog.OBJ_FROM_DICT
+        for target in builders
+    ):
+        return _module_namespace(project, call, where)
     subjects = [*call.args, *(value for _, value in call.keywords)]
     for subject in subjects:
         if subject.kind is not Kind.NAME:
@@ -406,6 +411,32 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
                     # A builder makes the instance itself: no constructor call is seen.
                     return DatasetsOf(candidates, True, (target.name,))
     return None
+
+
+def _module_namespace(project: Project, call: Value, where: FunctionRef) -> DatasetsOf | None:
+    """Resolve `obj_from_dict(cfg, datasets)`, with `datasets` a project module (a package
+    that imports its Dataset classes), to every Dataset class that module binds at its top
+    level: the configuration's `type` picks one at run time. None for a library's module."""
+    parent = call.keyword("parent") or (call.args[1] if len(call.args) > 1 else None)
+    if parent is None or parent.kind is not Kind.NAME:
+        return None
+    found: list[ClassRef] = []
+    names = parent.qualnames
+    for qualname in names:
+        module = project.module_named(qualname, where.module)
+        if module is None:
+            return None
+        found.extend(ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname)
+        for _, values in module.bindings:
+            for value in values:
+                found.extend(t for t in project.targets(value, module) if isinstance(t, ClassRef))
+    from .datasets import is_dataset  # datasets resolves through this module
+
+    found = [ref for ref in found if is_dataset(project, ref)]
+    if not found:
+        return None
+    sources = tuple(CandidateSource("module", name) for name in names)
+    return DatasetsOf(tuple(dict.fromkeys(found)), True, sources=sources)
 
 
 def _takes_keywords(project: Project, ref: ClassRef, call: Value) -> bool:

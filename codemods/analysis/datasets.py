@@ -30,7 +30,7 @@ from .dataset_registries import (
 )
 from .facts import Kind, Value
 from .forwarded_calls import through_splats
-from .loaders import LoaderCall, dataset_argument, loader_calls
+from .loaders import LoaderCall, loader_calls
 from .memo import per_project
 from .module_lookups import (
     copied,
@@ -63,7 +63,7 @@ def dataset_classes(project: Project) -> tuple[ClassRef, ...]:
 @per_project
 def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     """Return the project dataset classes a DataLoader call may load from."""
-    value = dataset_argument(loader)
+    value = loader.argument("dataset").value
     if value is None:
         return DatasetsOf((), False)
     found = classes_of(project, value, loader.function)

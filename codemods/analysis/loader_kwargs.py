@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
-from .refs import VariableRef
+from .refs import FunctionRef, VariableRef
 from .worker_conditions import persists
 
 
@@ -140,7 +140,30 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
         and not option.args
     ):
         return KnownDict(option, option.keywords, module.path)
+    if option.kind is Kind.CALL and option.base is not None:
+        return _returned_dict(project, module, option.base)
     return None
+
+
+def _returned_dict(project: Project, module: ModuleFacts, callee: Value) -> KnownDict | None:
+    """Return the dict a project function returns, when it returns one it builds itself:
+    `kwargs = {}; kwargs["sampler"] = ...; return kwargs`, its entries those it stores.
+
+    Its literal is another function's: no entry is added there for this call, so the dict
+    has no span.
+    """
+    targets = project.targets(callee, module)
+    if len(targets) != 1 or not isinstance(targets[0], FunctionRef):
+        return None
+    function = targets[0]
+    returns = function.function.returns
+    if len(returns) != 1 or returns[0].kind not in (Kind.DICT, Kind.CALL):
+        return None
+    found = known_dict(project, function.module, returns[0])
+    if found is None or found.branches:
+        return None
+    found = with_item_stores(found, function.function)
+    return replace(found, value=replace(found.value, span=None))
 
 
 def each_branch_persists(known: KnownDict) -> bool:

@@ -10,7 +10,7 @@ from .datasets import datasets_of_loader, is_dataset
 from .facts import Kind, Value
 from .held_datasets import held_classes
 from .library_datasets import draws_nothing
-from .loaders import LoaderCall, Presence, dataset_argument
+from .loaders import LoaderCall, Presence
 from .per_item import Reached, per_item_code
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
@@ -57,7 +57,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
     draw, applied = None, ""
     # A third-party dataset applying project transforms runs code of its own as well.
     opaque = not datasets.complete or not datasets.classes or bool(datasets.applied)
-    dataset = dataset_argument(loader)
+    dataset = loader.argument("dataset").value
     if not datasets.classes and dataset is not None:
         # `MNIST(root, transform=Compose([ToTensor(), Normalize(...)]))`: nothing unseen.
         opaque = not draws_nothing(project, dataset, loader.function)

@@ -434,22 +434,27 @@ def _dataset_building_inits(project: Project, ref: ClassRef) -> tuple[LoaderCall
 
     `super().__init__(Shapes(root), num_workers=n)` in a project subclass creates the loader
     with arguments given right there: the dataset is built (or chosen) in `__init__`, not
-    handed on from its parameters. A call that only forwards `__init__`'s own parameters
-    (`super().__init__(dataset, **kwargs)`) leaves the instantiations as the loader calls.
-    """
-    sites: list[LoaderCall] = []
-    for loader in _base_loader_inits(project, ref):
-        lookup = loader.argument("dataset")
-        if lookup.presence not in (Presence.PASSED, Presence.IN_DICT) or lookup.value is None:
-            continue
-        params = loader.function.function.params
-        if any(
-            option.kind is Kind.STARRED or (option.kind is Kind.PARAM and option.name in params)
-            for option in lookup.value.alternatives()
-        ):
-            continue
-        sites.append(loader)
-    return tuple(sites)
+    handed on from its parameters; or the worker_init_fn is fixed there. A call forwarding
+    only `__init__`'s parameters (`super().__init__(dataset, **kwargs)`) leaves the
+    instantiations as the loader calls."""
+    return tuple(
+        loader
+        for loader in _base_loader_inits(project, ref)
+        if _given_here(loader, "dataset") or _given_here(loader, "worker_init_fn")
+    )
+
+
+def _given_here(loader: LoaderCall, name: str) -> bool:
+    """Return True if a base `__init__` call passes `name` from no parameter of its `__init__`
+    (`worker_init_fn=None` whatever the instantiation passes): the subclass decides it."""
+    lookup = loader.argument(name)
+    if lookup.presence not in (Presence.PASSED, Presence.IN_DICT) or lookup.value is None:
+        return False
+    params = loader.function.function.params
+    return not any(
+        option.kind is Kind.STARRED or (option.kind is Kind.PARAM and option.name in params)
+        for option in lookup.value.alternatives()
+    )
 
 
 def _base_loader_inits(project: Project, ref: ClassRef) -> Iterator[LoaderCall]:
@@ -491,9 +496,3 @@ def _class_of_init(callee: Value) -> Value:
         return callee.base
     prefixes = tuple(qualname.rpartition(".")[0] for qualname in callee.qualnames)
     return Value(Kind.NAME, callee.span, prefixes, callee.name)
-
-
-def dataset_argument(loader: LoaderCall) -> Value | None:
-    """Return the value passed as the loader's dataset, if spelled out."""
-    lookup = loader.argument("dataset")
-    return lookup.value

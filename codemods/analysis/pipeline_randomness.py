@@ -44,6 +44,8 @@ _IMGAUG_FIXED = frozenset(
         "Identity",
         "Noop",
         "Resize",
+        # Its defaults are fixed too (no scaling, translation, rotation or shear).
+        "Affine",
         "CenterPadToFixedSize",
         "CenterCropToFixedSize",
         "CenterPadToMultiplesOf",
@@ -56,6 +58,8 @@ _IMGAUG_FIXED = frozenset(
         "CenterCropToSquare",
     }
 )
+#: imgaug flips: each draws whether to flip, with the probability `p` (1 by default).
+_IMGAUG_FLIPS = frozenset({"Fliplr", "Flipud", "HorizontalFlip", "VerticalFlip"})
 #: imgaug augmenters as fixed as those above except for `position`, which defaults to
 #: "uniform" (a random position); a named position ("center", "left-top") draws nothing.
 _IMGAUG_POSITIONED = frozenset(
@@ -150,6 +154,14 @@ def _imgaug_draws(project: Project, call: Value, where: FunctionRef, last: str) 
     ]
     if last in _IMGAUG_FIXED:
         return not all(_constant(argument) for argument in arguments)
+    if last in _IMGAUG_FLIPS:
+        # `Fliplr(1.0)` flips every image (and `p` defaults to 1): only a `p` between 0 and 1
+        # makes the draw decide anything.
+        chance = call.keyword("p") or (call.args[0] if call.args else None)
+        if chance is None:
+            return False
+        number = chance.number if chance.kind is Kind.INT else _float(chance)
+        return number is None or 0 < number < 1
     if last in _IMGAUG_POSITIONED:
         position = call.keyword("position")
         return (
@@ -192,6 +204,16 @@ def _certain(probability: Value) -> bool:
     if probability.kind is Kind.INT:
         return probability.number == 1
     return probability.kind is Kind.CONSTANT and probability.name == "1.0"
+
+
+def _float(value: Value) -> float | None:
+    """Return the number a float literal spells (None for anything else)."""
+    if value.kind is not Kind.CONSTANT:
+        return None
+    try:
+        return float(value.name)
+    except ValueError:
+        return None
 
 
 def _constant(value: Value) -> bool:

@@ -37,6 +37,7 @@ from .rng_object_records import (
     RngObject,
     RngUse,
 )
+from .self_calls import property_alias
 
 #: RNG constructors whose objects have state to duplicate.
 CONSTRUCTORS = frozenset(set(catalog.RNG_CONSTRUCTORS) - catalog.STATELESS_RNGS)
@@ -203,6 +204,10 @@ class RngIndex:
                     found.extend(self._stored(value, where, ref, name, span, depth, made_by=kept))
         if not found:
             found.extend(self.class_attribute_objects(ref, name))
+        if not found:
+            aliased = property_alias(self.project, ref, name)
+            if aliased is not None:
+                found.extend(self.attribute_objects(ref, aliased, depth, made_by))
         result = tuple(dict.fromkeys(found))
         self._attribute_cache[key] = result
         return result

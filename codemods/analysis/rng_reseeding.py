@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..types import Span
 from . import catalog
 from .facts import Kind, Value
-from .loaders import LoaderCall, dataset_argument
+from .loaders import LoaderCall
 from .per_item import Reached, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -170,7 +170,7 @@ def rngs_given_to_third_party(
         function = worker_init(loader).function
         if function is not None and function.function.name in (RESEED_WALKER, CHAIN_WORKER_INIT):
             continue
-        value = dataset_argument(loader)
+        value = loader.argument("dataset").value
         if value is None:
             continue
         creations = list(dict.fromkeys(_third_party_rngs(index, value, loader.function, 0)))

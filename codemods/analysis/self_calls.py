@@ -9,7 +9,9 @@ the method used as a value, leaves its arguments unknown.
 
 from __future__ import annotations
 
-from .facts import Kind, Value
+from dataclasses import replace
+
+from .facts import Assignment, FunctionFacts, Kind, Value, spelled
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -106,3 +108,76 @@ def _next_definition(project: Project, cls: ClassRef, name: str) -> FunctionRef 
         if found is not None:
             return found[1]
     return None
+
+
+#: A method read as an attribute: `@property def rng(self): return self._rng`.
+_PROPERTY = frozenset({"builtins.property", "functools.cached_property"})
+
+
+def property_alias(project: Project, ref: ClassRef, name: str) -> str | None:
+    """Return `_rng` when `self.<name>` of a `ref` instance is a property that returns
+    `self._rng`: reading it runs the method, which hands out that attribute."""
+    found = project.find_method(ref, name)
+    if found is None:
+        return None
+    method = found[1].function
+    if len(method.returns) != 1 or not any(
+        project.is_one_of(decorator, found[1].module, _PROPERTY) for decorator in method.decorators
+    ):
+        return None
+    returned = method.returns[0]
+    if returned.kind is not Kind.ATTRIBUTE or returned.base is None:
+        return None
+    return returned.name if returned.base.kind is Kind.SELF else None
+
+
+def stored_for_init(
+    project: Project, owner: ClassRef, method: FunctionFacts, assignment: Assignment
+) -> tuple[FunctionRef, Assignment] | None:
+    """Return the store a helper method makes when `__init__` calls it, written as
+    `__init__`'s own (`self.mode = <what __init__ passes>`), if nothing else calls it and it
+    stores a parameter or a literal: `def set_mode(self, mode): self.mode = mode`."""
+    init_name = owner.cls.method("__init__")
+    init = owner.module.function(init_name) if init_name else None
+    if init is None or method.class_qualname is None:
+        return None
+    callers = [
+        function
+        for function in project.functions_mentioning(method.name)
+        if function.function is not method
+        and any(method.name in spelled(call.base) for call in function.function.calls if call.base)
+    ]
+    if [caller.function for caller in callers] != [init]:
+        return None
+    calls = [call for call in init.calls if call.base and method.name in spelled(call.base)]
+    if len(calls) != 1 or calls[0].base is None or calls[0].base.kind is not Kind.ATTRIBUTE:
+        return None
+    call = calls[0]
+    if call.base is None or call.base.base is None or call.base.base.kind is not Kind.SELF:
+        return None
+    values: list[Value] = []
+    for option in assignment.value.alternatives():
+        if option.kind is not Kind.PARAM:
+            values.append(option)
+            continue
+        given = _passed_to(method, call, option.name)
+        if given is None:
+            return None
+        values.append(given)
+    if any(value.kind not in (Kind.PARAM, Kind.INT, Kind.CONSTANT) for value in values):
+        return None
+    value = values[0] if len(values) == 1 else Value(Kind.ALTERNATIVES, args=tuple(values))
+    store = replace(assignment, value=value, span=call.span or assignment.span)
+    return FunctionRef.of(owner.module, init), store
+
+
+def _passed_to(method: FunctionFacts, call: Value, param: str) -> Value | None:
+    """Return what `call` (`self.method(...)`) passes as `param`, or its literal default."""
+    passed = call.keyword(param)
+    if passed is not None:
+        return passed
+    index = method.params.index(param) - 1 if param in method.params else -1
+    if 0 <= index < len(call.args) and not any(a.kind is Kind.STARRED for a in call.args):
+        return call.args[index]
+    default = method.default_of(param)
+    return Value(Kind.CONSTANT, name=default) if default is not None else None

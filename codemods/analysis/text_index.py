@@ -15,6 +15,11 @@ from collections.abc import Iterable, Sequence
 
 #: Bytes that continue an identifier (as in the `\w` of a bytes regular expression).
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: A maximal run of the bytes of `_WORD`.
+_IDENTIFIER = re.compile(rb"[A-Za-z0-9_]+")
+#: Searches of the whole text after which every identifier is indexed at once: one pass that
+#: indexes them all costs about as much as this many searches for one name.
+_SEARCHES_BEFORE_INDEXING = 32
 #: Separates files in the buffer: never part of an identifier, so no match spans two files.
 _SEPARATOR = b"\n\0\n"
 
@@ -36,6 +41,10 @@ class TextIndex:
         self._lowered: bytes | None = None
         #: Searched identifiers -> the files that contain them at all (even inside a word).
         self._containing: dict[bytes, list[int]] = {}
+        #: How many names were searched for in the text itself.
+        self._searches = 0
+        #: Every identifier of the text -> the files that spell it, once searches add up.
+        self._identifiers: dict[bytes, list[int]] | None = None
 
     def spelling(self, names: Iterable[str]) -> frozenset[int]:
         """Return the indices of the files that contain one of `names` as a whole word."""
@@ -68,6 +77,13 @@ class TextIndex:
         if cached is not None:
             return cached
         word = name.encode()
+        if self._identifiers is None and self._searches >= _SEARCHES_BEFORE_INDEXING:
+            self._identifiers = self._index_identifiers()
+        if self._identifiers is not None and _IDENTIFIER.fullmatch(word):
+            result = frozenset(self._identifiers.get(word, ()))
+            self._words[name] = result
+            return result
+        self._searches += 1
         # A name that contains one searched before (`MyDataset`, after `Dataset`) can only
         # be in the files that contain that one: search those alone.
         known = [files for part, files in self._containing.items() if part in word]
@@ -84,6 +100,20 @@ class TextIndex:
         self._words[name] = result
         self._containing[word] = sorted(containing)
         return result
+
+    def _index_identifiers(self) -> dict[bytes, list[int]]:
+        """Return every identifier (a maximal run of word bytes) with the files spelling it:
+        a whole-word occurrence of a name is exactly such a run."""
+        found: dict[bytes, list[int]] = {}
+        buffer, starts = self._buffer, self._starts
+        for index in range(self._count):
+            for word in set(_IDENTIFIER.findall(buffer, starts[index], starts[index + 1])):
+                files = found.get(word)
+                if files is None:
+                    found[word] = [index]
+                else:
+                    files.append(index)
+        return found
 
     def _search(
         self, word: bytes, start: int, end: int, found: set[int], containing: set[int]

@@ -23,7 +23,7 @@ from ..analysis.augmentations import (
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
-from ..analysis.loaders import LoaderCall, Presence, dataset_argument, loader_calls
+from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
 from ..analysis.refs import ClassRef, FunctionRef
@@ -229,7 +229,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     def _check_third_party(self, index: PipelineIndex, loader: LoaderCall) -> None:
         """A library dataset (MONAI's) applying a pipeline: reseed it from a worker_init_fn."""
-        value = dataset_argument(loader)
+        value = loader.argument("dataset").value
         if value is None or not loader.may_start_workers() or library_worker_init_reseeds(loader):
             return
         for found in third_party_datasets(index, value, loader.function):

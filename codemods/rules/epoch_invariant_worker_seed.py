@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import DatasetsOf
+from ..analysis.config_settings import setting_fixed_for_the_run
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
@@ -337,7 +338,13 @@ class EpochInvariantWorkerSeed(Rule):
     def _sources(self, seeding: Seeding, scope: SeedScope) -> frozenset[Source]:
         if seeding.seed is None:
             return frozenset({Source.ENTROPY})
-        return seed_sources(self.project, seeding.seed, scope)
+        sources = seed_sources(self.project, seeding.seed, scope)
+        if Source.UNKNOWN in sources and setting_fixed_for_the_run(
+            self.project, seeding.seed, scope
+        ):
+            # `args.seed + worker_id` of a parser or config object not seen through.
+            return sources - {Source.UNKNOWN} | {Source.RUN_VALUE}
+        return sources
 
     def _check_seeding(self, seeding: Seeding, context: _Context) -> None:
         if seeding.kind is SinkKind.GLOBAL and seeding.library == "torch.cuda":
