@@ -157,7 +157,11 @@ def _returned_dict(project: Project, module: ModuleFacts, callee: Value) -> Know
         return None
     function = targets[0]
     returns = function.function.returns
-    if len(returns) != 1 or returns[0].kind not in (Kind.DICT, Kind.CALL):
+    # A literal or `dict(...)` only: a helper returning another helper's dict (maybe its
+    # own caller's) is not followed.
+    if len(returns) != 1 or not (
+        returns[0].kind is Kind.DICT or returns[0].is_call_to("builtins.dict")
+    ):
         return None
     found = known_dict(project, function.module, returns[0])
     if found is None or found.branches:

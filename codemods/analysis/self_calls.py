@@ -150,11 +150,12 @@ def stored_for_init(
     if [caller.function for caller in callers] != [init]:
         return None
     calls = [call for call in init.calls if call.base and method.name in spelled(call.base)]
-    if len(calls) != 1 or calls[0].base is None or calls[0].base.kind is not Kind.ATTRIBUTE:
+    callee = calls[0].base if len(calls) == 1 else None
+    if callee is None or callee.kind is not Kind.ATTRIBUTE or callee.base is None:
+        return None
+    if callee.base.kind is not Kind.SELF:
         return None
     call = calls[0]
-    if call.base is None or call.base.base is None or call.base.base.kind is not Kind.SELF:
-        return None
     values: list[Value] = []
     for option in assignment.value.alternatives():
         if option.kind is not Kind.PARAM:
