@@ -16,7 +16,7 @@ from . import catalog
 from .branch_facts import UNIT_DRAW, Branch
 from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
-from .facts import Kind, Value, literal_key, string_literal
+from .facts import Kind, Value, number_literal, string_literal
 from .version_tests import TORCH_VERSION, TORCH_VERSION_TEXT
 
 #: Summarises an expression of the function being summarised.
@@ -132,16 +132,16 @@ def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
         return _compared_with_number(left, right, as_left, as_right)
     if _is_unit_draw(other):
         return Branch(subject, False, _NO_BODY, order=(operator, UNIT_DRAW), draw=other.span)
-    if _number(other) is None:
+    if number_literal(other) is None:
         return None
-    return Branch(subject, False, _NO_BODY, order=(operator, repr(_number(other))))
+    return Branch(subject, False, _NO_BODY, order=(operator, repr(number_literal(other))))
 
 
 def _compared_with_number(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:
     """Return the branch of another expression compared with a number (`if workers > 0:`)."""
     for compared, number, operator in ((left, right, as_left), (right, left, as_right)):
-        if _number(number) is not None and _number(compared) is None:
-            order = (operator, repr(_number(number)))
+        if number_literal(number) is not None and number_literal(compared) is None:
+            order = (operator, repr(number_literal(number)))
             return Branch("", False, _NO_BODY, order=order, compared=compared)
     return None
 
@@ -192,18 +192,6 @@ def _parsed(value: Value) -> Value | None:
     return value.args[0] if names & _VERSION_PARSERS else None
 
 
-def _number(value: Value) -> int | float | None:
-    """Return the int or float a literal `value` is (None for anything else)."""
-    key = literal_key(value)
-    if key is None:
-        return None
-    try:
-        number = ast.literal_eval(key)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return number if isinstance(number, int | float) and not isinstance(number, bool) else None
-
-
 def _is_unit_draw(value: Value) -> bool:
     """Return True for a call to a global-RNG function that draws one number from [0, 1)."""
     if value.kind is not Kind.CALL or value.base is None or value.keywords:
@@ -211,7 +199,7 @@ def _is_unit_draw(value: Value) -> bool:
     names = set(value.base.qualnames)
     if not value.args:
         return bool(names & catalog.UNIT_DRAWS)
-    numbers = [_number(arg) for arg in value.args]
+    numbers = [number_literal(arg) for arg in value.args]
     if numbers == [0, 1]:
         return bool(names & catalog.RANGE_DRAWS)
     return numbers == [1] and bool(names & catalog.TENSOR_UNIT_DRAWS)

@@ -163,6 +163,18 @@ def string_literal(value: Value) -> str | None:
     return text if isinstance(text, str) else None
 
 
+def number_literal(value: Value) -> int | float | None:
+    """Return the int or float a literal `value` is (None for anything else)."""
+    key = literal_key(value)
+    if key is None:
+        return None
+    try:
+        number = ast.literal_eval(key)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return number if isinstance(number, int | float) and not isinstance(number, bool) else None
+
+
 #: Summaries keep the first 40 characters of a literal's repr (a dotted path, whole).
 _LITERAL_CUT = 40
 

@@ -3,7 +3,7 @@ nothing is the same in every worker by design, and copying it is no bug."""
 
 from __future__ import annotations
 
-from .facts import Kind, Value
+from .facts import Kind, Value, number_literal
 from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, pipeline_library
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -160,7 +160,7 @@ def _imgaug_draws(project: Project, call: Value, where: FunctionRef, last: str) 
         chance = call.keyword("p") or (call.args[0] if call.args else None)
         if chance is None:
             return False
-        number = chance.number if chance.kind is Kind.INT else _float(chance)
+        number = number_literal(chance)
         return number is None or 0 < number < 1
     if last in _IMGAUG_POSITIONED:
         position = call.keyword("position")
@@ -204,16 +204,6 @@ def _certain(probability: Value) -> bool:
     if probability.kind is Kind.INT:
         return probability.number == 1
     return probability.kind is Kind.CONSTANT and probability.name == "1.0"
-
-
-def _float(value: Value) -> float | None:
-    """Return the number a float literal spells (None for anything else)."""
-    if value.kind is not Kind.CONSTANT:
-        return None
-    try:
-        return float(value.name)
-    except ValueError:
-        return None
 
 
 def _constant(value: Value) -> bool:
