@@ -106,8 +106,12 @@ def _seedings(
             continue
         names = project.qualnames(callee, module)
         if names:
-            yield from _external_seeding(function, call, names)
-            continue
+            external = list(_external_seeding(function, call, names))
+            yield from external
+            # A name that star imports may take from a library or from the project
+            # (`from utils import *`) may still run a project seeding helper.
+            if external or callee.kind is not Kind.NAME:
+                continue
         if depth >= 2:
             continue
         for target, offset in _project_callees(project, callee, function, self_class):
