@@ -64,6 +64,8 @@ class _ExpressionVisitor(_ValueSummariser):
             if kind is ast.Subscript:
                 assert isinstance(current, ast.Subscript)
                 held = current.value
+                if type(held) is ast.Subscript:
+                    held = held.value  # `self.datasets[i][index]`: an element's `__getitem__`
                 if (
                     facts is not None
                     and type(current.ctx) is ast.Load

@@ -304,6 +304,18 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             if found is not None:
                 yield found[1], ref, _extend(same, holder.name), held.made_by(ref), looked_up
         return
+    container = holder.base if holder.kind is Kind.SUBSCRIPT else None
+    if container is not None and container.kind is Kind.ATTRIBUTE and container.base is not None:
+        if container.base.kind is Kind.SELF:
+            # `self.datasets[i][index]`, `self.datasets[i].load(x)`: an element of a held list.
+            held = held_elements(project, self_class, container.name, made_by)
+            looked_up = _looked_up_in(held)
+            for ref in held.classes:
+                found = project.find_method(ref, callee.name)
+                if found is not None:
+                    extended = _extend(same, container.name)
+                    yield found[1], ref, extended, held.made_by(ref), looked_up
+        return
     if holder.is_call_to("builtins.super"):
         defining = project.class_of_function(caller.function)
         order = project.mro(self_class)
