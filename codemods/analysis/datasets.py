@@ -41,7 +41,7 @@ from .module_lookups import (
 from .parameter_sources import from_callers
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_class
+from .self_calls import self_class, subclasses
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -331,6 +331,9 @@ def _method_returns(
     own = self_class(project, where)
     if receiver.kind is Kind.SELF:
         receivers = DatasetsOf((own,), True) if own is not None else DatasetsOf((), False)
+        if own is not None and _left_to_subclasses(project, own, method.name):
+            # `self.get_dataset(...)` of a base whose own raises: a subclass's runs.
+            receivers = DatasetsOf((own, *subclasses(project, own)), True)
     elif (
         receiver.kind is Kind.ATTRIBUTE
         and receiver.base is not None
@@ -377,6 +380,13 @@ def _method_returns(
     # Which class's method runs is decided at run time: the classes are candidates.
     label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
     return replace(merged, registries=(*merged.registries, label))
+
+
+def _left_to_subclasses(project: Project, ref: ClassRef, name: str) -> bool:
+    """Return True if method `name` of class `ref` is missing or only raises: the instance
+    a base-class method runs on belongs to a subclass that defines it."""
+    found = project.find_method(ref, name)
+    return found is None or found[1].function.only_raises
 
 
 @per_project
