@@ -41,6 +41,7 @@ from .module_lookups import (
 from .parameter_sources import from_callers
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .pinned_arguments import pinned_at
 from .self_calls import self_class, subclasses
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
@@ -70,6 +71,7 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     span = loader.call.span
     if span:
         found = narrowed(project, found, value, span, loader.function)
+        found = pinned_at(found, span, loader.function)
     if not any(source.kind == "module" for source in found.sources):
         return found
     # A class looked up by name in a module may be any class the module defines: only
