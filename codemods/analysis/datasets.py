@@ -39,9 +39,9 @@ from .module_lookups import (
     returns_receiver,
 )
 from .parameter_sources import from_callers
+from .pinned_arguments import pinned_at
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .pinned_arguments import pinned_at
 from .self_calls import self_class, subclasses
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import

@@ -210,7 +210,7 @@ def _handing_to_makers(project: Project, cls: ClassRef) -> Iterator[FunctionRef]
             if maker is None:
                 continue
             params = maker.function.params[1 if maker.function.class_qualname else 0 :]
-            passed = [*zip(params, call.args), *call.keywords]
+            passed = [*zip(params, call.args, strict=False), *call.keywords]
             if any(
                 cls in project.targets(argument, caller.module) and _calls_param(maker, param)
                 for param, argument in passed
