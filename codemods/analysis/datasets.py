@@ -29,7 +29,7 @@ from .dataset_registries import (
     registry_lookup,
 )
 from .facts import Kind, Value
-from .forwarded_calls import through_splats
+from .forwarded_calls import forwarded_to_builder, through_splats
 from .loaders import LoaderCall, loader_calls
 from .memo import per_project
 from .module_lookups import (
@@ -240,14 +240,20 @@ def _classes_of_option(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
                     else looked_up_instances(project, ret, target, value, where)
-                    or through_splats(
-                        open_to_call(
-                            classes_of(project, ret, target, deeper), value, where, target
+                    or forwarded_to_builder(
+                        project,
+                        through_splats(
+                            open_to_call(
+                                classes_of(project, ret, target, deeper), value, where, target
+                            ),
+                            target,
+                            value,
+                            where,
+                            0,
                         ),
                         target,
                         value,
                         where,
-                        0,
                     )
                     for ret in returns
                 )

@@ -1,21 +1,27 @@
-"""Constructions as the DataLoader that loads their instance sees them.
+"""Constructions as the code that uses their instance sees them.
 
 `dataset = Clips(mode=mode)` may be built before the code branches on `mode`; a loader
 under `elif mode == "test":` then loads a dataset built with `mode="test"`, as long as the
 function never rebinds `mode`. The constructions of the loader's own function are read
 with such a parameter passed as the one literal the `if` statements enclosing the loader
 pin it to.
+
+Likewise an object a dataset builds in its `__init__` from what it was given
+(`self.transform = Augment(train=self.train)`) is built, for the datasets a loader loads,
+with the literal their constructions give (`Poses(train=False)`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..types import Span
-from .branch_feasibility import constrained
-from .candidates import DatasetsOf
+from .branch_feasibility import Known, _attribute_values, constrained, constructed_with
+from .candidates import Construction, DatasetsOf
 from .facts import Kind, Value
-from .refs import FunctionRef
+from .project import Project
+from .refs import ClassRef, FunctionRef
 
 
 def pinned_at(datasets: DatasetsOf, span: Span, where: FunctionRef) -> DatasetsOf:
@@ -39,13 +45,65 @@ def _pinned(call: Value, where: FunctionRef, span: Span) -> Value:
         ):
             return argument
         known = constrained(where, argument.name, span)
+        return _literal(argument, None if known is None else [known])
+
+    return _with_arguments(call, pin)
+
+
+def seen_from_holder(
+    project: Project,
+    holder: ClassRef,
+    inner: tuple[Construction, ...] | None,
+    outer: tuple[Construction, ...] | None,
+) -> tuple[Construction, ...] | None:
+    """Return the constructions `inner` of an object that instances of `holder` hold, with
+    the arguments an `__init__` of `holder` passes from its parameters or attributes read
+    as the one literal every construction in `outer` (of `holder`) gives them."""
+    if inner is None or outer is None:
+        return inner
+    order = project.mro(holder)
+    seen: list[Construction] = []
+    for call, where in inner:
+        if where.function.name != "__init__" or project.class_of_function(where) not in order:
+            seen.append((call, where))
+            continue
+        rebound = {assignment.target for assignment in where.function.assignments}
+
+        def pin(argument: Value, where: FunctionRef = where, rebound: set[str] = rebound) -> Value:
+            knowns: Sequence[Known | None] | None = None
+            if argument.kind is Kind.PARAM and argument.name not in rebound:
+                knowns = [
+                    constructed_with(project, holder, outer, index, where, argument.name)
+                    for index in range(len(outer))
+                ]
+            elif (
+                argument.kind is Kind.ATTRIBUTE
+                and argument.base is not None
+                and argument.base.kind is Kind.SELF
+            ):
+                knowns = _attribute_values(project, holder, f"self.{argument.name}", outer)
+            return _literal(argument, knowns)
+
+        seen.append((_with_arguments(call, pin), where))
+    return tuple(seen)
+
+
+def _literal(argument: Value, knowns: Sequence[Known | None] | None) -> Value:
+    """Return the one literal all of `knowns` say `argument` is, else `argument`."""
+    keys: set[str] = set()
+    for known in knowns or [None]:
         if known is None or known.one_of is None or len(known.one_of) != 1:
             return argument
-        (key,) = known.one_of
-        if key.lstrip("-").isdigit():
-            return Value(Kind.INT, argument.span, number=int(key))
-        return Value(Kind.CONSTANT, argument.span, name=key)
+        keys |= known.one_of
+    if len(keys) != 1:
+        return argument
+    (key,) = keys
+    if key.lstrip("-").isdigit():
+        return Value(Kind.INT, argument.span, number=int(key))
+    return Value(Kind.CONSTANT, argument.span, name=key)
 
+
+def _with_arguments(call: Value, pin: Callable[[Value], Value]) -> Value:
     args = tuple(pin(argument) for argument in call.args)
     keywords = tuple((name, pin(argument)) for name, argument in call.keywords)
     if args == call.args and keywords == call.keywords:
