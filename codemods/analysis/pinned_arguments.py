@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from ..types import Span
 from .branch_feasibility import Known, _attribute_values, constrained, constructed_with
@@ -67,25 +68,35 @@ def seen_from_holder(
         if where.function.name != "__init__" or project.class_of_function(where) not in order:
             seen.append((call, where))
             continue
-        rebound = {assignment.target for assignment in where.function.assignments}
-
-        def pin(argument: Value, where: FunctionRef = where, rebound: set[str] = rebound) -> Value:
-            knowns: Sequence[Known | None] | None = None
-            if argument.kind is Kind.PARAM and argument.name not in rebound:
-                knowns = [
-                    constructed_with(project, holder, outer, index, where, argument.name)
-                    for index in range(len(outer))
-                ]
-            elif (
-                argument.kind is Kind.ATTRIBUTE
-                and argument.base is not None
-                and argument.base.kind is Kind.SELF
-            ):
-                knowns = _attribute_values(project, holder, f"self.{argument.name}", outer)
-            return _literal(argument, knowns)
-
+        pin = partial(_given_by_holder, project, holder, outer, where)
         seen.append((_with_arguments(call, pin), where))
     return tuple(seen)
+
+
+def _given_by_holder(
+    project: Project,
+    holder: ClassRef,
+    outer: tuple[Construction, ...],
+    where: FunctionRef,
+    argument: Value,
+) -> Value:
+    """Return `argument` (passed in `__init__` `where` of `holder`) as the literal each
+    construction in `outer` makes it, if they agree on one."""
+    knowns: Sequence[Known | None] | None = None
+    if argument.kind is Kind.PARAM and not any(
+        assignment.target == argument.name for assignment in where.function.assignments
+    ):
+        knowns = [
+            constructed_with(project, holder, outer, index, where, argument.name)
+            for index in range(len(outer))
+        ]
+    elif (
+        argument.kind is Kind.ATTRIBUTE
+        and argument.base is not None
+        and argument.base.kind is Kind.SELF
+    ):
+        knowns = _attribute_values(project, holder, f"self.{argument.name}", outer)
+    return _literal(argument, knowns)
 
 
 def _literal(argument: Value, knowns: Sequence[Known | None] | None) -> Value:
