@@ -30,6 +30,7 @@ def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[Class
     return held(project, ref, attribute).classes
 
 
+@per_project
 def held_elements(
     project: Project,
     ref: ClassRef,
@@ -39,6 +40,7 @@ def held_elements(
     """Return the project classes of the elements of a list stored in `self.<attribute>`.
 
     `made_by`: the constructor calls known to make the instance (else every caller counts).
+    Kept: per-item code asks it again for each call on an element (`self.sets[i].size()`).
     """
     return held(project, ref, attribute, datasets.elements_of, made_by)
 
