@@ -65,7 +65,8 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
         if not branch.subject.startswith("self."):
             # A parameter whose argument the way here knows (`self.augment(x, self.flip)`).
             values = arguments.get(branch.subject)
-        elif ref is not None and reached.holder == ():
+        elif ref is not None and (reached.holder == () or reached.made_by is not None):
+            # The dataset itself, or an object it holds whose constructor calls are known.
             values = _attribute_values(project, ref, branch.subject, reached.made_by)
         if values is None:
             continue

@@ -1,4 +1,5 @@
-"""Record the `if` statements of a function as `Branch` facts while it is summarised.
+"""Record the `if` statements (and `a if test else b` expressions) of a function as `Branch`
+facts while it is summarised.
 
 Only tests of `self.<attribute>` or of a parameter are kept (truth tests, comparisons with
 literals, `not`), with the span of each body: what a construction or a call passes later
@@ -48,6 +49,17 @@ def if_branches(
         return found
     test = _branch_test(node.test, value)
     return [] if test is None else [replace(test, body=body, orelse=orelse)]
+
+
+def conditional_expression_branches(
+    node: ast.IfExp, value: Summarise, span_of: SpanOf
+) -> list[Branch]:
+    """Return the branch `a if self.random_shift else b` records: `a` runs only where the
+    test holds, `b` only where it fails."""
+    test = _branch_test(node.test, value)
+    if test is None:
+        return []
+    return [replace(test, body=span_of(node.body), orelse=span_of(node.orelse))]
 
 
 def block_span(body: list[ast.stmt], span_of: SpanOf) -> Span | None:

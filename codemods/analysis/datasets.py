@@ -29,7 +29,7 @@ from .dataset_registries import (
     registry_lookup,
 )
 from .facts import Kind, Value
-from .forwarded_calls import through_splats
+from .forwarded_calls import forwarded_to_builder, through_splats
 from .loaders import LoaderCall, loader_calls
 from .memo import per_project
 from .module_lookups import (
@@ -39,9 +39,10 @@ from .module_lookups import (
     returns_receiver,
 )
 from .parameter_sources import from_callers
+from .pinned_arguments import pinned_at
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
-from .self_calls import self_class
+from .self_calls import self_class, subclasses
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -70,6 +71,7 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     span = loader.call.span
     if span:
         found = narrowed(project, found, value, span, loader.function)
+        found = pinned_at(found, span, loader.function)
     if not any(source.kind == "module" for source in found.sources):
         return found
     # A class looked up by name in a module may be any class the module defines: only
@@ -238,14 +240,20 @@ def _classes_of_option(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
                     else looked_up_instances(project, ret, target, value, where)
-                    or through_splats(
-                        open_to_call(
-                            classes_of(project, ret, target, deeper), value, where, target
+                    or forwarded_to_builder(
+                        project,
+                        through_splats(
+                            open_to_call(
+                                classes_of(project, ret, target, deeper), value, where, target
+                            ),
+                            target,
+                            value,
+                            where,
+                            0,
                         ),
                         target,
                         value,
                         where,
-                        0,
                     )
                     for ret in returns
                 )
@@ -331,6 +339,9 @@ def _method_returns(
     own = self_class(project, where)
     if receiver.kind is Kind.SELF:
         receivers = DatasetsOf((own,), True) if own is not None else DatasetsOf((), False)
+        if own is not None and _left_to_subclasses(project, own, method.name):
+            # `self.get_dataset(...)` of a base whose own raises: a subclass's runs.
+            receivers = DatasetsOf((own, *subclasses(project, own)), True)
     elif (
         receiver.kind is Kind.ATTRIBUTE
         and receiver.base is not None
@@ -377,6 +388,13 @@ def _method_returns(
     # Which class's method runs is decided at run time: the classes are candidates.
     label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
     return replace(merged, registries=(*merged.registries, label))
+
+
+def _left_to_subclasses(project: Project, ref: ClassRef, name: str) -> bool:
+    """Return True if method `name` of class `ref` is missing or only raises: the instance
+    a base-class method runs on belongs to a subclass that defines it."""
+    found = project.find_method(ref, name)
+    return found is None or found[1].function.only_raises
 
 
 @per_project

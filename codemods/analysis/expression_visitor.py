@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from .branch_records import conditional_expression_branches
 from .expression_values import _ValueSummariser
 from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value
 from .scopes import _Binding, _FunctionBuilder, _Scope
@@ -63,6 +64,8 @@ class _ExpressionVisitor(_ValueSummariser):
             if kind is ast.Subscript:
                 assert isinstance(current, ast.Subscript)
                 held = current.value
+                if type(held) is ast.Subscript:
+                    held = held.value  # `self.datasets[i][index]`: an element's `__getitem__`
                 if (
                     facts is not None
                     and type(current.ctx) is ast.Load
@@ -78,6 +81,13 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.Lambda)
                 self._visit_lambda(current, scope)
                 continue
+            if kind is ast.IfExp and facts is not None:
+                assert isinstance(current, ast.IfExp)
+                facts.branches.extend(
+                    conditional_expression_branches(
+                        current, lambda test: self.value(test, scope), self._positions.span
+                    )
+                )
             if kind in _COMPREHENSIONS:
                 self._visit_comprehension(current, scope)  # type: ignore[arg-type]
                 continue

@@ -9,10 +9,14 @@ ACDC(args, mode=mode)`, called as `get(args, mode="test")`.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .candidates import Construction, DatasetsOf
 from .facts import UNKNOWN, Kind, Value, literal_key
 from .refs import FunctionRef
+
+if TYPE_CHECKING:
+    from .project import Project
 
 
 def through_splats(
@@ -131,3 +135,52 @@ def _kept(value: Value) -> Value:
     """An argument the factory writes itself: a literal stays, anything else is read in the
     factory, not where the caller is, and is unknown there."""
     return value if literal_key(value) is not None else UNKNOWN
+
+
+def forwarded_to_builder(
+    project: Project, found: DatasetsOf, callee: FunctionRef, call: Value, where: FunctionRef
+) -> DatasetsOf:
+    """Return `found` with the keywords `call` passes into the `**kwargs` of `callee`, a
+    factory that hands them to a registry's builder (`build_dataset(cfg, train=False)` with
+    `for key, value in kwargs.items(): default_args[key] = value`), seen as passed to the
+    constructor of each class picked from the registry.
+
+    A candidate whose `__init__` takes none of a keyword is left as it was; the rest of the
+    constructor's arguments stay unknown (the configuration gives them).
+    """
+    function = callee.function
+    if (
+        not found.registries
+        or not function.has_var_keyword
+        or not _uses_param(callee, function.params[-1])
+        or any(key is None for key, _ in call.keywords)
+    ):
+        return found
+    handed = tuple((key, value) for key, value in call.keywords if key not in function.params)
+    if not handed:
+        return found
+    built = {ref for ref, _ in found.made}
+    made = list(found.made)
+    for ref in found.classes:
+        init = project.find_method(ref, "__init__")
+        if ref in built or init is None:
+            continue
+        takes = init[1].function
+        if not takes.has_var_keyword and not all(key in takes.params for key, _ in handed):
+            continue  # it would raise on a keyword it does not take: not built here
+        seen = Value(Kind.CALL, call.span, base=call.base, keywords=(*handed, (None, UNKNOWN)))
+        made.append((ref, (seen, where)))
+    return replace(found, made=tuple(made))
+
+
+def _uses_param(function: FunctionRef, name: str) -> bool:
+    """Return True if a call of `function` reads parameter `name` (`kwargs.items()`,
+    `build(cfg, **kwargs)`, `defaults.update(kwargs)`)."""
+
+    def reads(value: Value) -> bool:
+        if value.kind is Kind.PARAM and value.name == name:
+            return True
+        parts = (*value.args, *(item for _, item in value.keywords))
+        return any(reads(part) for part in parts) or (value.base is not None and reads(value.base))
+
+    return any(reads(call) for call in function.function.calls)

@@ -30,6 +30,7 @@ def held_classes(project: Project, ref: ClassRef, attribute: str) -> tuple[Class
     return held(project, ref, attribute).classes
 
 
+@per_project
 def held_elements(
     project: Project,
     ref: ClassRef,
@@ -39,6 +40,7 @@ def held_elements(
     """Return the project classes of the elements of a list stored in `self.<attribute>`.
 
     `made_by`: the constructor calls known to make the instance (else every caller counts).
+    Kept: per-item code asks it again for each call on an element (`self.sets[i].size()`).
     """
     return held(project, ref, attribute, datasets.elements_of, made_by)
 
@@ -92,7 +94,7 @@ def _held(
                         for value, kept in stored_per_construction(
                             project, ref, sites, where, assignment
                         )
-                        for part, how in _parts(value, resolve)
+                        for part, how in _parts(value, resolve, attribute)
                     )
                 elif assignment.target == target:
                     found.append(resolve(project, assignment.value, where, depth))
@@ -105,14 +107,22 @@ def _held(
     return merge(found)
 
 
-def _parts(value: Value, resolve: Resolver) -> Iterator[tuple[Value, Resolver]]:
+def _parts(value: Value, resolve: Resolver, attribute: str) -> Iterator[tuple[Value, Resolver]]:
     """Split the elements of a stored list or dict display (`{"joint": joint_transform}`)
     from the value, each with how to resolve it, so that the parameters each names are
-    taken from the constructions; anything else is resolved whole."""
+    taken from the constructions; anything else is resolved whole. A list grown by
+    appending (`self.parts = self.parts + [part]`) adds its new elements: what it held
+    before is what the other stores put there."""
     if resolve is not datasets.elements_of:
         yield value, resolve
         return
     for option in value.alternatives():
+        if option.kind is Kind.BINOP and option.name == "+":
+            grown = [arg for arg in option.args if not _reads_self(arg, attribute)]
+            if len(grown) < len(option.args):
+                for arg in grown:
+                    yield from _parts(arg, resolve, attribute)
+                continue
         if option.kind is Kind.SEQUENCE:
             for item in option.args:
                 if item.kind is Kind.STARRED and item.base is not None:
@@ -178,3 +188,13 @@ def _stored_by_library_base(
                 value = call.keyword(name)
                 if value is not None and call.span is not None:
                     yield Assignment(f"self.{name}", value, call.span)
+
+
+def _reads_self(value: Value, attribute: str) -> bool:
+    """Return True for `self.<attribute>`."""
+    return (
+        value.kind is Kind.ATTRIBUTE
+        and value.name == attribute
+        and value.base is not None
+        and value.base.kind is Kind.SELF
+    )

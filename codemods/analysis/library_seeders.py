@@ -33,6 +33,8 @@ TORCH_SEEDERS = frozenset(
         "torch_geometric.seed.seed_everything",
         "mmdet.apis.set_random_seed",
         "mmseg.apis.set_random_seed",
+        # Without a seed it draws one per process; `default_setup` adds the rank itself.
+        "detectron2.utils.env.seed_all_rng",
     }
 )
 #: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.

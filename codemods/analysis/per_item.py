@@ -22,6 +22,7 @@ from .function_registries import registered_functions
 from .held_datasets import held_elements
 from .held_functions import functions_of, held_functions
 from .memo import per_project
+from .pinned_arguments import seen_from_holder
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
@@ -288,8 +289,9 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         held = held_datasets.held(project, self_class, callee.name, sites=made_by)
         looked_up = _looked_up_in(held)
         for ref in held.classes:
+            built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
             for hook in _run_when_called(project, ref):
-                yield hook, ref, _extend(same, callee.name), held.made_by(ref), looked_up
+                yield hook, ref, _extend(same, callee.name), built, looked_up
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained, held)
         # ... or a function (a closure a factory returned) it holds.
@@ -302,7 +304,21 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         for ref in held.classes:
             found = project.find_method(ref, callee.name)
             if found is not None:
-                yield found[1], ref, _extend(same, holder.name), held.made_by(ref), looked_up
+                built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
+                yield found[1], ref, _extend(same, holder.name), built, looked_up
+        return
+    container = holder.base if holder.kind is Kind.SUBSCRIPT else None
+    if container is not None and container.kind is Kind.ATTRIBUTE and container.base is not None:
+        if container.base.kind is Kind.SELF:
+            # `self.datasets[i][index]`, `self.datasets[i].load(x)`: an element of a held list.
+            held = held_elements(project, self_class, container.name, made_by)
+            looked_up = _looked_up_in(held)
+            for ref in held.classes:
+                found = project.find_method(ref, callee.name)
+                if found is not None:
+                    extended = _extend(same, container.name)
+                    built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
+                    yield found[1], ref, extended, built, looked_up
         return
     if holder.is_call_to("builtins.super"):
         defining = project.class_of_function(caller.function)

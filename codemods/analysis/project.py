@@ -16,13 +16,12 @@ from ..types import TorchTarget
 from .facts import Kind, ModuleFacts, Value, spelled
 from .module_unpacking import assigned_values
 from .name_growth import add_aliases, denotes, grow_names, matches
+from .path_extensions import module_on_extended_path
 from .refs import CallSite, ClassRef, ExternalRef, Family, FunctionRef, Target, VariableRef
 from .sources import NOTEBOOK_SUFFIX, SourceSet
 
-#: How many project classes deep a class hierarchy is followed.
-_MAX_HOPS = 8
-#: How many re-exports and aliases deep a name is followed.
-_MAX_DEPTH = 32
+#: How many project classes deep a class hierarchy, and re-exports and aliases, are followed.
+_MAX_HOPS, _MAX_DEPTH = 8, 32
 
 _Answer = TypeVar("_Answer")
 
@@ -85,7 +84,7 @@ class Project:
             if near is None or path.suffix != NOTEBOOK_SUFFIX or path == near.path
         ]
         if not paths:
-            return None
+            return module_on_extended_path(self, name) if near is not None else None
         if len(paths) > 1 and near is not None:
             nearest = max(_common_parts(path, near.path) for path in paths)
             # The import finds the nearest module first; if that one could not be read,

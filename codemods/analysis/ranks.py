@@ -154,7 +154,7 @@ def _splat_seeding(
     parameters = [
         param
         for param, libraries in seeding_parameters(project, helper).items()
-        if "torch" in libraries
+        if "torch" in libraries and "." not in param
     ]
     splats = [value for name, value in call.keywords if name is None]
     if len(parameters) != 1 or len(splats) != 1:

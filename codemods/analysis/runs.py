@@ -180,7 +180,9 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
     """Yield the functions that make an instance whose loader hook `method` is.
 
     The Trainer calls `train_dataloader()` of the data module (or module) it is given: the
-    function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook.
+    function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook. So
+    does one that hands the class to a project function making an instance of what it is
+    given (`run_cli(Experiment)`, with `model = model_class(**options)` in `run_cli`).
     """
     if method.function.name not in LIGHTNING_LOADER_HOOKS:
         return
@@ -194,6 +196,34 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
         ):
             for site in project.callers(cls):
                 yield site.function
+            yield from _handing_to_makers(project, cls)
+
+
+def _handing_to_makers(project: Project, cls: ClassRef) -> Iterator[FunctionRef]:
+    """Yield the functions that pass class `cls` to a project function that calls the
+    parameter receiving it, making an instance."""
+    for caller in project.functions_mentioning(*project.names_denoting(cls)):
+        for call in caller.function.calls:
+            if call.base is None:
+                continue
+            maker = project.function_of(call.base, caller.module)
+            if maker is None:
+                continue
+            params = maker.function.params[1 if maker.function.class_qualname else 0 :]
+            passed = [*zip(params, call.args, strict=False), *call.keywords]
+            if any(
+                cls in project.targets(argument, caller.module) and _calls_param(maker, param)
+                for param, argument in passed
+            ):
+                yield caller
+
+
+def _calls_param(function: FunctionRef, param: str | None) -> bool:
+    """Return True if `function` calls its parameter `param`."""
+    return any(
+        call.base is not None and call.base.kind is Kind.PARAM and call.base.name == param
+        for call in function.function.calls
+    )
 
 
 def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef]:

@@ -106,8 +106,12 @@ def _seedings(
             continue
         names = project.qualnames(callee, module)
         if names:
-            yield from _external_seeding(function, call, names)
-            continue
+            external = list(_external_seeding(function, call, names))
+            yield from external
+            # A name that star imports may take from a library or from the project
+            # (`from utils import *`) may still run a project seeding helper.
+            if external or callee.kind is not Kind.NAME:
+                continue
         if depth >= 2:
             continue
         for target, offset in _project_callees(project, callee, function, self_class):
@@ -116,15 +120,20 @@ def _seedings(
                 continue
             bound = bind_arguments(target, call, SeedScope(function), offset=offset)
             for param, libraries in parameters.items():
-                if param in bound:
-                    yield Seeding(
-                        function,
-                        call,
-                        SinkKind.PROJECT_FUNCTION,
-                        target.function.name,
-                        bound[param][0],
-                        seeds=libraries,
-                    )
+                name, _, setting = param.partition(".")
+                if name not in bound:
+                    continue
+                seed = bound[name][0]
+                if setting:
+                    seed = Value(Kind.ATTRIBUTE, seed.span, name=setting, base=seed)
+                yield Seeding(
+                    function,
+                    call,
+                    SinkKind.PROJECT_FUNCTION,
+                    target.function.name,
+                    seed,
+                    seeds=libraries,
+                )
 
 
 def _seed(call: Value) -> Value | None:
@@ -200,12 +209,19 @@ def seeding_parameters(
 
     `def set_seed(seed): np.random.seed(seed); torch.manual_seed(seed)` gives
     {"seed": ("numpy", "torch")}. Only seeds that are the parameter itself, or arithmetic
-    on it with constants (`seed % 2**32`), count.
+    on it with constants (`seed % 2**32`), count; a setting of a parameter
+    (`torch.manual_seed(args.seed)`) is keyed "args.seed".
     """
     found: dict[str, set[str]] = {}
     self_class = project.class_of_function(function)
     for seeding in _seedings(project, function, self_class, depth):
         if seeding.seed is None:
+            continue
+        setting = _parameter_setting(seeding.seed, function)
+        if setting is not None and _only_library_calls(project, function):
+            # `def set_seed(args): torch.manual_seed(args.seed)`: the caller's `args` decides.
+            libraries = seeding.seeds if seeding.seeds else (seeding.library,)
+            found.setdefault(setting, set()).update(libraries)
             continue
         params = parameters_of(seeding.seed)
         if len(params) != 1:
@@ -218,6 +234,42 @@ def seeding_parameters(
             libraries = seeding.seeds if seeding.seeds else (seeding.library,)
             found.setdefault(param, set()).update(libraries)
     return {param: tuple(sorted(libraries)) for param, libraries in found.items()}
+
+
+def _parameter_setting(value: Value, function: FunctionRef) -> str | None:
+    """Return "args.seed" for a seed read as a setting of a parameter (`args.seed`, also
+    `int(args.seed)`), else None."""
+    if (
+        value.kind is Kind.CALL
+        and value.base is not None
+        and value.base.kind is Kind.NAME
+        and set(value.base.qualnames) & _PASS_THROUGH
+        and len(value.args) == 1
+    ):
+        value = value.args[0]
+    base = value.base
+    if (
+        value.kind is Kind.ATTRIBUTE
+        and base is not None
+        and base.kind is Kind.PARAM
+        and base.name in function.function.params
+    ):
+        return f"{base.name}.{value.name}"
+    return None
+
+
+def _only_library_calls(project: Project, function: FunctionRef) -> bool:
+    """Return True for a helper that calls no project code and builds no DataLoader: a
+    `set_seed(args)` that seeds libraries, not a training function that also seeds."""
+    for call in function.function.calls:
+        if call.base is None:
+            continue
+        targets = project.targets(call.base, function.module)
+        if any(isinstance(target, FunctionRef | ClassRef) for target in targets):
+            return False
+        if project.qualnames(call.base, function.module) & catalog.TORCH_DATALOADERS:
+            return False
+    return True
 
 
 def parameters_of(value: Value) -> frozenset[str]:

@@ -7,10 +7,11 @@ reseed of a global RNG, or a `torch.manual_seed(...)` line torch makes redundant
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.facts import Kind, Value
+from ..analysis.facts import Assignment, FunctionFacts, Kind, Value
 from ..analysis.project import Project
 from ..analysis.refs import FunctionRef
 from ..analysis.seed_classification import SeedScope, Source, assignment_origin, seed_sources
@@ -172,24 +173,29 @@ def _unread_after_fix(function: FunctionRef, replaced: Value | None = None) -> t
     unread (a `base_seed = ...` only the seeding read), and of the imports only they, or the
     `replaced` seed expression (or deleted seeding call), used; the fixer removes only what
     it does leave unread.
+    A lambda or nested function reads its seed from the function enclosing it, where such a
+    line is then looked for too.
     Values that do anything but compute (a call not known to be pure) stay."""
-    facts = function.function
-    counts: dict[str, int] = {}
-    for assignment in facts.assignments:
-        counts[assignment.target] = counts.get(assignment.target, 0) + 1
-    candidates = [
-        assignment
-        for assignment in facts.assignments
-        if "." not in assignment.target
-        and counts[assignment.target] == 1
-        and assignment.target not in facts.params
-        and assignment.target not in facts.nonlocals
-        and _pure(assignment.value)
-    ]
-    edits: list[Edit] = [
-        RemoveUnreadAssignment(facts.span, assignment.span, assignment.target)
-        for assignment in candidates
-    ]
+    edits: list[Edit] = []
+    candidates: list[Assignment] = []
+    for facts in (function.function, _enclosing(function)):
+        if facts is None:
+            continue
+        counts = Counter(assignment.target for assignment in facts.assignments)
+        unread = [
+            assignment
+            for assignment in facts.assignments
+            if "." not in assignment.target
+            and counts[assignment.target] == 1
+            and assignment.target not in facts.params
+            and assignment.target not in facts.nonlocals
+            and _pure(assignment.value)
+        ]
+        candidates.extend(unread)
+        edits.extend(
+            RemoveUnreadAssignment(facts.span, assignment.span, assignment.target)
+            for assignment in unread
+        )
     called = {name for assignment in candidates for name in _calls(assignment.value)}
     if replaced is not None:
         called |= _calls(replaced)
@@ -209,6 +215,15 @@ def _unread_after_fix(function: FunctionRef, replaced: Value | None = None) -> t
     return tuple(edits)
 
 
+def _enclosing(function: FunctionRef) -> FunctionFacts | None:
+    """Return the `def` a lambda or nested function is written in (None at module level)."""
+    qualname = function.function.qualname
+    outer = max(qualname.rfind(".<lambda"), qualname.rfind(".<locals>."))
+    if outer < 0 or qualname[:outer].endswith(">"):
+        return None  # module-level, or inside another lambda
+    return function.module.function(qualname[:outer])
+
+
 def _calls(value: Value) -> set[str]:
     """Return the qualified names of the functions `value` calls."""
     found = set(value.base.qualnames) if value.kind is Kind.CALL and value.base else set()
@@ -223,6 +238,8 @@ def _calls(value: Value) -> set[str]:
 def _pure(value: Value) -> bool:
     if value.kind in (Kind.INT, Kind.CONSTANT, Kind.PARAM, Kind.SELF, Kind.NAME):
         return True
+    if _name_read(value):
+        return True  # `args` of `args = parser.parse_args()`: reading it calls nothing
     if value.kind is Kind.CALL:
         if value.base is None or not value.base.qualnames:
             return False
@@ -260,6 +277,18 @@ def merged_fix(fixes: list[Fix | None]) -> Fix | None:
             edits.setdefault(file.path, {}).update(dict.fromkeys(file.edits))
     files = tuple(FileEdits(path, tuple(file_edits)) for path, file_edits in edits.items())
     return Fix(title, safety, files)
+
+
+def _name_read(value: Value) -> bool:
+    """Return True for a read of a local name that stands for the call bound to it: the value
+    keeps the span of the name, which does not hold the span of the call's callee."""
+    return (
+        value.kind is Kind.CALL
+        and value.span is not None
+        and value.base is not None
+        and value.base.span is not None
+        and not _inside(value.base.span, value.span)
+    )
 
 
 def _inside(inner: Span, outer: Span) -> bool:
