@@ -175,6 +175,25 @@ def number_literal(value: Value) -> int | float | None:
     return number if isinstance(number, int | float) and not isinstance(number, bool) else None
 
 
+def mentions_param(value: Value, param: str) -> bool:
+    """Return True if `value` reads parameter `param` anywhere in it."""
+    # Each shared sub-value is looked at once: summaries share them, and following every
+    # path through them is exponential.
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if item.kind is Kind.PARAM and item.name == param:
+            return True
+        stack.extend(item.args)
+        stack.extend(v for _, v in item.keywords)
+        if item.base is not None:
+            stack.append(item.base)
+    return False
+
+
 #: Summaries keep the first 40 characters of a literal's repr (a dotted path, whole).
 _LITERAL_CUT = 40
 

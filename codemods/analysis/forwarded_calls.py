@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .candidates import Construction, DatasetsOf
-from .facts import UNKNOWN, Kind, Value, literal_key
+from .facts import UNKNOWN, Kind, Value, literal_key, mentions_param
 from .refs import FunctionRef
 
 if TYPE_CHECKING:
@@ -152,7 +152,7 @@ def forwarded_to_builder(
     if (
         not found.registries
         or not function.has_var_keyword
-        or not _uses_param(callee, function.params[-1])
+        or not any(mentions_param(call, function.params[-1]) for call in function.calls)
         or any(key is None for key, _ in call.keywords)
     ):
         return found
@@ -171,16 +171,3 @@ def forwarded_to_builder(
         seen = Value(Kind.CALL, call.span, base=call.base, keywords=(*handed, (None, UNKNOWN)))
         made.append((ref, (seen, where)))
     return replace(found, made=tuple(made))
-
-
-def _uses_param(function: FunctionRef, name: str) -> bool:
-    """Return True if a call of `function` reads parameter `name` (`kwargs.items()`,
-    `build(cfg, **kwargs)`, `defaults.update(kwargs)`)."""
-
-    def reads(value: Value) -> bool:
-        if value.kind is Kind.PARAM and value.name == name:
-            return True
-        parts = (*value.args, *(item for _, item in value.keywords))
-        return any(reads(part) for part in parts) or (value.base is not None and reads(value.base))
-
-    return any(reads(call) for call in function.function.calls)

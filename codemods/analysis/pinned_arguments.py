@@ -36,14 +36,8 @@ def pinned_at(datasets: DatasetsOf, span: Span, where: FunctionRef) -> DatasetsO
 
 
 def _pinned(call: Value, where: FunctionRef, span: Span) -> Value:
-    rebound = {assignment.target for assignment in where.function.assignments}
-
     def pin(argument: Value) -> Value:
-        if (
-            argument.kind is not Kind.PARAM
-            or argument.name in rebound
-            or argument.name not in where.function.params
-        ):
+        if argument.kind is not Kind.PARAM or not _fixed_param(where, argument.name):
             return argument
         known = constrained(where, argument.name, span)
         return _literal(argument, None if known is None else [known])
@@ -83,9 +77,7 @@ def _given_by_holder(
     """Return `argument` (passed in `__init__` `where` of `holder`) as the literal each
     construction in `outer` makes it, if they agree on one."""
     knowns: Sequence[Known | None] | None = None
-    if argument.kind is Kind.PARAM and not any(
-        assignment.target == argument.name for assignment in where.function.assignments
-    ):
+    if argument.kind is Kind.PARAM and _fixed_param(where, argument.name):
         knowns = [
             constructed_with(project, holder, outer, index, where, argument.name)
             for index in range(len(outer))
@@ -97,6 +89,14 @@ def _given_by_holder(
     ):
         knowns = _attribute_values(project, holder, f"self.{argument.name}", outer)
     return _literal(argument, knowns)
+
+
+def _fixed_param(where: FunctionRef, name: str) -> bool:
+    """Return True if `name` is a parameter of `where` that it never assigns to."""
+    function = where.function
+    return name in function.params and not any(
+        assignment.target == name for assignment in function.assignments
+    )
 
 
 def _literal(argument: Value, knowns: Sequence[Known | None] | None) -> Value:

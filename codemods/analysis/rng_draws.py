@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from . import catalog
 from .branch_feasibility import branch_not_taken
 from .candidates import MAX_CALL_DEPTH
-from .facts import Kind, ModuleFacts, Value, string_literal
+from .facts import Kind, ModuleFacts, Value, mentions_param, string_literal
 from .held_datasets import held_classes
 from .memo import per_project
 from .per_item import Reached
@@ -264,7 +264,7 @@ def parameter_draws(project: Project, function: FunctionRef, param: str, depth: 
             continue
         passed = [(i, v) for i, v in enumerate(call.args)] + list(call.keywords)
         for position, value in passed:
-            if not _mentions(value, param):
+            if not mentions_param(value, param):
                 continue
             if not _is_param(value, param):
                 return True  # wrapped in another expression: cannot tell
@@ -300,29 +300,11 @@ def _may_hold(project: Project, module: ModuleFacts, value: Value, param: str) -
             return False
     if value.kind is Kind.ATTRIBUTE and value.base is not None and not _is_param(value.base, param):
         return _may_hold(project, module, value.base, param)
-    return _mentions(value, param)
+    return mentions_param(value, param)
 
 
 def _is_param(value: Value | None, param: str) -> bool:
     return value is not None and value.kind is Kind.PARAM and value.name == param
-
-
-def _mentions(value: Value, param: str) -> bool:
-    # Each shared sub-value is looked at once: summaries share them, and following every
-    # path through them is exponential.
-    stack, seen = [value], set()
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if _is_param(item, param):
-            return True
-        stack.extend(item.args)
-        stack.extend(v for _, v in item.keywords)
-        if item.base is not None:
-            stack.append(item.base)
-    return False
 
 
 def is_reseed_helper(project: Project, function: FunctionRef) -> bool:
