@@ -18,6 +18,7 @@ from .candidates import (
     Resolver,
     merge,
 )
+from .class_methods import made_by_classmethod
 from .class_names import named_class_datasets
 from .config_targets import configured_datasets, read_under_key
 from .datapipes import called_alternatives, functional_result
@@ -239,7 +240,8 @@ def _classes_of_option(
                 results.extend(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
-                    else looked_up_instances(project, ret, target, value, where)
+                    else made_by_classmethod(project, value, where, target, ret)
+                    or looked_up_instances(project, ret, target, value, where)
                     or forwarded_to_builder(
                         project,
                         through_splats(
