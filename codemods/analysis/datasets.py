@@ -210,7 +210,7 @@ def _classes_of_option(
                 # Nested literals are finite: only following names costs depth.
                 results.append(dataset_wrappers.container(project, value, where, depth))
             elif isinstance(target, ExternalRef):
-                results.append(DatasetsOf((), True))
+                results.append(DatasetsOf((), target.qualname not in catalog.OBJECT_LOADERS))
             elif isinstance(target, VariableRef) and any(
                 made_by_type(project, v, target.module) is not None for v in target.values
             ):
