@@ -3,9 +3,9 @@
 `DataLoader(dataset, batch_size=8, num_workers=4)` on one line may no longer fit once a fix
 adds `worker_init_fn=seed_worker` (nor `options = {"batch_size": 8, ...}` once it adds
 `"worker_init_fn": seed_worker`). It is then split the way black and ruff's formatter split
-it: the items on one indented line between the brackets, or, when they do not fit there
-either (or already sit on such a line), one per line with a trailing comma. A statement that
-was already too long is left as it is.
+it: a call's arguments on one indented line between the brackets, or, when they do not fit
+there either (or already sit on such a line), one per line with a trailing comma, as a dict's
+entries always are. A statement that was already too long is left as it is.
 """
 
 from __future__ import annotations
@@ -57,8 +57,13 @@ def fitted(
     def with_value(new: cst.Call | cst.Dict) -> cst.SimpleStatementLine:
         return updated.with_changes(body=[small.with_changes(value=new)])
 
-    # A trailing comma asks black for one item per line.
-    if layout == "one line" and not isinstance(items[-1].comma, cst.Comma):
+    # A trailing comma asks black for one item per line; a collection that does not fit on
+    # one line always gets one item per line.
+    if (
+        layout == "one line"
+        and isinstance(value, cst.Call)
+        and not isinstance(items[-1].comma, cst.Comma)
+    ):
         packed = with_value(_split_any(value, unit, one_per_line=False))
         if width(packed, indent) <= limit:
             return packed
@@ -97,45 +102,30 @@ def _joined(value: cst.Call | cst.Dict) -> cst.Call | cst.Dict:
 
 
 def _split_any(value: cst.Call | cst.Dict, unit: str, *, one_per_line: bool) -> cst.Call | cst.Dict:
-    if isinstance(value, cst.Call):
-        return _split(value, unit, one_per_line=one_per_line)
-    return _split_dict(value, unit, one_per_line=one_per_line)
-
-
-def _split_dict(value: cst.Dict, unit: str, *, one_per_line: bool) -> cst.Dict:
-    last = len(value.elements) - 1
-    elements = []
-    for index, element in enumerate(value.elements):
+    """Break `value` after its opening bracket and before its closing one, and, with
+    `one_per_line`, after each item, which then all end in a comma."""
+    items = value.args if isinstance(value, cst.Call) else value.elements
+    last = len(items) - 1
+    split = []
+    for index, item in enumerate(items):
         if one_per_line:
-            after = _line_break(unit if index < last else "")
-            element = element.with_changes(comma=cst.Comma(whitespace_after=after))
+            comma = cst.Comma(whitespace_after=_line_break(unit if index < last else ""))
+            item = item.with_changes(comma=comma)
         elif index == last:
-            element = element.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        elements.append(element)
+            item = item.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if isinstance(item, cst.Arg) and (one_per_line or index == last):
+            # What follows an argument before its comma, or before the closing bracket.
+            gap = cst.SimpleWhitespace("") if one_per_line else _line_break("")
+            item = item.with_changes(whitespace_after_arg=gap)
+        split.append(item)
+    if isinstance(value, cst.Call):
+        return value.with_changes(whitespace_before_args=_line_break(unit), args=split)
     closing = cst.SimpleWhitespace("") if one_per_line else _line_break("")
     return value.with_changes(
         lbrace=value.lbrace.with_changes(whitespace_after=_line_break(unit)),
-        elements=elements,
+        elements=split,
         rbrace=value.rbrace.with_changes(whitespace_before=closing),
     )
-
-
-def _split(call: cst.Call, unit: str, *, one_per_line: bool) -> cst.Call:
-    last = len(call.args) - 1
-    args = []
-    for index, arg in enumerate(call.args):
-        if one_per_line:
-            after = _line_break(unit if index < last else "")
-            arg = arg.with_changes(
-                comma=cst.Comma(whitespace_after=after),
-                whitespace_after_arg=cst.SimpleWhitespace(""),
-            )
-        elif index == last:
-            arg = arg.with_changes(
-                comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_line_break("")
-            )
-        args.append(arg)
-    return call.with_changes(whitespace_before_args=_line_break(unit), args=args)
 
 
 def _line_break(then: str) -> cst.ParenthesizedWhitespace:
