@@ -125,7 +125,6 @@ def test_split_calls_are_what_ruff_format_writes(tmp_path: Path, line_length: in
     assert check.returncode == 0, check.stdout
 
 
-
 HELD_OPTIONS = """\
 import numpy as np
 import pytorch_lightning as pl
