@@ -150,15 +150,11 @@ def _parsed(path: Path) -> ast.Module:
         return ast.Module(body=[], type_ignores=[])
 
 
-def _called_name(call: ast.Call) -> str:
-    func = call.func
-    return (
-        func.id
-        if isinstance(func, ast.Name)
-        else func.attr
-        if isinstance(func, ast.Attribute)
-        else ""
-    )
+def _name_of(expression: ast.expr) -> str:
+    """Return the last name of `Name` or `a.b.Name`, as a call or a base class spells it."""
+    if isinstance(expression, ast.Name):
+        return expression.id
+    return expression.attr if isinstance(expression, ast.Attribute) else ""
 
 
 @functools.cache
@@ -173,7 +169,7 @@ def labelled_subclass(checkout: Path, path: str, line: int) -> frozenset[str]:
         for init in node.body:
             if isinstance(init, ast.FunctionDef) and init.name == "__init__":
                 calls = [c for c in ast.walk(init) if isinstance(c, ast.Call) and c.lineno == line]
-                if any(_called_name(call) == "__init__" for call in calls):
+                if any(_name_of(call.func) == "__init__" for call in calls):
                     names.add(node.name)
     if not names:
         return frozenset()
@@ -185,20 +181,10 @@ def labelled_subclass(checkout: Path, path: str, line: int) -> frozenset[str]:
     ]
     grown = True
     while grown:
-        bases = {cls.name for cls in classes if any(_base_name(b) in names for b in cls.bases)}
+        bases = {cls.name for cls in classes if any(_name_of(b) in names for b in cls.bases)}
         grown = not bases <= names
         names |= bases
     return frozenset(names)
-
-
-def _base_name(base: ast.expr) -> str:
-    return (
-        base.id
-        if isinstance(base, ast.Name)
-        else base.attr
-        if isinstance(base, ast.Attribute)
-        else ""
-    )
 
 
 def _constructs(checkout: Path, found: Found, classes: frozenset[str]) -> bool:
@@ -206,7 +192,7 @@ def _constructs(checkout: Path, found: Found, classes: frozenset[str]) -> bool:
     if found.cell is not None:
         return False
     return any(
-        isinstance(node, ast.Call) and node.lineno == found.line and _called_name(node) in classes
+        isinstance(node, ast.Call) and node.lineno == found.line and _name_of(node.func) in classes
         for node in ast.walk(_parsed(checkout / found.path))
     )
 

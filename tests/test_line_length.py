@@ -107,22 +107,26 @@ def test_split_calls_are_what_ruff_format_writes(tmp_path: Path, line_length: in
     subprocess.run(
         [*RUFF, "format", "--quiet", "--no-cache", str(module)], cwd=tmp_path, check=True
     )
+    assert _fixed_as_ruff_formats(tmp_path, module).count("worker_init_fn=seed_worker") == 7
+
+
+def _fixed_as_ruff_formats(root: Path, module: Path) -> str:
+    """Fix the project at `root` (only `module` changes), check that ruff's formatter would
+    leave the result as it is, and return it."""
     changed = [
-        result
-        for result in run_paths([tmp_path], Settings(), fix=True)
-        if isinstance(result, Changed)
+        result for result in run_paths([root], Settings(), fix=True) if isinstance(result, Changed)
     ]
     assert [result.source.path for result in changed] == [module]
     write_atomic(changed[0].source, changed[0].new)
-    assert changed[0].new.count("worker_init_fn=seed_worker") == 7
     check = subprocess.run(
         [*RUFF, "format", "--check", "--diff", "--no-cache", str(module)],
-        cwd=tmp_path,
+        cwd=root,
         capture_output=True,
         text=True,
         check=False,
     )
     assert check.returncode == 0, check.stdout
+    return changed[0].new
 
 
 HELD_OPTIONS = """\
@@ -167,19 +171,5 @@ def test_split_dicts_are_what_ruff_format_writes(tmp_path: Path, line_length: in
     )
     module = tmp_path / "data.py"
     module.write_text(HELD_OPTIONS, encoding="utf-8")
-    changed = [
-        result
-        for result in run_paths([tmp_path], Settings(), fix=True)
-        if isinstance(result, Changed)
-    ]
-    assert [result.source.path for result in changed] == [module]
-    write_atomic(changed[0].source, changed[0].new)
-    assert '"worker_init_fn": seed_worker_per_rank' in changed[0].new
-    check = subprocess.run(
-        [*RUFF, "format", "--check", "--diff", "--no-cache", str(module)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert check.returncode == 0, check.stdout
+    fixed = _fixed_as_ruff_formats(tmp_path, module)
+    assert '"worker_init_fn": seed_worker_per_rank' in fixed
