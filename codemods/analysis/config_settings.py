@@ -143,8 +143,8 @@ def _alike_terms(
 
     Adds the names of the settings read to `settings`.
     """
-    if value.kind in (Kind.INT, Kind.CONSTANT):
-        return True
+    if value.kind in (Kind.INT, Kind.CONSTANT, Kind.RECURSIVE):
+        return True  # a name met again (`epoch += 1`) adds nothing beyond its other values
     if value.kind is Kind.PARAM:
         return value.name in parameters
     if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
@@ -185,8 +185,10 @@ def _is_setting_lookup(value: Value) -> bool:
         steps += 1
     if steps == 0 or current is None:
         return False
-    # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned.
-    return all(option.kind in _SETTING_ROOTS for option in current.alternatives())
+    # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned (a name
+    # met again while its value is summarised adds nothing beyond its other values).
+    options = [option for option in current.alternatives() if option.kind is not Kind.RECURSIVE]
+    return bool(options) and all(option.kind in _SETTING_ROOTS for option in options)
 
 
 _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
