@@ -13,6 +13,7 @@ from pathlib import Path
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
 from .refs import FunctionRef, VariableRef
+from .self_calls import subclasses
 from .worker_conditions import persists
 
 
@@ -201,14 +202,15 @@ def held_dict(project: Project, function: FunctionRef, value: Value) -> KnownDic
     """Return the dict `**self.<name>` (read in method `function`) expands: the one dict
     literal its class stores there, when no method stores another or changes it in place
     (`self.loader_args.update(...)`, `self.loader_args["k"] = v`)."""
-    own = project.class_of_function(function)
     if value.kind is not Kind.ATTRIBUTE or value.base is None or value.base.kind is not Kind.SELF:
         return None
+    own = project.class_of_function(function)
     if own is None:
         return None
     target = f"self.{value.name}"
     stored: list[tuple[Value, ModuleFacts]] = []
-    for owner in project.mro(own):
+    # A subclass's method may store another dict there, or change this one.
+    for owner in dict.fromkeys((*project.mro(own), *subclasses(project, own))):
         for _, qualname in owner.cls.methods:
             method = owner.module.function(qualname)
             if method is None:
