@@ -140,3 +140,42 @@ def test_one_finding_with_related_lines_covers_the_bugs_labelled_at_them() -> No
     outcome = match("someone/seed", bugs, found, "declared")
     assert len(outcome.matched) == 3
     assert outcome.false_alarms == []
+
+
+SUBCLASS = """\
+from torch.utils.data import DataLoader
+
+
+class NamedLoader(DataLoader):
+    def __init__(self, name, dataset, num_workers=0, worker_init_fn=None):
+        super().__init__(dataset, num_workers=num_workers, worker_init_fn=worker_init_fn)
+        self.name = name
+
+
+class EpochLoader(NamedLoader):
+    pass
+"""
+
+SETTINGS = """\
+from loader import EpochLoader, NamedLoader
+
+train = NamedLoader("train", [], num_workers=8)
+val = EpochLoader("val", [], num_workers=8)
+other = make_loader([], num_workers=8)
+"""
+
+
+def test_a_subclass_labelled_at_its_base_call_is_matched_by_its_constructions(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "loader.py").write_text(SUBCLASS, encoding="utf-8")
+    (tmp_path / "settings.py").write_text(SETTINGS, encoding="utf-8")
+    bug = Bug("WS101", "loader.py", 6, ("1.8",))
+    findings = [Found("WS101", "settings.py", line, "error", "m") for line in (3, 4, 5)]
+    outcome = match("someone/project", [bug], findings, "1.8", tmp_path)
+    assert outcome.matched == [bug]
+    # The constructions of the class and of its subclass are the bug; another call is not.
+    assert [found.line for found in outcome.matching] == [3, 4]
+    assert [found.line for found in outcome.false_alarms] == [5]
+    # Without the checkout the constructions cannot be told: they are false alarms.
+    assert len(match("someone/project", [bug], findings, "1.8").false_alarms) == 3

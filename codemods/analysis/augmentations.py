@@ -333,13 +333,8 @@ def global_numpy_library_calls(
     if not uses_any(project, (ALBUMENTATIONS, AUDIOMENTATIONS, IMGAUG)):
         return found
     index = PipelineIndex(project)
-    init_code = index.init_code(dataset)
     for use in index.per_item(dataset).uses:
-        if use.kind is not UseKind.DRAW:
-            continue
-        if not stored_when_built(project, init_code, dataset, made_by, use.obj):
-            continue
-        if not _made_with(index, dataset, made_by, use):
+        if use.kind is not UseKind.DRAW or not applied_by_instances(index, dataset, made_by, use):
             continue
         label = _global_label(project, use.obj.creation)
         if label is not None:
@@ -419,6 +414,17 @@ def _global_label(
     return f"{creation.constructor}` of {version.describe()}, through `np.random"
 
 
+def applied_by_instances(
+    index: PipelineIndex, dataset: ClassRef, made_by: tuple[Construction, ...] | None, use: RngUse
+) -> bool:
+    """Return True if the instances of `dataset` the constructor calls `made_by` make (None:
+    any instance) may apply the pipeline `use` draws from: building them stores it."""
+    init_code = index.init_code(dataset)
+    return stored_when_built(index.project, init_code, dataset, made_by, use.obj) and _made_with(
+        index, dataset, made_by, use
+    )
+
+
 def _made_with(
     index: PipelineIndex, dataset: ClassRef, made_by: tuple[Construction, ...] | None, use: RngUse
 ) -> bool:
@@ -432,7 +438,8 @@ def _made_with(
     if all(obj.creation != creation for obj in index.attribute_objects(dataset, path[0])):
         return True  # reached some other way than through what `__init__` stores there
     held = index.attribute_objects(dataset, path[0], made_by=made_by)
-    return any(obj.creation == creation for obj in held)
+    # One factory's pipeline, built where these instances are built (not by another caller).
+    return any(obj.creation == creation and obj.created_in == use.obj.created_in for obj in held)
 
 
 __all__ = [
@@ -444,6 +451,7 @@ __all__ = [
     "RESEED_PIPELINE",
     "Library",
     "PipelineIndex",
+    "applied_by_instances",
     "global_numpy_library_calls",
     "library_named",
     "library_version",

@@ -47,6 +47,11 @@ TORCH_ITERABLE_DATASET_BASES = frozenset(
     {"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"}
 )
 
+#: Calls that return whatever object was saved: an instance of any project class.
+OBJECT_LOADERS = frozenset(
+    {"torch.load", "pickle.load", "pickle.loads", "joblib.load", "dill.load", "dill.loads"}
+)
+
 #: torch wrappers whose first argument (or list of arguments) is the wrapped dataset.
 TORCH_DATASET_WRAPPERS = frozenset(
     {

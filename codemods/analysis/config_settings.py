@@ -143,8 +143,8 @@ def _alike_terms(
 
     Adds the names of the settings read to `settings`.
     """
-    if value.kind in (Kind.INT, Kind.CONSTANT):
-        return True
+    if value.kind in (Kind.INT, Kind.CONSTANT, Kind.RECURSIVE):
+        return True  # a name met again (`epoch += 1`) adds nothing beyond its other values
     if value.kind is Kind.PARAM:
         return value.name in parameters
     if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
@@ -156,7 +156,7 @@ def _alike_terms(
             return False
         settings.append(key)
         return True
-    key = _setting_get(value)
+    key = _setting_get(value, function)
     if key is not None:
         settings.append(key)
         return True
@@ -185,21 +185,24 @@ def _is_setting_lookup(value: Value) -> bool:
         steps += 1
     if steps == 0 or current is None:
         return False
-    # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned.
-    return all(option.kind in _SETTING_ROOTS for option in current.alternatives())
+    # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned (a name
+    # met again while its value is summarised adds nothing beyond its other values).
+    options = [option for option in current.alternatives() if option.kind is not Kind.RECURSIVE]
+    return bool(options) and all(option.kind in _SETTING_ROOTS for option in options)
 
 
 _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
 
 
-def _setting_get(value: Value) -> str | None:
+def _setting_get(value: Value, function: FunctionRef) -> str | None:
     """Return the key of `cfg.get("seed")` or `dict(cfg).get("seed", None)`, where `cfg` is
-    a configuration object and the default, if any, is a constant."""
+    a configuration object and the default, if any, is a constant (or a module constant of
+    the function's module, `cfg.get("seed", _GLOBAL_SEED)`)."""
     found = looked_up(value) if value.kind is Kind.CALL else None
     if found is None:
         return None
     mapping, key, default = found
-    if default is None or default.kind not in _CONSTANTS or is_rank_name(key):
+    if default is None or not _is_constant(default, function) or is_rank_name(key):
         return None
     if _is_setting_lookup(mapping) or all(
         option.kind in _SETTING_ROOTS for option in mapping.alternatives()
@@ -209,6 +212,20 @@ def _setting_get(value: Value) -> str | None:
 
 
 _CONSTANTS = frozenset({Kind.INT, Kind.CONSTANT})
+
+
+def _is_constant(value: Value, function: FunctionRef) -> bool:
+    """Return True for a literal, or a name its module binds to literals only."""
+    if value.kind in _CONSTANTS:
+        return True
+    module = function.module
+    names = [name.rpartition(".") for name in value.qualnames] if value.kind is Kind.NAME else []
+    return bool(names) and all(
+        owner == module.module
+        and bool(module.binding(name))
+        and all(bound.kind in _CONSTANTS for bound in module.binding(name))
+        for owner, _, name in names
+    )
 
 
 def _setting_name(value: Value) -> str | None:

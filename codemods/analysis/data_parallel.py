@@ -263,9 +263,19 @@ def _defaults_data_parallel(call: Value) -> bool:
     methods = {option.name for option in options if option.kind is Kind.ATTRIBUTE}
     method = methods.pop() if len(methods) == 1 else ""
     if method == "set_defaults":
+        # `set_defaults(**defaults)` of a dict written in the function (`defaults` may be
+        # bound to others too, as a parameter the dict replaces): its entries.
+        spread = [
+            entry
+            for key, value in call.keywords
+            if key is None
+            for option in value.alternatives()
+            if option.kind is Kind.DICT
+            for entry in option.keywords
+        ]
         return any(
             key in STRATEGY_OPTIONS and names_data_parallel_strategy(value)
-            for key, value in call.keywords
+            for key, value in (*call.keywords, *spread)
         )
     if method != "add_argument" or not call.args or call.args[0].kind is not Kind.CONSTANT:
         return False

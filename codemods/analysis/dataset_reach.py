@@ -18,19 +18,19 @@ def single_process_only(
     """Return True if every DataLoader that may load `dataset` is provably single-process.
 
     `loaders` are the project's DataLoader calls with the datasets each may load. A dataset
-    no loader is seen to load may be loaded anywhere, and so may one that a loader with an
-    unresolved dataset argument may start workers for.
+    a loader with an unresolved dataset argument may start workers for may be loaded with
+    workers; so may one no loader is seen to load, unless some loader's dataset is unresolved
+    and every such loader is single-process (it is one of them that loads it).
     """
     explicit = [
         loader
         for loader, datasets in loaders
         if any(dataset in project.mro(ref) for ref in datasets.classes)
     ]
-    if not explicit or any(loader.may_start_workers() for loader in explicit):
+    unresolved = [loader for loader, datasets in loaders if not datasets.complete]
+    if not explicit and not unresolved:
         return False
-    return not any(
-        loader.may_start_workers() and not datasets.complete for loader, datasets in loaders
-    )
+    return not any(loader.may_start_workers() for loader in (*explicit, *unresolved))
 
 
 def looked_up_in(

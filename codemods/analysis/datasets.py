@@ -18,6 +18,7 @@ from .candidates import (
     Resolver,
     merge,
 )
+from .class_methods import made_by_classmethod
 from .class_names import named_class_datasets
 from .config_targets import configured_datasets, read_under_key
 from .datapipes import called_alternatives, functional_result
@@ -209,7 +210,7 @@ def _classes_of_option(
                 # Nested literals are finite: only following names costs depth.
                 results.append(dataset_wrappers.container(project, value, where, depth))
             elif isinstance(target, ExternalRef):
-                results.append(DatasetsOf((), True))
+                results.append(DatasetsOf((), target.qualname not in catalog.OBJECT_LOADERS))
             elif isinstance(target, VariableRef) and any(
                 made_by_type(project, v, target.module) is not None for v in target.values
             ):
@@ -239,7 +240,8 @@ def _classes_of_option(
                 results.extend(
                     DatasetsOf((), True)
                     if ret.kind is Kind.SEQUENCE
-                    else looked_up_instances(project, ret, target, value, where)
+                    else made_by_classmethod(project, value, where, target, ret)
+                    or looked_up_instances(project, ret, target, value, where)
                     or forwarded_to_builder(
                         project,
                         through_splats(

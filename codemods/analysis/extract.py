@@ -260,12 +260,17 @@ class _Extractor(_ExpressionVisitor):
         for target in targets:
             builder.unpacked.extend(self._unpacked(target, value, scope))
             for element, element_value in _unpack(target, value):
-                if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name):
+                holder = (
+                    self._target_name(element.value, scope)
+                    if isinstance(element, ast.Subscript)
+                    else None
+                )
+                if isinstance(element, ast.Subscript) and holder is not None:
                     key = element.slice
                     literal = key.value if isinstance(key, ast.Constant) else None
                     builder.item_stores.append(
                         ItemStore(
-                            element.value.id,
+                            holder,
                             literal if isinstance(literal, str) else None,
                             self.value(element_value, scope) if element_value else UNKNOWN,
                             self._positions.span(element),

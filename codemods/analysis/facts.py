@@ -200,7 +200,8 @@ _LITERAL_CUT = 40
 
 @dataclass(frozen=True)
 class ItemStore:
-    """`target[key] = value` inside a function body, where `target` is a plain variable name."""
+    """`target[key] = value` inside a function body, where `target` is a plain variable name
+    or `self.<attr>` (then "self.<attr>")."""
 
     target: str
     #: The key if it is a string literal, else None.

@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog
-from .datasets import classes_of
 from .facts import FunctionFacts, Kind, Value, spelled
-from .held_datasets import held_classes
 from .loaders import LoaderCall, Presence
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, seed_sources
 from .seeds import Seeding, is_static, mentions, seedings
-from .worker_inits import PARTIAL
+from .worker_inits import PARTIAL, bound_methods
 
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)
@@ -127,10 +125,8 @@ def _resolve(
         elif kind is Kind.NAME:
             yield from _resolve_name(project, option, where, positional, deeper)
         elif kind is Kind.ATTRIBUTE and option.base is not None:
-            for owner in _owners(project, option.base, where):
-                method = project.find_method(owner, option.name)
-                if method is not None:
-                    yield method[1], positional, not is_static(method[1]), False, option, where
+            for method in bound_methods(project, option, where):
+                yield method, positional, not is_static(method), False, option, where
         elif kind is Kind.PARAM:
             yield from _from_callers(project, option.name, where, positional, deeper)
 
@@ -164,21 +160,6 @@ def _returned(
         return
     for returned in factories[0].function.returns:
         yield from _resolve(project, returned, factories[0], positional, depth)
-
-
-def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
-    """Return the project classes the object `holder` (written in `where`) may be."""
-    own = project.class_of_function(where)
-    if holder.kind is Kind.SELF:
-        return (own,) if own is not None else ()
-    if (
-        holder.kind is Kind.ATTRIBUTE
-        and holder.base is not None
-        and holder.base.kind is Kind.SELF
-        and own is not None
-    ):
-        return held_classes(project, own, holder.name)
-    return classes_of(project, holder, where).classes
 
 
 def _from_callers(

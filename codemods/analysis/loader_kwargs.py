@@ -1,7 +1,8 @@
 """Dicts a DataLoader call's `**kwargs` expand to, when they are known statically.
 
 `DataLoader(ds, **loader_args)` with `loader_args = dict(num_workers=4)` (or a literal, one per
-branch of an `if`, grown by `loader_args["k"] = v` or `.update(...)`) passes those entries.
+branch of an `if`, grown by `loader_args["k"] = v` or `.update(...)`) passes those entries; so
+does `**self.loader_args` when the class stores one dict there and never changes it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
 from .refs import FunctionRef, VariableRef
+from .self_calls import subclasses
 from .worker_conditions import persists
 
 
@@ -186,3 +188,52 @@ def each_branch_persists(known: KnownDict) -> bool:
         if persistent is None or not persists(persistent, workers):
             return False
     return True
+
+
+def splat_dict(project: Project, function: FunctionRef, value: Value) -> KnownDict | None:
+    """Return the known dict a `**value` splat written in `function` expands, if any."""
+    found = known_dict(project, function.module, value)
+    if found is not None and found.path == function.path:
+        return with_item_stores(found, function.function)
+    return found if found is not None else held_dict(project, function, value)
+
+
+def held_dict(project: Project, function: FunctionRef, value: Value) -> KnownDict | None:
+    """Return the dict `**self.<name>` (read in method `function`) expands: the one dict
+    literal its class stores there, when no method stores another or changes it in place
+    (`self.loader_args.update(...)`, `self.loader_args["k"] = v`)."""
+    if value.kind is not Kind.ATTRIBUTE or value.base is None or value.base.kind is not Kind.SELF:
+        return None
+    own = project.class_of_function(function)
+    if own is None:
+        return None
+    target = f"self.{value.name}"
+    stored: list[tuple[Value, ModuleFacts]] = []
+    # A subclass's method may store another dict there, or change this one.
+    for owner in dict.fromkeys((*project.mro(own), *subclasses(project, own))):
+        for _, qualname in owner.cls.methods:
+            method = owner.module.function(qualname)
+            if method is None:
+                continue
+            if any(_changes(call, value.name) for call in method.calls) or any(
+                store.target == target for store in method.item_stores
+            ):
+                return None
+            stored.extend((a.value, owner.module) for a in method.assignments if a.target == target)
+    if len(stored) != 1:
+        return None
+    found = known_dict(project, stored[0][1], stored[0][0])
+    return found if found is not None and found.value.kind is Kind.DICT else None
+
+
+def _changes(call: Value, name: str) -> bool:
+    """Return True for a method call on `self.<name>` (`.update(...)`, `.pop(...)`)."""
+    method = call.base
+    held = method.base if method is not None and method.kind is Kind.ATTRIBUTE else None
+    return (
+        held is not None
+        and held.kind is Kind.ATTRIBUTE
+        and held.name == name
+        and held.base is not None
+        and held.base.kind is Kind.SELF
+    )

@@ -14,7 +14,7 @@ from .forwarded_arguments import (
     forwards_nothing_positional,
     literal_of_every_call,
 )
-from .loader_kwargs import KnownDict, each_branch_persists, known_dict, with_item_stores
+from .loader_kwargs import KnownDict, each_branch_persists, splat_dict
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -116,10 +116,7 @@ class LoaderCall:
         result = []
         for key, value in self.call.keywords:
             if key is None:
-                found = known_dict(self.project, self.module, value)
-                if found is not None and found.path == self.module.path:
-                    found = with_item_stores(found, self.function.function)
-                result.append(found)
+                result.append(splat_dict(self.project, self.function, value))
         return tuple(result)
 
     def argument(self, name: str) -> ArgumentLookup:

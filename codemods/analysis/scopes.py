@@ -280,7 +280,13 @@ class _BindingCollector:
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 if item.optional_vars is not None:
-                    self._bind_target(item.optional_vars, None, scope)
+                    # `with Engine(...) as engine`: what `Engine(...).__enter__()` returns.
+                    context = item.context_expr
+                    method = ast.copy_location(
+                        ast.Attribute(context, "__enter__", ast.Load()), context
+                    )
+                    entered = ast.copy_location(ast.Call(method, [], []), context)
+                    self._bind_target(item.optional_vars, entered, scope)
         elif isinstance(node, ast.Try | ast.TryStar):
             for handler in node.handlers:
                 if handler.name:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from ..types import TorchTarget
 from .facts import Kind, Value
 from .per_item import Reached
+from .ranks import TorchSeeding
+from .refs import FunctionRef
 from .seed_classification import NUMPY_SEEDED_SINCE, Source
 from .seeds import Seeding, SinkKind
 
@@ -158,3 +162,53 @@ def joined(whats: list[str]) -> str:
 
 def _short(qualname: str) -> str:
     return qualname.replace("numpy.", "np.", 1).replace(".mtrand", "")
+
+
+#: How many helper calls one seeding call's description names before "and N more".
+_MAX_SITES = 8
+
+
+def name_torch_seedings(
+    seedings: Sequence[TorchSeeding], at: Callable[[FunctionRef, int], str]
+) -> list[str]:
+    """Name each call that seeds torch, with the project helper calls that run it.
+
+    "`torch.manual_seed(...)`, utils.py:9, run by `set_seed(...)`, train.py:20, eval.py:31":
+    one helper that several scripts call is named once, with every call site.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    for seeding in seedings:
+        inner = seeding.seeding_call
+        assert inner.call.span is not None
+        assert seeding.call.span is not None
+        head = f"`{inner.label}(...)`, {at(inner.function, inner.call.span.line)}"
+        sites = groups.setdefault(
+            (
+                f"{head}, run by `{seeding.label}(...)`" if seeding.inner else head,
+                _assumption(seeding, at),
+            ),
+            [],
+        )
+        if seeding.inner is not None:
+            sites.append(at(seeding.function, seeding.call.span.line))
+    texts = []
+    for (head, assumption), sites in groups.items():
+        shown = list(dict.fromkeys(sites))
+        if len(shown) > _MAX_SITES:
+            shown[_MAX_SITES:] = [f"and {len(shown) - _MAX_SITES} more"]
+        texts.append(", ".join([head, *shown]) + assumption)
+    return texts
+
+
+def _assumption(seeding: TorchSeeding, at: Callable[[FunctionRef, int], str]) -> str:
+    """Say what the seed value is assumed to be, when it is a configuration setting."""
+    fallback = seeding.fallback
+    if fallback is not None and fallback.span is not None:
+        return (
+            f", from the `{seeding.assumed_setting}` setting of the configuration, assumed "
+            f"the same on every rank; only the fallback for an unset setting "
+            f"({at(seeding.function, fallback.span.line)}) differs per rank"
+        )
+    if seeding.assumed_setting is not None:
+        return f", from the `{seeding.assumed_setting}` setting, assumed the same on every rank"
+    return ""

@@ -1,16 +1,18 @@
-"""Calls that run a method on the instance a class's own code holds: `self.build(dset)` in a
-sibling method, `super().build(dset)` in a subclass's override.
+"""Calls that run a method: on the instance a class's own code holds (`self.build(dset)` in a
+sibling method, `super().build(dset)` in a subclass's override), or on an object known to be
+an instance of the class (`engine.get_train_loader(dataset)` with `engine = Engine(...)`).
 
 A helper method that makes a DataLoader from its parameter (`def _loader(self, dset):` called
 as `self._loader(self.train_dset)` by `train_dataloader`) gets its dataset from these calls.
-They are all its callers only when nothing else may call it: a call on another object, or
-the method used as a value, leaves its arguments unknown.
+They are all its callers only when nothing else may call it: a call on an object of unknown
+class, or the method used as a value, leaves its arguments unknown.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from .candidates import DatasetsOf
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
 from .memo import per_project
 from .project import Project
@@ -67,9 +69,42 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
                 # Only a subclass's `super()` can lead to our method.
                 if cls in below and _next_definition(project, cls, name) == method:
                     sites.append((call, caller))
-            else:
-                return None  # called on another object, whose class is not followed
+            elif _runs_on_instances(project, call, caller, owner, method):
+                sites.append((call, caller))  # `engine.get_loader(...)` of an `Engine`
+            elif not _runs_on_others(project, call, caller, family):
+                return None  # called on another object, whose class is not known
     return tuple(sites)
+
+
+def _receivers(project: Project, call: Value, caller: FunctionRef) -> DatasetsOf:
+    # Imported here: what an object is resolves through calls, which this module follows.
+    from .datasets import classes_of
+
+    assert call.base is not None
+    assert call.base.base is not None
+    return classes_of(project, call.base.base, caller)
+
+
+def _runs_on_instances(
+    project: Project, call: Value, caller: FunctionRef, owner: ClassRef, method: FunctionRef
+) -> bool:
+    """Return True if `obj.<name>(...)` is called on objects known to be instances of
+    classes whose `<name>` is `method`."""
+    receivers = _receivers(project, call, caller)
+    name = method.function.name
+    return (
+        receivers.complete
+        and bool(receivers.classes)
+        and all(project.find_method(ref, name) == (owner, method) for ref in receivers.classes)
+    )
+
+
+def _runs_on_others(
+    project: Project, call: Value, caller: FunctionRef, family: set[ClassRef]
+) -> bool:
+    """Return True if `obj.<name>(...)` is called on objects known to be of other classes."""
+    receivers = _receivers(project, call, caller)
+    return receivers.complete and not any(ref in family for ref in receivers.classes)
 
 
 @per_project

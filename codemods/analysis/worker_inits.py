@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import catalog
+from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
+from .held_datasets import held_classes
 from .loaders import ArgumentLookup, LoaderCall, Presence
 from .project import Project
-from .refs import FunctionRef
+from .refs import ClassRef, FunctionRef
 from .worker_conditions import unspanned
 
 PARTIAL = catalog.PARTIAL
@@ -98,7 +100,36 @@ def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
         if option.args and project.is_one_of(option.base, where, PARTIAL):
             return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
         return _made_by_factory(lookup, project, option.base, where)
+    if option.kind is Kind.ATTRIBUTE and lookup.presence is Presence.PASSED:
+        # `worker_init_fn=dataset.pick_shard`: the method of the class the object is.
+        methods = bound_methods(project, option, loader.function)
+        return WorkerInit(lookup, methods[0] if len(methods) == 1 else None)
     return WorkerInit(lookup, project.function_of(option, where))
+
+
+def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[FunctionRef, ...]:
+    """Return the project methods `obj.method` (written in `where`) may run, one for each
+    class the object may be that has the method."""
+    if value.base is None:
+        return ()
+    owners = _owners(project, value.base, where)
+    found = (project.find_method(owner, value.name) for owner in owners)
+    return tuple(dict.fromkeys(method[1] for method in found if method is not None))
+
+
+def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
+    """Return the project classes the object `holder` (written in `where`) may be."""
+    own = project.class_of_function(where)
+    if holder.kind is Kind.SELF:
+        return (own,) if own is not None else ()
+    if (
+        holder.kind is Kind.ATTRIBUTE
+        and holder.base is not None
+        and holder.base.kind is Kind.SELF
+        and own is not None
+    ):
+        return held_classes(project, own, holder.name)
+    return classes_of(project, holder, where).classes
 
 
 def _made_by_factory(

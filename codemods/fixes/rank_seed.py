@@ -14,6 +14,7 @@ from ..analysis.loaders import ArgumentLookup, LoaderCall, Presence
 from ..analysis.project import Project
 from ..analysis.ranks import reads_rank
 from ..analysis.refs import FunctionRef
+from ..analysis.seeds import is_static
 from ..analysis.worker_inits import WorkerInit
 from ..types import (
     AddHelper,
@@ -112,13 +113,15 @@ def call_in_worker_init(project: Project, init: WorkerInit, safety: Safety) -> F
         partial = init.lookup.value.alternatives()[0]
         if len(partial.args) > 1:
             return None  # positional arguments bound: the worker id is not the first parameter
-    if function.function.class_qualname is not None:
-        return None  # a method: its first parameter is not the worker id
+    # A method passed bound (`dataset.pick_shard`) takes the worker id after `self`.
+    first = 0 if function.function.class_qualname is None or is_static(function) else 1
+    if len(function.function.params) <= first:
+        return None
     helper_edits = _helper_edits(project, function.module)
     if helper_edits is None:
         return None
     helper, edits = helper_edits
-    worker_id = function.function.params[0]
+    worker_id = function.function.params[first]
     insert = InsertStatements(function.function.span, f"{helper}({worker_id})\n", at_top=True)
     title = f"Mix the rank into the worker seed first thing in `{function.function.name}`"
     return Fix(title, safety, (FileEdits(function.path, (*edits, insert)),))

@@ -24,7 +24,7 @@ from .hoist import (
     moved_def,
 )
 from .parameters import add_parameter
-from .wrapping import fitted, statement_call
+from .wrapping import fitted, statement_value
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
@@ -174,7 +174,10 @@ class EditTransformer(cst.CSTTransformer):
                 elements=elements,
                 rbrace=updated_node.rbrace.with_changes(whitespace_before=closing),
             )
-        return self._replace(original_node, updated_node)
+        result = self._replace(original_node, updated_node)
+        if original_node in self.entries:
+            self._grown.add(result)
+        return result
 
     def on_leave(
         self, original_node: CSTNodeT, updated_node: CSTNodeT
@@ -290,7 +293,7 @@ class EditTransformer(cst.CSTTransformer):
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
         removed = self._removing.pop()
         if not removed:
-            if statement_call(updated_node) in self._grown:
+            if statement_value(updated_node) in self._grown:
                 indent = sum(len(level) for level in self._indents)
                 updated_node = fitted(
                     original_node,

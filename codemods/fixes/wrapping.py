@@ -1,10 +1,11 @@
-"""Split a call that an added keyword pushed past the project's line length.
+"""Split a call or dict display that an added entry pushed past the project's line length.
 
 `DataLoader(dataset, batch_size=8, num_workers=4)` on one line may no longer fit once a fix
-adds `worker_init_fn=seed_worker`. It is then split the way black and ruff's formatter split
-it: the arguments on one indented line between the brackets, or, when they do not fit there
-either (or already sit on such a line), one per line with a trailing comma. A statement that
-was already too long is left as it is.
+adds `worker_init_fn=seed_worker` (nor `options = {"batch_size": 8, ...}` once it adds
+`"worker_init_fn": seed_worker`). It is then split the way black and ruff's formatter split
+it: a call's arguments on one indented line between the brackets, or, when they do not fit
+there either (or already sit on such a line), one per line with a trailing comma, as a dict's
+entries always are. A statement that was already too long is left as it is.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import libcst as cst
 _RENDER = cst.Module(body=[])
 
 
-def statement_call(line: cst.SimpleStatementLine) -> cst.Call | None:
-    """Return the call a one-statement line assigns, returns or evaluates."""
+def statement_value(line: cst.SimpleStatementLine) -> cst.Call | cst.Dict | None:
+    """Return the call or dict display a one-statement line assigns, returns or evaluates."""
     if len(line.body) != 1:
         return None
     small = line.body[0]
     if isinstance(small, cst.Assign | cst.AnnAssign | cst.Return | cst.Expr):
-        return small.value if isinstance(small.value, cst.Call) else None
+        return small.value if isinstance(small.value, cst.Call | cst.Dict) else None
     return None
 
 
@@ -38,68 +39,93 @@ def fitted(
     unit: str,
     limit: int,
 ) -> cst.SimpleStatementLine:
-    """Return `updated`, its call split if the edit took the statement past `limit`."""
-    call = statement_call(updated)
+    """Return `updated`, its call or dict split if the edit took the statement past `limit`."""
+    value = statement_value(updated)
+    items = value.args if isinstance(value, cst.Call) else value.elements if value else ()
     if (
-        call is None
-        or not call.args
+        value is None
+        or not items
         or width(original, indent) > limit
         or width(updated, indent) <= limit
     ):
         return updated
-    layout = _layout(call)
+    layout = _layout(value)
     if layout is None:
         return updated
     small = updated.body[0]
 
-    def with_call(new: cst.Call) -> cst.SimpleStatementLine:
+    def with_value(new: cst.Call | cst.Dict) -> cst.SimpleStatementLine:
         return updated.with_changes(body=[small.with_changes(value=new)])
 
-    # A trailing comma asks black for one argument per line.
-    if layout == "one line" and not isinstance(call.args[-1].comma, cst.Comma):
-        packed = with_call(_split(call, unit, one_per_line=False))
+    # A trailing comma asks black for one item per line; a collection that does not fit on
+    # one line always gets one item per line.
+    if (
+        layout == "one line"
+        and isinstance(value, cst.Call)
+        and not isinstance(items[-1].comma, cst.Comma)
+    ):
+        packed = with_value(_split_any(value, unit, one_per_line=False))
         if width(packed, indent) <= limit:
             return packed
-    return with_call(_split(call, unit, one_per_line=True))
+    return with_value(_split_any(value, unit, one_per_line=True))
 
 
-def _layout(call: cst.Call) -> str | None:
-    """Return "one line" for a call written on one line, "packed" for one whose arguments
+def _layout(value: cst.Call | cst.Dict) -> str | None:
+    """Return "one line" for a call or dict written on one line, "packed" for one whose items
     share a line of their own between the brackets, and None for any other layout (one
-    argument per line already, or comments, which a split must not move)."""
-    if "\n" not in _RENDER.code_for_node(call):
+    item per line already, or comments, which a split must not move)."""
+    if "\n" not in _RENDER.code_for_node(value):
         return "one line"
-    opening, closing = call.whitespace_before_args, call.args[-1].whitespace_after_arg
+    if isinstance(value, cst.Dict):
+        opening, closing = value.lbrace.whitespace_after, value.rbrace.whitespace_before
+    else:
+        opening, closing = value.whitespace_before_args, value.args[-1].whitespace_after_arg
     if not isinstance(opening, cst.ParenthesizedWhitespace) or opening.first_line.comment:
         return None
     if not isinstance(closing, cst.ParenthesizedWhitespace) or closing.first_line.comment:
         return None
-    between = call.with_changes(
-        whitespace_before_args=cst.SimpleWhitespace(""),
-        args=[
-            *call.args[:-1],
-            call.args[-1].with_changes(whitespace_after_arg=cst.SimpleWhitespace("")),
-        ],
+    return "packed" if "\n" not in _RENDER.code_for_node(_joined(value)) else None
+
+
+def _joined(value: cst.Call | cst.Dict) -> cst.Call | cst.Dict:
+    """Return `value` without the line breaks after its opening and before its closing."""
+    flat = cst.SimpleWhitespace("")
+    if isinstance(value, cst.Dict):
+        return value.with_changes(
+            lbrace=value.lbrace.with_changes(whitespace_after=flat),
+            rbrace=value.rbrace.with_changes(whitespace_before=flat),
+        )
+    return value.with_changes(
+        whitespace_before_args=flat,
+        args=[*value.args[:-1], value.args[-1].with_changes(whitespace_after_arg=flat)],
     )
-    return "packed" if "\n" not in _RENDER.code_for_node(between) else None
 
 
-def _split(call: cst.Call, unit: str, *, one_per_line: bool) -> cst.Call:
-    last = len(call.args) - 1
-    args = []
-    for index, arg in enumerate(call.args):
+def _split_any(value: cst.Call | cst.Dict, unit: str, *, one_per_line: bool) -> cst.Call | cst.Dict:
+    """Break `value` after its opening bracket and before its closing one, and, with
+    `one_per_line`, after each item, which then all end in a comma."""
+    items = value.args if isinstance(value, cst.Call) else value.elements
+    last = len(items) - 1
+    split = []
+    for index, item in enumerate(items):
         if one_per_line:
-            after = _line_break(unit if index < last else "")
-            arg = arg.with_changes(
-                comma=cst.Comma(whitespace_after=after),
-                whitespace_after_arg=cst.SimpleWhitespace(""),
-            )
+            comma = cst.Comma(whitespace_after=_line_break(unit if index < last else ""))
+            item = item.with_changes(comma=comma)
         elif index == last:
-            arg = arg.with_changes(
-                comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_line_break("")
-            )
-        args.append(arg)
-    return call.with_changes(whitespace_before_args=_line_break(unit), args=args)
+            item = item.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if isinstance(item, cst.Arg) and (one_per_line or index == last):
+            # What follows an argument before its comma, or before the closing bracket.
+            gap = cst.SimpleWhitespace("") if one_per_line else _line_break("")
+            item = item.with_changes(whitespace_after_arg=gap)
+        split.append(item)
+    if isinstance(value, cst.Call):
+        return value.with_changes(whitespace_before_args=_line_break(unit), args=split)
+    closing = cst.SimpleWhitespace("") if one_per_line else _line_break("")
+    return value.with_changes(
+        lbrace=value.lbrace.with_changes(whitespace_after=_line_break(unit)),
+        elements=split,
+        rbrace=value.rbrace.with_changes(whitespace_before=closing),
+    )
 
 
 def _line_break(then: str) -> cst.ParenthesizedWhitespace:

@@ -10,6 +10,7 @@ from ..analysis.augmentations import (
     RESEED_PIPELINE,
     Library,
     PipelineIndex,
+    applied_by_instances,
     library_named,
     library_version,
     library_worker_init_reseeds,
@@ -214,6 +215,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     continue  # each worker builds its own: nothing was built before they start
                 if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
                     continue
+                if not self._given_to_workers(index, dataset, use):
+                    continue
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
                 is_seeded = seeded(obj.creation, project)
@@ -271,6 +274,23 @@ class AugmentationPipelineSharedByWorkers(Rule):
         title = f"Pass `worker_init_fn={_WORKER_INIT}`, which reseeds the dataset's transform"
         safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
         return Fix(title, safety, (FileEdits(module.path, tuple(edits)),))
+
+    def _given_to_workers(self, index: PipelineIndex, dataset: ClassRef, use: RngUse) -> bool:
+        """Return False if every DataLoader that may start workers over `dataset` is known
+        to load instances built without the pipeline `use` applies: a notebook's preview
+        loader with `num_workers=0` shows the random pipeline, the training loaders get
+        another."""
+        for loader, found in self.loaders:
+            if not loader.may_start_workers():
+                continue
+            if not found.complete:
+                return True  # it may load `dataset`, built any way
+            if dataset in found.classes:
+                if applied_by_instances(index, dataset, found.made_by(dataset), use):
+                    return True
+            elif any(dataset in self.project.mro(ref) for ref in found.classes):
+                return True  # a subclass's instances: built by its own constructions
+        return False
 
     def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
         return [

@@ -20,6 +20,7 @@ from ..analysis.ranks import (
 )
 from ..analysis.refs import FunctionRef
 from ..analysis.runs import entry_modules, overridden_in, seeding_carries_to
+from ..analysis.seed_descriptions import name_torch_seedings
 from ..analysis.worker_inits import worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
@@ -339,36 +340,13 @@ class RankInvariantWorkerSeed(Rule):
             return None
         # The seedings in the loader's own file first, then in project order.
         jobs.sort(key=lambda pair: pair[0].function.path != loader.module.path)
-        named = list({self._describe(seeding): job for seeding, job in jobs}.items())
-        shown = [text for text, _ in named[:_MAX_NAMED]]
+        named = name_torch_seedings([seeding for seeding, _ in jobs], self._at)
+        shown = named[:_MAX_NAMED]
         if len(named) > _MAX_NAMED:
             shown.append(f"and {len(named) - _MAX_NAMED} more")
         text = f"every rank seeds torch alike ({'; '.join(shown)})"
         assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
-        return SeededAlike(text, named[0][1], assumed=assumed)
-
-    def _describe(self, seeding: TorchSeeding) -> str:
-        """Name the call that seeds torch, the helper call that runs it, and any assumption."""
-        inner = seeding.seeding_call
-        assert inner.call.span is not None
-        assert seeding.call.span is not None
-        text = f"`{inner.label}(...)`, {self._at(inner.function, inner.call.span.line)}"
-        if seeding.inner is not None:
-            where = self._at(seeding.function, seeding.call.span.line)
-            text += f", run by `{seeding.label}(...)`, {where}"
-        fallback = seeding.fallback
-        if fallback is not None and fallback.span is not None:
-            where = self._at(seeding.function, fallback.span.line)
-            text += (
-                f", from the `{seeding.assumed_setting}` setting of the configuration, assumed "
-                f"the same on every rank; only the fallback for an unset setting ({where}) "
-                "differs per rank"
-            )
-        elif seeding.assumed_setting is not None:
-            text += (
-                f", from the `{seeding.assumed_setting}` setting, assumed the same on every rank"
-            )
-        return text
+        return SeededAlike(text, jobs[0][1], assumed=assumed)
 
     def _report(
         self,
