@@ -89,6 +89,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
     When nothing names the version (no option, setting, declaration or installed copy), the
     finding is a warning: it assumes the newest release.
 
+    Not reported: a pipeline that only DataLoaders without workers are given (a notebook
+    previewing a few augmented images with `num_workers=0`, while training loaders get
+    another), and the pipelines of datasets that every DataLoader of the project loads with
+    `num_workers=0`.
+
     ## Why it matters
     Each worker receives a copy of the pipeline and its generators: worker 0 and worker 1
     produce the same augmentations, and without persistent workers every epoch repeats the

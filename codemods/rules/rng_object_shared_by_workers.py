@@ -58,7 +58,8 @@ class RngObjectSharedByWorkers(Rule):
     `default_rng((seed, epoch, index))`); one a project `worker_init_fn` re-creates or
     reseeds; an `IterableDataset` whose shared RNG only shuffles what it then shards by
     `get_worker_info()` (identical streams are what makes that shard correct); datasets that
-    every DataLoader of the project loads with `num_workers=0`.
+    every DataLoader of the project loads with `num_workers=0` (a dataset no loader is seen
+    to load counts as such when every loader whose dataset is not resolved has no workers).
 
     ## Example
     ```python
