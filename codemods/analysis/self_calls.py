@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .candidates import DatasetsOf
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
 from .memo import per_project
 from .project import Project
@@ -69,42 +68,39 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
                 # Only a subclass's `super()` can lead to our method.
                 if cls in below and _next_definition(project, cls, name) == method:
                     sites.append((call, caller))
-            elif _runs_on_instances(project, call, caller, owner, method):
-                sites.append((call, caller))  # `engine.get_loader(...)` of an `Engine`
-            elif not _runs_on_others(project, call, caller, family):
-                return None  # called on another object, whose class is not known
+            else:
+                runs = _runs_method(project, call, caller, (owner, method), family)
+                if runs is None:
+                    return None  # called on another object, whose class is not known
+                if runs:
+                    sites.append((call, caller))  # `engine.get_loader(...)` of an `Engine`
     return tuple(sites)
 
 
-def _receivers(project: Project, call: Value, caller: FunctionRef) -> DatasetsOf:
+def _runs_method(
+    project: Project,
+    call: Value,
+    caller: FunctionRef,
+    found: tuple[ClassRef, FunctionRef],
+    family: set[ClassRef],
+) -> bool | None:
+    """Return whether `obj.<name>(...)` runs the method `found` names: True when `obj` is
+    known to be an instance of classes whose `<name>` it is, False when it is known to be of
+    classes outside the method's family, None when that is not known."""
     # Imported here: what an object is resolves through calls, which this module follows.
     from .datasets import classes_of
 
     assert call.base is not None
     assert call.base.base is not None
-    return classes_of(project, call.base.base, caller)
-
-
-def _runs_on_instances(
-    project: Project, call: Value, caller: FunctionRef, owner: ClassRef, method: FunctionRef
-) -> bool:
-    """Return True if `obj.<name>(...)` is called on objects known to be instances of
-    classes whose `<name>` is `method`."""
-    receivers = _receivers(project, call, caller)
-    name = method.function.name
-    return (
-        receivers.complete
-        and bool(receivers.classes)
-        and all(project.find_method(ref, name) == (owner, method) for ref in receivers.classes)
-    )
-
-
-def _runs_on_others(
-    project: Project, call: Value, caller: FunctionRef, family: set[ClassRef]
-) -> bool:
-    """Return True if `obj.<name>(...)` is called on objects known to be of other classes."""
-    receivers = _receivers(project, call, caller)
-    return receivers.complete and not any(ref in family for ref in receivers.classes)
+    receivers = classes_of(project, call.base.base, caller)
+    if not receivers.complete:
+        return None
+    name = found[1].function.name
+    if receivers.classes and all(
+        project.find_method(ref, name) == found for ref in receivers.classes
+    ):
+        return True
+    return None if any(ref in family for ref in receivers.classes) else False
 
 
 @per_project
