@@ -310,10 +310,17 @@ def _rank_variable(key: Value) -> str | None:
 
 
 def _trainer_options(project: Project, module: ModuleFacts, call: Value) -> Iterator[Value]:
-    """Yield the options a Trainer or Fabric call is given: its own keywords, and for each
-    `**options` dict the analysis can see, the keywords of each dict it may be (one per
-    branch that binds it), as calls of their own."""
+    """Yield the options a Trainer or Fabric call is given: its own keywords, the strategies
+    a project function it is given the result of returns, and for each `**options` dict the
+    analysis can see, the keywords of each dict it may be (one per branch that binds it),
+    as calls of their own."""
     yield call
+    for key, value in call.keywords:
+        if key in STRATEGY_OPTIONS:
+            # `strategy=infer_strategy(args)`: each strategy the project function returns.
+            chosen = project.function_of(value.base, module) if value.base else None
+            for returned in chosen.function.returns if chosen else ():
+                yield Value(Kind.CALL, keywords=((key, returned),))
     for key, splat in call.keywords:
         if key is not None:
             continue
