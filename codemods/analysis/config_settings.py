@@ -189,8 +189,7 @@ def _is_setting_lookup(value: Value, function: FunctionRef) -> bool:
     # met again while its value is summarised adds nothing beyond its other values).
     options = [option for option in current.alternatives() if option.kind is not Kind.RECURSIVE]
     return bool(options) and all(
-        option.kind in _SETTING_ROOTS or _unpacked_from_call(option, function)
-        for option in options
+        option.kind in _SETTING_ROOTS or _unpacked_from_call(option, function) for option in options
     )
 
 
