@@ -15,6 +15,7 @@ from .branch_feasibility import ruled_out_by_call
 from .candidates import CandidateSource, DatasetsOf, merge
 from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
+from .forwarded_arguments import forwarded
 from .function_registries import registered_functions
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -147,10 +148,33 @@ def _called_functions(project: Project, callee: Value, where: FunctionRef) -> li
             function for table in tables for function in registered_functions(project, table, None)
         ]
         return list(dict.fromkeys(picked)) if len(tables) == 1 else []
+    if callee.kind is Kind.PARAM:
+        return _passed_functions(project, callee.name, where)
     targets = list(project.targets(callee, where.module))
     if not all(isinstance(target, FunctionRef) for target in targets):
         return []
     return [target for target in targets if isinstance(target, FunctionRef)]
+
+
+def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[FunctionRef]:
+    """Return the project functions every call of `where` passes as `param`
+    (`finetune(args, datasets_provider)` calling `datasets_provider(args)`), other than
+    None; empty when a call may be hidden or passes something else."""
+    if forwarded(project, where) is None or param not in where.function.params:
+        return []
+    position = where.function.params.index(param)
+    found: list[FunctionRef] = []
+    for site in project.callers(where):
+        passed = site.call.keyword(param)
+        if passed is None and position < len(site.call.args):
+            passed = site.call.args[position]
+        if passed is not None and passed.kind is Kind.CONSTANT and passed.name == "None":
+            continue  # nothing to call: the call is guarded (or raises)
+        targets = project.targets(passed, site.function.module) if passed is not None else ()
+        if not targets or not all(isinstance(target, FunctionRef) for target in targets):
+            return []
+        found.extend(target for target in targets if isinstance(target, FunctionRef))
+    return list(dict.fromkeys(found))
 
 
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
