@@ -107,6 +107,16 @@ def verdict(
     return Verdict.EPOCH_INVARIANT
 
 
+def in_spawned_workers(sources: frozenset[Source], target: TorchTarget) -> frozenset[Source]:
+    """Return the sources of a seed read in workers started as fresh interpreters (spawn,
+    forkserver): before torch 1.9, which seeds NumPy itself, NumPy's state there is drawn from
+    OS entropy, not inherited from the main process."""
+    inherited = {Source.NUMPY_STATE, Source.NUMPY_DRAW}
+    if not sources & inherited or not target.is_before(NUMPY_SEEDED_SINCE):
+        return sources
+    return sources - inherited | {Source.ENTROPY}
+
+
 #: The keyword names a seed may be passed by, per callee.
 _SEED_KEYWORDS = ("seed", "a", "x", "entropy")
 #: Builtins and NumPy scalar types whose result depends only on their arguments.

@@ -25,6 +25,7 @@ from ..analysis.randomness import (
 )
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
+from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_inits import WorkerInit, worker_init, worker_init_choices
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
@@ -233,8 +234,8 @@ class UnseededNumpyInWorkers(Rule):
         for loader in loader_calls(project):
             datasets = datasets_of_loader(project, loader)
             loaded.update(datasets.classes)
-            if not loader.may_start_workers():
-                continue
+            if not loader.may_start_workers() or spawns_workers(project, loader):
+                continue  # spawned workers seed NumPy afresh: nothing is inherited
             # What one loader's instances hold may draw where no instance seen elsewhere does
             # (a transform passed only here): each loader's datasets are checked as built.
             draws_of = {
