@@ -15,7 +15,7 @@ from .branch_feasibility import ruled_out_by_call
 from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, merge
 from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
-from .forwarded_arguments import forwarded
+from .forwarded_arguments import forwarded, passed_argument
 from .function_registries import registered_functions
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -203,12 +203,9 @@ def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[
     None; empty when a call may be hidden or passes something else."""
     if forwarded(project, where) is None or param not in where.function.params:
         return []
-    position = where.function.params.index(param)
     found: list[FunctionRef] = []
     for site in project.callers(where):
-        passed = site.call.keyword(param)
-        if passed is None and position < len(site.call.args):
-            passed = site.call.args[position]
+        passed = passed_argument(where, site.call, param)
         if passed is not None and passed.kind is Kind.CONSTANT and passed.name == "None":
             continue  # nothing to call: the call is guarded (or raises)
         targets = project.targets(passed, site.function.module) if passed is not None else ()

@@ -12,7 +12,7 @@ tell apart from this one) leaves the setting unknown.
 from __future__ import annotations
 
 from .facts import Kind, Value, literal_key
-from .forwarded_arguments import forwarded
+from .forwarded_arguments import forwarded, passed_argument
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 
@@ -53,12 +53,9 @@ def _holders(
     # `def main(config)`: what every call passes, when no call is hidden.
     if forwarded(project, where) is None:
         return None
-    position = where.function.params.index(base.name)
     found: list[Holder] = []
     for site in project.callers(where):
-        passed = site.call.keyword(base.name)
-        if passed is None and position < len(site.call.args):
-            passed = site.call.args[position]
+        passed = passed_argument(where, site.call, base.name)
         held = None if passed is None else _holders(project, passed, site.function, depth + 1)
         if held is None:
             return None
