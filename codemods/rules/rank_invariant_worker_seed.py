@@ -375,14 +375,19 @@ class RankInvariantWorkerSeed(Rule):
             and not unseen
         )
         severity = "error" if certain else "warning"
+        shared = self._model_parallel_groups()
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
             draws = self._draws(randomness)
+            advice = (
+                f"seed each data-parallel rank differently{shared}"
+                if shared
+                else "seed each rank differently, e.g. add the rank to the seed"
+            )
             message = (
                 f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
-                f"main process ({draws}): every rank draws the same random numbers; seed "
-                "each rank differently, e.g. add the rank to the seed"
+                f"main process ({draws}): every rank draws the same random numbers; {advice}"
             )
             self.report(loader.function, span, message, severity=severity)
             return
@@ -405,15 +410,9 @@ class RankInvariantWorkerSeed(Rule):
                 "transform added later would draw the same numbers on every rank"
             )
         message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
-        tracker = self._tracker
-        if tracker is not None and tracker.value.span is not None:
-            where = self._at(tracker.function, tracker.value.span.line)
-            message += (
-                "mix the data-parallel rank into the worker seed (not the global rank: the "
-                f"ranks of a model-parallel group, seeded by `{tracker.label}`, {where}, must "
-                "draw alike), which cannot be fixed here"
-            )
-            self.report(loader.function, span, message, severity=severity)
+        if shared:
+            message += f"mix the data-parallel rank into the worker seed{shared}"
+            self.report(loader.function, span, message + "; not fixed here", severity=severity)
             return
         message += "mix the rank into the worker seed"
         if unseen:
@@ -423,6 +422,18 @@ class RankInvariantWorkerSeed(Rule):
             )
         fix = None if unseen else self._fix(loader, randomness)
         self.report(loader.function, span, message, fix=fix, severity=severity)
+
+    def _model_parallel_groups(self) -> str:
+        """Say why only the data-parallel rank will do, in a project with Megatron-style RNG
+        trackers; "" in any other."""
+        tracker = self._tracker
+        if tracker is None or tracker.value.span is None:
+            return ""
+        where = self._at(tracker.function, tracker.value.span.line)
+        return (
+            f" (not the global rank: the ranks of a model-parallel group, seeded by "
+            f"`{tracker.label}`, {where}, must draw alike)"
+        )
 
     def _seeded_rngs(self) -> str:
         """Name the RNGs torch seeds in each worker from its seed, on the target torch."""
