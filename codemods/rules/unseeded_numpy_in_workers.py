@@ -78,6 +78,9 @@ class UnseededNumpyInWorkers(Rule):
     or module a Trainer method is given): the Trainer then adds `pl_worker_init_function`,
     which seeds NumPy per worker. A loader the run iterates itself gets nothing from it.
 
+    Spawned workers (`multiprocessing_context="spawn"`, or `set_start_method("spawn")` in the
+    run) are not reported: a worker that imports NumPy anew, from OS entropy, inherits nothing.
+
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
     `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
     `num_workers` and `worker_init_fn` are given, and where the fix adds `worker_init_fn=`.
@@ -140,13 +143,11 @@ class UnseededNumpyInWorkers(Rule):
       of configuration settings (`**config["loader"]`) is known not to hold one when neither
       the project's code nor its YAML/JSON files spell `worker_init_fn`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
-    - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
-      every path, passes no worker_init_fn; the finding has no fix, because the call is not
-      removed.
+    - `worker_init_fn=make_init(dataset)`, a project function returning None on every path,
+      passes no worker_init_fn; the finding has no fix (the call is not removed).
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
-    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a
-      warning when some choice leaves NumPy unseeded (a `None`, or a function that never
-      seeds NumPy), and no fix: no one place covers every branch.
+    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a warning
+      when some choice leaves NumPy unseeded, and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods; of
       third-party transforms only albumentations (up to 1.4.20) and audiomentations pipelines
       are known to draw from NumPy (timm's `RandAugment`, for one, is not seen).
@@ -159,8 +160,7 @@ class UnseededNumpyInWorkers(Rule):
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
     - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
-      Dataset that draws and that no loader is seen to load gets an `info` note at its draw
-      instead: nothing is known to repeat, so it never changes the exit status.
+      Dataset that draws and that no loader is seen to load gets an `info` note at its draw.
     - A Dataset class built from a dotted-path string by a project function that imports it
       by name (`construct_class_by_name(**dataset_kwargs)`) may be any Dataset class the
       project's code names under that keyword (`class_name="pkg.data.ImageSet"`): a name
