@@ -89,36 +89,49 @@ def _instance_class(project: Project, variable: VariableRef, made: Value) -> Cla
 
 
 def _held_literal(project: Project, holder: Holder, attribute: str) -> Value | None:
-    """Return the literal `holder` holds as `attribute`: stored on the object by its module,
+    """Return the literal `holder` holds as `attribute`: stored once on the object by its
+    module (agreeing with its class body, if that gives one: the store may sit under a test),
     else given by its class body; None if its class's methods may set it."""
-    if isinstance(holder, VariableRef):
-        stored = _module_stores(holder, attribute)
-        if len(stored) > 1:
-            return None
-        classes = [_instance_class(project, holder, made) for made in holder.values]
-        if stored:
-            return stored[0] if stored[0].kind in (Kind.INT, Kind.CONSTANT) else None
-        cls = classes[0] if len(set(classes)) == 1 else None
-        return None if cls is None else _class_literal(project, cls, attribute)
-    return _class_literal(project, holder, attribute)
+    if isinstance(holder, ClassRef):
+        return _class_literal(project, holder, attribute)
+    classes = {_instance_class(project, holder, made) for made in holder.values}
+    cls = classes.pop() if len(classes) == 1 else None
+    if cls is None or _set_by_methods(project, cls, attribute):
+        return None
+    stored = _module_stores(holder, attribute)
+    given = _class_literal(project, cls, attribute)
+    if not stored:
+        return given
+    literal = stored[0]
+    if len(stored) > 1 or literal.kind not in (Kind.INT, Kind.CONSTANT):
+        return None
+    return literal if given is None or literal_key(given) == literal_key(literal) else None
 
 
 def _class_literal(project: Project, cls: ClassRef, attribute: str) -> Value | None:
+    """Return the literal the class body of `cls` (or of its nearest base that binds it)
+    gives `attribute`, if its methods never set it on instances."""
+    if _set_by_methods(project, cls, attribute):
+        return None
+    for ancestor in project.mro(cls):
+        bound = [item.value for item in ancestor.cls.attributes if item.target == attribute]
+        if bound:
+            literal = bound[-1]
+            fixed = len(bound) == 1 and literal.kind in (Kind.INT, Kind.CONSTANT)
+            return literal if fixed else None
+    return None
+
+
+def _set_by_methods(project: Project, cls: ClassRef, attribute: str) -> bool:
+    """Return True if a method of `cls` or its bases sets `self.<attribute>`."""
     for ancestor in project.mro(cls):
         for _, qualname in ancestor.cls.methods:
             method = ancestor.module.function(qualname)
             if method is not None and any(
                 item.target == f"self.{attribute}" for item in method.assignments
             ):
-                return None  # set on instances, maybe from arguments
-    for ancestor in project.mro(cls):
-        bound = [item.value for item in ancestor.cls.attributes if item.target == attribute]
-        if bound:
-            literal = bound[-1]
-            return (
-                literal if len(bound) == 1 and literal.kind in (Kind.INT, Kind.CONSTANT) else None
-            )
-    return None
+                return True
+    return False
 
 
 def _module_stores(variable: VariableRef, attribute: str) -> list[Value]:
