@@ -6,9 +6,10 @@ torch 1.9 (which seeds it itself) its draws differ in every worker and every epo
 reproducibly, and nothing is inherited to repeat. RNG objects a Dataset holds are pickled
 into the worker all the same.
 
-The start method is the loader's `multiprocessing_context`, or the one the run sets for the
-whole process (`torch.multiprocessing.set_start_method("spawn")` in the script, or in a
-helper it calls, such as an `init_dist()`).
+The start method is the loader's `multiprocessing_context`, or the one the run's script sets
+for the whole process at module level (`torch.multiprocessing.set_start_method("spawn")`,
+also under `if __name__ == "__main__":`). One set in a helper (mmcv's `init_dist()`) is not
+counted: scripts call it only for some launches, and start the others with fork.
 """
 
 from __future__ import annotations
@@ -54,9 +55,12 @@ def context_method(loader: LoaderCall) -> str | None:
 
 @per_project
 def _start_method_setters(project: Project) -> tuple[tuple[FunctionRef, str | None], ...]:
-    """Return the functions that set the start method of the process, with the method."""
+    """Return the module-level code that sets the start method of the process, with the
+    method."""
     found: list[tuple[FunctionRef, str | None]] = []
     for function in project.functions_mentioning("set_start_method"):
+        if function.function.qualname != "<module>":
+            continue
         for call in function.function.calls:
             if call.base is not None and project.is_one_of(call.base, function.module, _SETTERS):
                 method = call.keyword("method") or (call.args[0] if call.args else None)
