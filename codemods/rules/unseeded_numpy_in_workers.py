@@ -78,8 +78,8 @@ class UnseededNumpyInWorkers(Rule):
     or module a Trainer method is given): the Trainer then adds `pl_worker_init_function`,
     which seeds NumPy per worker. A loader the run iterates itself gets nothing from it.
 
-    Spawned workers (`multiprocessing_context="spawn"`, or `set_start_method("spawn")` in the
-    run) are not reported: a worker that imports NumPy anew, from OS entropy, inherits nothing.
+    Spawned workers (`multiprocessing_context="spawn"`, or the script's module-level
+    `set_start_method("spawn")`) are not reported: they import NumPy anew, inheriting nothing.
 
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
     `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
