@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..types import TorchTarget
 from . import catalog
 from .facts import Kind, ModuleFacts, Value
+from .passed_callables import bind_call
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -430,18 +431,7 @@ def bind_arguments(
 
     `offset` skips leading parameters the call does not pass (`self` of a bound method).
     """
-    params = function.function.params
-    bound: dict[str, tuple[Value, SeedScope]] = {}
-    for index, arg in enumerate(call.args):
-        if arg.kind is Kind.STARRED:
-            break
-        position = index + offset
-        if position < function.function.positional_count:
-            bound[params[position]] = (arg, scope)
-    for name, arg in call.keywords:
-        if name is not None and name in params:
-            bound[name] = (arg, scope)
-    return bound
+    return {param: (arg, scope) for param, arg in bind_call(function, call, offset).items()}
 
 
 def _seed_argument(call: Value) -> Value | None:
