@@ -1,10 +1,11 @@
 """How a DataLoader's workers start: forked from the main process, or as fresh interpreters.
 
-A forked worker inherits the main process's RNG states. A worker started with `spawn` or
-`forkserver` imports NumPy anew, which seeds NumPy's global RNG from OS entropy: before
-torch 1.9 (which seeds it itself) its draws differ in every worker and every epoch, not
-reproducibly, and nothing is inherited to repeat. RNG objects a Dataset holds are pickled
-into the worker all the same.
+A forked worker inherits the main process's RNG states. A worker started with `spawn`
+imports NumPy anew, which seeds NumPy's global RNG from OS entropy: before torch 1.9 (which
+seeds it itself) its draws differ in every worker and every epoch, not reproducibly, and
+nothing is inherited to repeat. RNG objects a Dataset holds are pickled into the worker all
+the same. `forkserver` is not such a start: its workers fork from a server that imported the
+main module (and NumPy) once, so they inherit one NumPy state, as forked workers do.
 
 The start method is the loader's `multiprocessing_context`, or the one the run's script sets
 for the whole process at module level (`torch.multiprocessing.set_start_method("spawn")`,
@@ -21,14 +22,14 @@ from .project import Project
 from .refs import FunctionRef
 from .runs import entry_modules
 
-#: Start methods whose workers import NumPy anew instead of inheriting its state.
-FRESH_METHODS = frozenset({"spawn", "forkserver"})
+#: The start method whose workers import NumPy anew instead of inheriting its state.
+FRESH_METHODS = frozenset({"spawn"})
 _SETTERS = frozenset({"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method"})
 _CONTEXTS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
 
 
 def spawns_workers(project: Project, loader: LoaderCall) -> bool:
-    """Return True if the loader's workers start as fresh interpreters (spawn, forkserver)."""
+    """Return True if the loader's workers start as fresh interpreters (spawn)."""
     if loader.argument("multiprocessing_context").presence is not Presence.ABSENT:
         return context_method(loader) in FRESH_METHODS
     setters = _start_method_setters(project)
