@@ -135,15 +135,15 @@ def _helper_seedings(
                     ):
                         continue
                     passed = True
-                    # A function started by a launcher (`mp.spawn(run, args=...)`) or from
-                    # the command line, which nothing calls by name, gets the same arguments
-                    # in every process: its seeding counts where it is, not at its callers.
+                    # A plain function started by a launcher (`mp.spawn(run, args=...)`) or
+                    # from the command line, which nothing calls by name, gets the same
+                    # arguments in every process: its seeding counts where it is, not at its
+                    # callers. (A method's callers through `self` are not all seen.)
                     function = site.function
-                    if (
-                        _seeds_from_own_parameter(project, function)
-                        and project.callers(function)
-                        and not project.is_referenced(function)
-                    ):
+                    started = function.function.class_qualname is None and (
+                        not project.callers(function) or project.is_referenced(function)
+                    )
+                    if _seeds_from_own_parameter(project, function) and not started:
                         if function not in seen:
                             seen.add(function)
                             callers_helpers[function] = inner
