@@ -28,8 +28,8 @@ from .facts import Kind, Value, string_literal
 from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
-from .package_versions import LibraryVersion, detect_library
-from .per_item import per_item_code
+from .package_versions import detect_library
+from .per_item import Reached, per_item_code
 from .pipeline_files import (
     Drawing,
     deserialises,
@@ -45,7 +45,7 @@ from .pipeline_libraries import (
     library_named,
     pipeline_library,
 )
-from .pipeline_randomness import builds_random_pipeline
+from .pipeline_randomness import builds_random_pipeline, library_version
 from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -75,18 +75,6 @@ def assumed_versions(root: Path, overrides: tuple[tuple[str, str, str], ...]) ->
     return tuple(
         detect_library(root, library.distributions, overrides).describe() for library in LIBRARIES
     )
-
-
-def library_version(project: Project, library: Library) -> LibraryVersion:
-    """Return the version of `library` the project is assumed to use (see package_versions)."""
-    return _library_version(project, library, project.library_versions)
-
-
-@per_project
-def _library_version(
-    project: Project, library: Library, stated: tuple[tuple[str, str, str], ...]
-) -> LibraryVersion:
-    return detect_library(project.root, library.distributions, stated)
 
 
 def seeded(creation: Creation, project: Project) -> bool:
@@ -360,14 +348,28 @@ def _applied_where_built(
             if call.span is not None and branch_not_taken(project, reached, call.span):
                 continue
             for creation in index.constructors(pipeline, function, reached.self_class):
-                if creation.function == function and branch_not_taken(
-                    project, reached, creation.span
+                if creation.function == function and (
+                    branch_not_taken(project, reached, creation.span)
+                    or not _random_as_reached(project, reached, creation)
                 ):
                     continue  # `seq = ...` in an arm the call never takes: not this pipeline
                 label = _global_label(project, creation, built_per_item=True)
                 if label is not None:
                     yield GlobalCall(reached, call, label)
                     break
+
+
+def _random_as_reached(project: Project, reached: Reached, creation: Creation) -> bool:
+    """Return True if the pipeline built here draws with the steps the code, as reached,
+    adds to it: `steps.append(A.Flip())` under `if self.augment:` is not among them for an
+    instance made with `augment=False`."""
+    call = _call_at(project, creation)
+    return call is None or builds_random_pipeline(
+        project,
+        call,
+        creation.function,
+        lambda span: not branch_not_taken(project, reached, span),
+    )
 
 
 def _applied_pipeline(call: Value) -> Value | None:

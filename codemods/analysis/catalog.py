@@ -377,6 +377,11 @@ DISTRIBUTED_RANKS = frozenset(
         "torch_xla.core.xla_model.get_local_ordinal",
         "torch_xla.runtime.global_ordinal",
         "torch_xla.runtime.local_ordinal",
+        # Megatron's data-parallel rank: the rank a worker seed mixes in when the ranks of a
+        # model-parallel group must draw alike.
+        "megatron.core.parallel_state.get_data_parallel_rank",
+        "megatron.core.mpu.get_data_parallel_rank",
+        "megatron.mpu.get_data_parallel_rank",
     }
 )
 

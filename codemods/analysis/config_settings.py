@@ -150,7 +150,7 @@ def _alike_terms(
     if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
         # `cfg = complete(cfg)` before `cfg.seed`: the read of either binding.
         return all(_alike_terms(term, function, settings, parameters) for term in value.args)
-    if _is_setting_lookup(value):
+    if _is_setting_lookup(value, function):
         key = _setting_name(value)
         if key is None:
             return False
@@ -170,7 +170,7 @@ def _alike_terms(
     return False
 
 
-def _is_setting_lookup(value: Value) -> bool:
+def _is_setting_lookup(value: Value, function: FunctionRef) -> bool:
     """Return True for a chain of attribute reads and constant keys (`cfg.train["seed"]`)."""
     current: Value | None = value
     steps = 0
@@ -188,10 +188,21 @@ def _is_setting_lookup(value: Value) -> bool:
     # `opt = parse(path)` then `opt = to_namespace(opt)`: a configuration reassigned (a name
     # met again while its value is summarised adds nothing beyond its other values).
     options = [option for option in current.alternatives() if option.kind is not Kind.RECURSIVE]
-    return bool(options) and all(option.kind in _SETTING_ROOTS for option in options)
+    return bool(options) and all(
+        option.kind in _SETTING_ROOTS or _unpacked_from_call(option, function) for option in options
+    )
 
 
 _SETTING_ROOTS = frozenset({Kind.NAME, Kind.PARAM, Kind.CALL, Kind.SELF})
+
+
+def _unpacked_from_call(value: Value, function: FunctionRef) -> bool:
+    """Return True for a name the function unpacks from a call (`args, cfg = parse_config()`):
+    as much a configuration object as the call's own result (`parse_config().seed`)."""
+    return value.kind is Kind.UNKNOWN and any(
+        name == value.name and unpacked.kind is Kind.CALL
+        for name, _, _, unpacked in function.function.unpacked
+    )
 
 
 def _setting_get(value: Value, function: FunctionRef) -> str | None:
@@ -204,7 +215,7 @@ def _setting_get(value: Value, function: FunctionRef) -> str | None:
     mapping, key, default = found
     if default is None or not _is_constant(default, function) or is_rank_name(key):
         return None
-    if _is_setting_lookup(mapping) or all(
+    if _is_setting_lookup(mapping, function) or all(
         option.kind in _SETTING_ROOTS for option in mapping.alternatives()
     ):
         return key

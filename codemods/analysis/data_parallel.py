@@ -222,9 +222,18 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         if name in DISTRIBUTED_CALLS:
             if name in DISTRIBUTED_SAMPLERS and _replicas_given(value):
                 return None
+            if name in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES and _given_to_one_device(
+                project, function, value
+            ):
+                return None
             return DISTRIBUTED_CALLS[name]
-    if names & LIGHTNING_LAUNCHERS and any(
-        _lightning_data_parallel(options) for options in _trainer_options(project, module, value)
+    if (
+        names & LIGHTNING_LAUNCHERS
+        and not _one_device(value)
+        and any(
+            _lightning_data_parallel(options)
+            for options in _trainer_options(project, module, value)
+        )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
     if names & _LIGHTNING_FROM_ARGUMENTS and _options_ask_data_parallel(function):
@@ -310,10 +319,17 @@ def _rank_variable(key: Value) -> str | None:
 
 
 def _trainer_options(project: Project, module: ModuleFacts, call: Value) -> Iterator[Value]:
-    """Yield the options a Trainer or Fabric call is given: its own keywords, and for each
-    `**options` dict the analysis can see, the keywords of each dict it may be (one per
-    branch that binds it), as calls of their own."""
+    """Yield the options a Trainer or Fabric call is given: its own keywords, the strategies
+    a project function it is given the result of returns, and for each `**options` dict the
+    analysis can see, the keywords of each dict it may be (one per branch that binds it),
+    as calls of their own."""
     yield call
+    for key, value in call.keywords:
+        if key in STRATEGY_OPTIONS:
+            # `strategy=infer_strategy(args)`: each strategy the project function returns.
+            chosen = project.function_of(value.base, module) if value.base else None
+            for returned in chosen.function.returns if chosen else ():
+                yield Value(Kind.CALL, keywords=((key, returned),))
     for key, splat in call.keywords:
         if key is not None:
             continue
@@ -325,8 +341,40 @@ def _trainer_options(project: Project, module: ModuleFacts, call: Value) -> Iter
             yield Value(Kind.CALL, keywords=entries)
 
 
+def _given_to_one_device(project: Project, function: FunctionRef, strategy: Value) -> bool:
+    """Return True if the strategy object `strategy` is handed to a Trainer (or Fabric) call
+    of `function` that runs on one device (`strategy=DDPStrategy(), devices=[0]`)."""
+    return any(
+        project.is_one_of(call.base, function.module, LIGHTNING_LAUNCHERS)
+        and _one_device(call)
+        and any(
+            option.span == strategy.span
+            for key in STRATEGY_OPTIONS
+            for option in (call.keyword(key) or Value(Kind.UNKNOWN)).alternatives()
+        )
+        for call in function.function.calls
+        if call.base is not None
+    )
+
+
+def _one_device(call: Value) -> bool:
+    """Return True for a Trainer or Fabric call given one device on one node (`devices=1`,
+    `devices=[0]`, `gpus=1`): whatever its strategy, it starts one process."""
+    nodes = call.keyword("num_nodes")
+    if nodes is not None and not (nodes.kind is Kind.INT and nodes.number == 1):
+        return False
+    devices = call.keyword("devices") or call.keyword("gpus")
+    if devices is None:
+        return False
+    if devices.kind is Kind.INT:
+        return devices.number == 1
+    return devices.kind is Kind.SEQUENCE and len(devices.args) == 1
+
+
 def _lightning_data_parallel(call: Value) -> bool:
     """Return True if a Trainer or Fabric call certainly asks for several processes."""
+    if _one_device(call):
+        return False
     for option in STRATEGY_OPTIONS:
         strategy = call.keyword(option)
         if strategy is not None and names_data_parallel_strategy(strategy):

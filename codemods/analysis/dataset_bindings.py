@@ -12,12 +12,14 @@ from dataclasses import replace
 
 from . import catalog, datasets
 from .branch_feasibility import ruled_out_by_call
-from .candidates import CandidateSource, DatasetsOf, merge
+from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, merge
 from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
+from .forwarded_arguments import forwarded, passed_argument
 from .function_registries import registered_functions
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
+from .self_calls import self_class, subclasses
 
 
 def classes_of_local(
@@ -75,12 +77,20 @@ def unpacked_classes(
                 for returned in returns
                 if returned.kind is Kind.SEQUENCE and len(returned.args) == count
             ]
-            others = any(returned.kind is not Kind.SEQUENCE for returned in returns)
+            # `return data.crop_dataset(size)`: the tuple that call returns in turn.
+            handed_on = [returned for returned in returns if returned.kind is Kind.CALL]
+            others = any(returned.kind not in (Kind.SEQUENCE, Kind.CALL) for returned in returns)
             source = CandidateSource("returns", function.function.name)
-            results.append(DatasetsOf((), bool(tuples) and not others, sources=(source,)))
+            known = bool(tuples or handed_on) and not others
+            results.append(DatasetsOf((), known, sources=(source,)))
             results.extend(
                 datasets.classes_of(project, returned.args[position], function, depth + 1)
                 for returned in tuples
+            )
+            results.extend(
+                unpacked_classes(project, returned, position, count, function, depth + 1)
+                for returned in handed_on
+                if depth < MAX_RESOLUTION_DEPTH
             )
     return merge(results)
 
@@ -147,10 +157,62 @@ def _called_functions(project: Project, callee: Value, where: FunctionRef) -> li
             function for table in tables for function in registered_functions(project, table, None)
         ]
         return list(dict.fromkeys(picked)) if len(tables) == 1 else []
+    if callee.kind is Kind.PARAM:
+        return _passed_functions(project, callee.name, where)
+    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
+        if callee.base.kind is Kind.SELF:
+            return _self_methods(project, callee.name, where)
+        return _receiver_methods(project, callee, where)
     targets = list(project.targets(callee, where.module))
     if not all(isinstance(target, FunctionRef) for target in targets):
         return []
     return [target for target in targets if isinstance(target, FunctionRef)]
+
+
+def _self_methods(project: Project, name: str, where: FunctionRef) -> list[FunctionRef]:
+    """Return the methods `self.<name>(...)` may run: that of the class of `where`, or of a
+    subclass overriding it (`build_datasets` of a base that raises, of each pipeline); empty
+    when some class has none."""
+    own = self_class(project, where)
+    if own is None:
+        return []
+    found: list[FunctionRef] = []
+    for cls in (own, *subclasses(project, own)):
+        method = project.find_method(cls, name)
+        if method is None:
+            return []
+        if not method[1].function.only_raises:
+            found.append(method[1])
+    return list(dict.fromkeys(found))
+
+
+def _receiver_methods(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:
+    """Return the methods `obj.<name>(...)` runs when every class `obj` may be is known
+    (`data.get_train_dataset(df)` with `data = DataModule(...)`); empty otherwise."""
+    assert callee.base is not None
+    receivers = datasets.classes_of(project, callee.base, where)
+    found = [project.find_method(cls, callee.name) for cls in receivers.classes]
+    if not receivers.complete or not found or None in found:
+        return []
+    return list(dict.fromkeys(method[1] for method in found if method is not None))
+
+
+def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[FunctionRef]:
+    """Return the project functions every call of `where` passes as `param`
+    (`finetune(args, datasets_provider)` calling `datasets_provider(args)`), other than
+    None; empty when a call may be hidden or passes something else."""
+    if forwarded(project, where) is None or param not in where.function.params:
+        return []
+    found: list[FunctionRef] = []
+    for site in project.callers(where):
+        passed = passed_argument(where, site.call, param)
+        if passed is not None and passed.kind is Kind.CONSTANT and passed.name == "None":
+            continue  # nothing to call: the call is guarded (or raises)
+        targets = project.targets(passed, site.function.module) if passed is not None else ()
+        if not targets or not all(isinstance(target, FunctionRef) for target in targets):
+            return []
+        found.extend(target for target in targets if isinstance(target, FunctionRef))
+    return list(dict.fromkeys(found))
 
 
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:

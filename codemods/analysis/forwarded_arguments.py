@@ -142,12 +142,20 @@ def literal_of_every_call(project: Project, function: FunctionRef, param: str) -
     facts = function.function
     if param not in facts.params or forwarded(project, function) is None:
         return None
-    position = facts.params.index(param)
     found: set[str | None] = set()
     for site in project.callers(function):
-        call = site.call
-        value = call.keyword(param)
-        if value is None and position < min(facts.positional_count, len(call.args)):
-            value = call.args[position]
+        value = passed_argument(function, site.call, param)
         found.add(facts.default_of(param) if value is None else literal_key(value))
     return found.pop() if len(found) == 1 else None
+
+
+def passed_argument(function: FunctionRef, call: Value, param: str) -> Value | None:
+    """Return what `call` of plain function `function` passes as `param`, by keyword or by
+    position; None if it leaves it at its default (or `function` has no such parameter)."""
+    facts = function.function
+    value = call.keyword(param)
+    if value is None and param in facts.params:
+        position = facts.params.index(param)
+        if position < min(facts.positional_count, len(call.args)):
+            value = call.args[position]
+    return value

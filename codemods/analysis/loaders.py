@@ -9,6 +9,7 @@ from functools import cached_property
 
 from . import catalog
 from .facts import FunctionFacts, Kind, ModuleFacts, Value, spelled
+from .fixed_settings import fixed_setting
 from .forwarded_arguments import (
     forwards_no_keyword,
     forwards_nothing_positional,
@@ -187,16 +188,17 @@ class LoaderCall:
         return False
 
     def may_start_workers(self) -> bool:
-        """Return False only if `num_workers` is provably 0 (absent or a literal 0)."""
+        """Return False only if `num_workers` is provably 0 (absent, a literal 0, or a setting
+        the code fixes at 0: `CFG.num_workers` with `class CFG: num_workers = 0`)."""
         lookup = self.argument("num_workers")
         if lookup.presence is Presence.ABSENT:
             return bool(self.subclasses) and self._subclass_passes("num_workers")
         if lookup.presence is Presence.MAYBE or lookup.value is None:
             return True
-        value = lookup.value
+        value = fixed_setting(self.project, lookup.value, self.function) or lookup.value
         if value.kind is Kind.INT and value.number == 0:
             return False
-        return not made_only_without_workers(self.function.function, self.call, value)
+        return not made_only_without_workers(self.function.function, self.call, lookup.value)
 
     def persistent_workers(self) -> bool:
         """Return True if the workers persist whenever they start: `persistent_workers=True`

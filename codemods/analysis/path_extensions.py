@@ -4,11 +4,14 @@ Research code often runs `sys.path.insert(0, osp.join(root, "data"))` (or a help
 does) and then `from crops import Crops` in a script of another folder. By the usual rule
 a bare name is importable only beside or below the folder of its file; such an import
 then names no module of the project. When the project extends `sys.path` at run time and
-exactly one of its files has that name, the import is that file.
+exactly one of its files has that name, the import is that file. Not for the name of a
+standard-library module (`import random` with a package's own `mpu/random.py`): that
+import means the standard library's module.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from .facts import ModuleFacts
@@ -24,7 +27,7 @@ _EXTENDING = frozenset({"sys.path.insert", "sys.path.append"})
 
 def module_on_extended_path(project: Project, name: str) -> ModuleFacts | None:
     """Return the one project module named `name`, if the project extends `sys.path`."""
-    if "." in name:
+    if "." in name or name in sys.stdlib_module_names:
         return None  # dotted names are kept for every file already
     paths = project.sources.named(name)
     if len(paths) != 1 or paths[0].suffix == NOTEBOOK_SUFFIX or not _extends_sys_path(project):

@@ -22,6 +22,7 @@ from .function_registries import registered_functions
 from .held_datasets import held_elements
 from .held_functions import functions_of, held_functions
 from .memo import per_project
+from .passed_callables import called_arguments
 from .pinned_arguments import seen_from_holder
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -205,6 +206,10 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
         chain = (*caller.chain, function.qualname)
         modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
         yield Reached(function, self_class, chain, holder, made_by, registries, modules)
+        # `self.load(name, self.transform)`, where `load` calls `transform(image)`.
+        for passed in called_arguments(function, call):
+            for ran in _resolve_callee(project, passed, caller):
+                yield Reached(ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3])
 
 
 #: A function a call runs: on which class's instance, as which held object, made by which

@@ -3,8 +3,13 @@ nothing is the same in every worker by design, and copying it is no bug."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..types import Span
 from .facts import Kind, Value, number_literal
-from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, pipeline_library
+from .memo import per_project
+from .package_versions import LibraryVersion, detect_library
+from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, Library, pipeline_library
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 
@@ -31,6 +36,12 @@ DETERMINISTIC_TRANSFORMS = frozenset(
         "Compose",
         "Sequential",
     }
+)
+
+#: albumentations transforms whose only draw is whether to apply them: with `p=1` they give
+#: every image the same treatment.
+APPLIED_BY_CHANCE = frozenset(
+    {"HorizontalFlip", "VerticalFlip", "Transpose", "ToGray", "ToSepia", "InvertImg"}
 )
 
 #: The module of albumentations' conversions to torch tensors.
@@ -81,11 +92,31 @@ _RANDOM_POSITIONS = frozenset({"'uniform'", "'normal'"})
 _IMGAUG_BOOKKEEPING = frozenset({"seed", "name", "random_state", "deterministic"})
 
 
-def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) -> bool:
+def library_version(project: Project, library: Library) -> LibraryVersion:
+    """Return the version of `library` the project is assumed to use (see package_versions)."""
+    return _library_version(project, library, project.library_versions)
+
+
+@per_project
+def _library_version(
+    project: Project, library: Library, stated: tuple[tuple[str, str, str], ...]
+) -> LibraryVersion:
+    return detect_library(project.root, library.distributions, stated)
+
+
+def builds_random_pipeline(
+    project: Project,
+    call: Value,
+    where: FunctionRef,
+    taken: Callable[[Span], bool] | None = None,
+) -> bool:
     """Return False for a call that builds only deterministic transforms.
 
     albumentations, MONAI and imgaug calls are told apart by their classes and arguments;
-    anything that cannot be told counts as random.
+    anything that cannot be told counts as random. `taken`, if given, says whether the code
+    at a place runs: steps added to a pipeline's list in an arm that does not (`if
+    self.augment: steps.append(A.Flip())` for an instance made with `augment=False`) are
+    not part of it.
     """
     if call.base is None:
         return True
@@ -113,23 +144,29 @@ def builds_random_pipeline(project: Project, call: Value, where: FunctionRef) ->
     if library is IMGAUG:
         return _imgaug_draws(project, call, where, last)
     if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
+        if last in APPLIED_BY_CHANCE:
+            return not _always_applied(project, call)
         if last not in DETERMINISTIC_TRANSFORMS:
             return True
         probability = call.keyword("p")
-        return probability is not None and not _certain(probability)
+        return probability is not None and not _always_applied(project, call)
     if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
         return True
     # A Compose draws only through the transforms it is given.
     transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
     # A list bound in several branches, or grown by `steps.extend([...])`, is each of its
     # values in turn.
-    lists = () if transforms is None else transforms.alternatives()
+    lists = [
+        steps
+        for steps in (() if transforms is None else transforms.alternatives())
+        if taken is None or steps.span is None or taken(steps.span)
+    ]
     if not lists or any(steps.kind is not Kind.SEQUENCE for steps in lists):
         return True
     # A step bound in several branches (`crop = A.RandomCrop(...)` or `A.Resize(...)`) draws
     # if any of its values does.
     return any(
-        option.kind is not Kind.CALL or builds_random_pipeline(project, option, where)
+        option.kind is not Kind.CALL or builds_random_pipeline(project, option, where, taken)
         for steps in lists
         for item in steps.args
         for option in item.alternatives()
@@ -197,6 +234,19 @@ def _is_imgaug_augmenter(project: Project, value: Value, where: FunctionRef) -> 
         return False
     names = project.qualnames(value.base, where.module)
     return bool(names) and all(pipeline_library(name) is IMGAUG for name in names)
+
+
+def _always_applied(project: Project, call: Value) -> bool:
+    """Return True for an albumentations transform applied to every image: `p=1`, or
+    `always_apply=True` before albumentations 2.0, which ignores it."""
+    probability = call.keyword("p")
+    if probability is not None and _certain(probability):
+        return True
+    always = call.keyword("always_apply")
+    if always is None or always.kind is not Kind.CONSTANT or always.name != "True":
+        return False
+    version = library_version(project, ALBUMENTATIONS)
+    return version.distribution == "albumentations" and version.within(None, (2, 0))
 
 
 def _certain(probability: Value) -> bool:

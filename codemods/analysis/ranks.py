@@ -135,13 +135,21 @@ def _helper_seedings(
                     ):
                         continue
                     passed = True
-                    if _seeds_from_own_parameter(project, site.function):
-                        if site.function not in seen:
-                            seen.add(site.function)
-                            callers_helpers[site.function] = inner
+                    # A plain function started by a launcher (`mp.spawn(run, args=...)`) or
+                    # from the command line, which nothing calls by name, gets the same
+                    # arguments in every process: its seeding counts where it is, not at its
+                    # callers. (A method's callers through `self` are not all seen.)
+                    function = site.function
+                    started = function.function.class_qualname is None and (
+                        not project.callers(function) or project.is_referenced(function)
+                    )
+                    if _seeds_from_own_parameter(project, function) and not started:
+                        if function not in seen:
+                            seen.add(function)
+                            callers_helpers[function] = inner
                         continue
                     label = seeding.library
-                    yield _classified(project, site.function, site.call, label, seeding.seed, inner)
+                    yield _classified(project, function, site.call, label, seeding.seed, inner)
                 if not passed:
                     yield from _splat_seeding(project, helper, site.function, site.call, inner)
         pending = callers_helpers

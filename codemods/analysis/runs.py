@@ -43,21 +43,27 @@ def entry_modules(
     scripts may wrap itself in DistributedDataParallel when its configuration asks, which
     says that some script runs distributed, not that each script making one does.
     """
-    found = {function.path}
+    return frozenset(caller.path for caller in callers_up(project, function, through_objects))
+
+
+@per_project
+def callers_up(
+    project: Project, function: FunctionRef, through_objects: bool = True
+) -> tuple[FunctionRef, ...]:
+    """Return `function` and the project code that calls it, `_CALLER_DEPTH` levels up."""
+    seen = {function: None}
     frontier = [function]
-    seen = {function}
     for _ in range(_CALLER_DEPTH):
         following: list[FunctionRef] = []
         for current in frontier:
             if current.function.qualname == "<module>":
                 continue
             for caller in _callers(project, current, through_objects):
-                found.add(caller.path)
                 if caller not in seen:
-                    seen.add(caller)
+                    seen[caller] = None
                     following.append(caller)
         frontier = following
-    return frozenset(found)
+    return tuple(seen)
 
 
 def _callers(
@@ -364,10 +370,10 @@ def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionR
     `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
     ranks start with their own RNG state; its direct call `train(0, ...)`, passing rank 0,
     is a single-process run. Then `main`'s seeding does not reach a distributed `train`.
-    Checked for the loader's function and the functions that call it.
+    Checked for the loader's function and the functions that call it, a few levels up
+    (`mp.spawn(main_worker, ...)`, where `main_worker` makes the Trainer that builds it).
     """
-    started = [loader, *(site.function for site in project.callers(loader))]
-    for function in started:
+    for function in callers_up(project, loader):
         if function == seeding or not _hands_over(project, seeding, function):
             continue
         direct = [site for site in project.callers(function) if site.function == seeding]
@@ -386,9 +392,12 @@ def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) ->
 
 
 def _passes_rank_zero(function: FunctionRef, call: Value, caller: FunctionRef) -> bool:
+    """Return True if `call` passes 0 as the rank: to a parameter named so, or to the first,
+    which a launcher fills with the process index (`mp.spawn(train, ...)`, `train(0, 1)`)."""
     bound = bind_arguments(function, call, SeedScope(caller))
+    first = function.function.params[:1]
     return any(
-        is_rank_name(param) and value.kind is Kind.INT and value.number == 0
+        (is_rank_name(param) or param in first) and value.kind is Kind.INT and value.number == 0
         for param, (value, _) in bound.items()
     )
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..types import TorchTarget
 from . import catalog
 from .facts import Kind, ModuleFacts, Value
+from .passed_callables import bind_call
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
@@ -105,6 +106,16 @@ def verdict(
     if Source.PARAMETER in sources and not parameters_fixed:
         return Verdict.UNKNOWN
     return Verdict.EPOCH_INVARIANT
+
+
+def in_spawned_workers(sources: frozenset[Source], target: TorchTarget) -> frozenset[Source]:
+    """Return the sources of a seed read in workers started as fresh interpreters (spawn,
+    forkserver): before torch 1.9, which seeds NumPy itself, NumPy's state there is drawn from
+    OS entropy, not inherited from the main process."""
+    inherited = {Source.NUMPY_STATE, Source.NUMPY_DRAW}
+    if not sources & inherited or not target.is_before(NUMPY_SEEDED_SINCE):
+        return sources
+    return sources - inherited | {Source.ENTROPY}
 
 
 #: The keyword names a seed may be passed by, per callee.
@@ -420,18 +431,7 @@ def bind_arguments(
 
     `offset` skips leading parameters the call does not pass (`self` of a bound method).
     """
-    params = function.function.params
-    bound: dict[str, tuple[Value, SeedScope]] = {}
-    for index, arg in enumerate(call.args):
-        if arg.kind is Kind.STARRED:
-            break
-        position = index + offset
-        if position < function.function.positional_count:
-            bound[params[position]] = (arg, scope)
-    for name, arg in call.keywords:
-        if name is not None and name in params:
-            bound[name] = (arg, scope)
-    return bound
+    return {param: (arg, scope) for param, arg in bind_call(function, call, offset).items()}
 
 
 def _seed_argument(call: Value) -> Value | None:

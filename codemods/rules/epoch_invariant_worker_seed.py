@@ -25,6 +25,7 @@ from ..analysis.seed_classification import (
     Source,
     Verdict,
     assignment_origin,
+    in_spawned_workers,
     seed_sources,
     verdict,
 )
@@ -39,6 +40,7 @@ from ..analysis.seed_descriptions import (
     repeat_reason,
 )
 from ..analysis.seeds import Seeding, SinkKind, may_exceed_32_bits, seedings
+from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_once import runs_once_per_worker
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
@@ -84,6 +86,8 @@ class _Context:
     #: deleting the reseed would leave them to the NumPy state every worker inherits, with
     #: nothing that WS101 could report at a loader.
     numpy_draws_unseen: bool = False
+    #: Every loader that uses it spawns its workers, which draw NumPy's state afresh.
+    fresh_numpy: bool = False
 
 
 class EpochInvariantWorkerSeed(Rule):
@@ -258,6 +262,7 @@ class EpochInvariantWorkerSeed(Rule):
             repeats=repeats,
             called_directly=bool(self.project.callers(function)),
             fixed_order=all(use.loader.in_fixed_order() for use in starting),
+            fresh_numpy=all(spawns_workers(self.project, use.loader) for use in starting),
         )
         for seeding in seedings(self.project, function, self_class=self_class):
             self._check_seeding(seeding, context)
@@ -350,6 +355,8 @@ class EpochInvariantWorkerSeed(Rule):
         if seeding.kind is SinkKind.GLOBAL and seeding.library == "torch.cuda":
             return  # no stream a worker draws comes from a CUDA generator: nothing repeats
         sources = self._sources(seeding, context.scope)
+        if context.fresh_numpy:
+            sources = in_spawned_workers(sources, self.project.target)
         in_dataset = context.entry is not None
         per_item = context.entry not in (None, "__iter__")
         involves_workers = sources & {Source.WORKER_ID, Source.WORKER_SEED, Source.CLOCK}

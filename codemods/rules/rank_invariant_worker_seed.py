@@ -59,10 +59,13 @@ class RankInvariantWorkerSeed(Rule):
     Lightning's `seed_everything(seed, workers=True)` for the loaders a Trainer is handed
     (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none),
     Accelerate's `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
-    seeding at all (each rank then starts from its own entropy), a loader with
-    `num_workers=0` whose per-item code draws nothing, and projects with tensor- or
-    pipeline-parallel RNG trackers (`model_parallel_cuda_manual_seed`), where ranks of a
-    model-parallel group must draw alike.
+    seeding at all (each rank then starts from its own entropy), and a loader with
+    `num_workers=0` whose per-item code draws nothing.
+
+    In a project with tensor- or pipeline-parallel RNG trackers (Megatron's
+    `model_parallel_cuda_manual_seed`), the ranks of one model-parallel group must draw
+    alike, since they share their batches: the global rank must not be mixed in, only the
+    data-parallel rank. Such findings ask for that and have no fix.
 
     ## Example
     ```python
@@ -227,8 +230,8 @@ class RankInvariantWorkerSeed(Rule):
         ]
         if not seedings and all(loader.argument("generator").value is None for loader in loaders):
             return
-        if intends_shared_seeds(project) is not None:
-            return
+        # Megatron-style RNG trackers: the ranks of a model-parallel group must draw alike.
+        self._tracker = intends_shared_seeds(project)
         evidence = distributed_evidence(project)
         if not evidence:
             return
@@ -372,14 +375,19 @@ class RankInvariantWorkerSeed(Rule):
             and not unseen
         )
         severity = "error" if certain else "warning"
+        shared = self._model_parallel_groups()
         if not loader.may_start_workers():
             if randomness.draw is None:
                 return
             draws = self._draws(randomness)
+            advice = (
+                f"seed each data-parallel rank differently{shared}"
+                if shared
+                else "seed each rank differently, e.g. add the rank to the seed"
+            )
             message = (
                 f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
-                f"main process ({draws}): every rank draws the same random numbers; seed "
-                "each rank differently, e.g. add the rank to the seed"
+                f"main process ({draws}): every rank draws the same random numbers; {advice}"
             )
             self.report(loader.function, span, message, severity=severity)
             return
@@ -401,10 +409,12 @@ class RankInvariantWorkerSeed(Rule):
                 else "no per-item code draws today: nothing repeats yet, and any random "
                 "transform added later would draw the same numbers on every rank"
             )
-        message = (
-            f"{seeded_by.text} in a distributed job ({job}), so {outcome}; mix the rank into "
-            "the worker seed"
-        )
+        message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
+        if shared:
+            message += f"mix the data-parallel rank into the worker seed{shared}"
+            self.report(loader.function, span, message + "; not fixed here", severity=severity)
+            return
+        message += "mix the rank into the worker seed"
         if unseen:
             message += (
                 "; a worker_init_fn or generator its **kwargs may pass is not seen here (it "
@@ -412,6 +422,18 @@ class RankInvariantWorkerSeed(Rule):
             )
         fix = None if unseen else self._fix(loader, randomness)
         self.report(loader.function, span, message, fix=fix, severity=severity)
+
+    def _model_parallel_groups(self) -> str:
+        """Say why only the data-parallel rank will do, in a project with Megatron-style RNG
+        trackers; "" in any other."""
+        tracker = self._tracker
+        if tracker is None or tracker.value.span is None:
+            return ""
+        where = self._at(tracker.function, tracker.value.span.line)
+        return (
+            f" (not the global rank: the ranks of a model-parallel group, seeded by "
+            f"`{tracker.label}`, {where}, must draw alike)"
+        )
 
     def _seeded_rngs(self) -> str:
         """Name the RNGs torch seeds in each worker from its seed, on the target torch."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..analysis.facts import FunctionFacts, Kind, ModuleFacts, Value
 from ..analysis.init_functions import InitUse, worker_init_uses
-from ..analysis.loaders import LoaderCall, Presence, loader_calls
+from ..analysis.loaders import Presence, loader_calls
 from ..analysis.refs import FunctionRef
+from ..analysis.start_methods import context_method
 from ..analysis.worker_inits import PARTIAL
 from ..fixes.imports import Reference, module_reference
 from ..rule import FixAvailability, FixSafety, Rule
@@ -19,8 +20,6 @@ from ..types import (
     Safety,
     Span,
 )
-
-_CONTEXTS = frozenset({"multiprocessing.get_context", "torch.multiprocessing.get_context"})
 
 
 class UnpicklableWorkerInitFn(Rule):
@@ -111,7 +110,7 @@ class UnpicklableWorkerInitFn(Rule):
     def check(self) -> None:
         found: dict[FunctionRef, list[InitUse]] = {}
         for loader in loader_calls(self.project):
-            if not loader.may_start_workers() or self._forks(loader):
+            if not loader.may_start_workers() or context_method(loader) == "fork":
                 continue
             for use in worker_init_uses(loader):
                 if use.function.function.nested:
@@ -119,18 +118,6 @@ class UnpicklableWorkerInitFn(Rule):
         self._allocated: dict[str, set[str]] = {}
         for function, uses in found.items():
             self._report_uses(function, uses)
-
-    def _forks(self, loader: LoaderCall) -> bool:
-        """Return True if the call asks for the fork start method, which pickles nothing."""
-        lookup = loader.argument("multiprocessing_context")
-        value = lookup.value
-        if lookup.presence is not Presence.PASSED or value is None:
-            return False
-        if value.kind is Kind.CALL and value.base is not None and value.args:
-            if not self.project.is_one_of(value.base, loader.module, _CONTEXTS):
-                return False
-            value = value.args[0]
-        return value.kind is Kind.CONSTANT and value.name.strip("'\"") == "fork"
 
     def _report_uses(self, function: FunctionRef, uses: list[InitUse]) -> None:
         """Report each DataLoader argument that passes `function`, where it is passed.

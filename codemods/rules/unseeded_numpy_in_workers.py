@@ -25,6 +25,7 @@ from ..analysis.randomness import (
 )
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
+from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_inits import WorkerInit, worker_init, worker_init_choices
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
@@ -76,6 +77,9 @@ class UnseededNumpyInWorkers(Rule):
     (`trainer.fit(model, loader)`, or returned by a `train_dataloader()` hook of a data module
     or module a Trainer method is given): the Trainer then adds `pl_worker_init_function`,
     which seeds NumPy per worker. A loader the run iterates itself gets nothing from it.
+
+    Spawned workers (`multiprocessing_context="spawn"`, or the script's module-level
+    `set_start_method("spawn")`) are not reported: they import NumPy anew, inheriting nothing.
 
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
     `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
@@ -139,13 +143,11 @@ class UnseededNumpyInWorkers(Rule):
       of configuration settings (`**config["loader"]`) is known not to hold one when neither
       the project's code nor its YAML/JSON files spell `worker_init_fn`.
     - A project DataLoader subclass whose `__init__` does not accept `worker_init_fn` gets no fix.
-    - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
-      every path, passes no worker_init_fn; the finding has no fix, because the call is not
-      removed.
+    - `worker_init_fn=make_init(dataset)`, a project function returning None on every path,
+      passes no worker_init_fn; the finding has no fix (the call is not removed).
     - A `worker_init_fn` defined outside the project (or a lambda) is not edited; see WS103.
-    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a
-      warning when some choice leaves NumPy unseeded (a `None`, or a function that never
-      seeds NumPy), and no fix: no one place covers every branch.
+    - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a warning
+      when some choice leaves NumPy unseeded, and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods; of
       third-party transforms only albumentations (up to 1.4.20) and audiomentations pipelines
       are known to draw from NumPy (timm's `RandAugment`, for one, is not seen).
@@ -158,8 +160,7 @@ class UnseededNumpyInWorkers(Rule):
     - A project subclass of a torchvision dataset that keeps its inherited `__getitem__` is
       not followed into the transforms its base class applies.
     - When some loader's dataset cannot be resolved, no Dataset is named at that loader. A
-      Dataset that draws and that no loader is seen to load gets an `info` note at its draw
-      instead: nothing is known to repeat, so it never changes the exit status.
+      Dataset that draws and that no loader is seen to load gets an `info` note at its draw.
     - A Dataset class built from a dotted-path string by a project function that imports it
       by name (`construct_class_by_name(**dataset_kwargs)`) may be any Dataset class the
       project's code names under that keyword (`class_name="pkg.data.ImageSet"`): a name
@@ -233,8 +234,8 @@ class UnseededNumpyInWorkers(Rule):
         for loader in loader_calls(project):
             datasets = datasets_of_loader(project, loader)
             loaded.update(datasets.classes)
-            if not loader.may_start_workers():
-                continue
+            if not loader.may_start_workers() or spawns_workers(project, loader):
+                continue  # spawned workers seed NumPy afresh: nothing is inherited
             # What one loader's instances hold may draw where no instance seen elsewhere does
             # (a transform passed only here): each loader's datasets are checked as built.
             draws_of = {
