@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_D = TypeVar("_D")
 
 
 def per_project(
@@ -50,8 +51,10 @@ def per_project(
 
 
 def on_reentry(
-    default: _R,
-) -> Callable[[Callable[Concatenate[Project, _P], _R]], Callable[Concatenate[Project, _P], _R]]:
+    default: _D,
+) -> Callable[
+    [Callable[Concatenate[Project, _P], _R]], Callable[Concatenate[Project, _P], _R | _D]
+]:
     """Make `function(project, ...)` answer `default` when asked again, with the same
     arguments, while it computes that answer.
 
@@ -62,9 +65,9 @@ def on_reentry(
 
     def decorate(
         function: Callable[Concatenate[Project, _P], _R],
-    ) -> Callable[Concatenate[Project, _P], _R]:
+    ) -> Callable[Concatenate[Project, _P], _R | _D]:
         @functools.wraps(function)
-        def guarded(project: Project, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        def guarded(project: Project, /, *args: _P.args, **kwargs: _P.kwargs) -> _R | _D:
             running = project.memo.setdefault(guarded, {})
             key = _key(args, kwargs)
             if key in running:

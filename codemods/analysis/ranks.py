@@ -101,10 +101,27 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
                     function, SeedingCall(function, seeding.call, "torch.manual_seed")
                 )
                 continue
+            if _never_runs(project, function):
+                continue
             found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
     found.extend(_helper_seedings(project, helpers))
     unique = {(item.function.path, item.call.span): item for item in found}
     return [item for item in unique.values() if not _in_worker(project, item)]
+
+
+def _never_runs(project: Project, function: FunctionRef) -> bool:
+    """Return True for a plain function that takes arguments, which nothing calls or uses
+    as a value and no decorator hands to a framework: a seeding helper defined and never
+    used (`def random_seed(seed, rank): ...`) seeds no run."""
+    facts = function.function
+    return (
+        facts.class_qualname is None
+        and facts.qualname != "<module>"
+        and bool(facts.params)
+        and not facts.decorators
+        and not project.callers(function)
+        and not project.is_referenced(function)
+    )
 
 
 def _seeds_from_own_parameter(project: Project, function: FunctionRef) -> bool:

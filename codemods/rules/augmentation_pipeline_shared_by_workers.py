@@ -374,7 +374,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
             "applies it "
-            f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
+            f"({self.location(use.reached.function.path, line)}), so workers repeat each "
             "other's augmentations and every epoch repeats the previous one"
         )
         severity = _severity(version)
@@ -384,12 +384,6 @@ class AugmentationPipelineSharedByWorkers(Rule):
             severity = "warning"
         fix = self._fix(dataset, use, library)
         self.report(where, span, message, fix=fix, severity=severity, related=related)
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
 
     def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
         arguments = _arguments(use)
