@@ -11,7 +11,7 @@ from .data_parallel import Evidence
 from .loaders import LoaderCall
 from .project import Project
 from .refs import FunctionRef
-from .runs import entry_modules, overridden_in
+from .runs import callers_up, entry_modules, overridden_in
 
 
 def job_of(
@@ -68,3 +68,20 @@ def _replaced_in_run_of(project: Project, loader: LoaderCall, evidence: Evidence
     """Return True if the class holding the evidence replaces the loader's method."""
     owner = project.class_of_function(evidence.function)
     return owner is not None and overridden_in(project, loader.function, owner)
+
+
+def separate_commands(project: Project, first: FunctionRef, second: FunctionRef) -> bool:
+    """Return True for two plain functions of one file that nothing connects: neither calls
+    the other and no function calls both, a few levels up (`@hydra.main def train()` and
+    `@hydra.main def predict()`, each a command of its own). Sharing the file, they share
+    its run (`entry_modules`) but never take part in one."""
+    if first == second or first.path != second.path:
+        return False
+    if any(
+        ref.function.class_qualname is not None
+        or "." in ref.function.qualname
+        or ref.function.qualname == "<module>"
+        for ref in (first, second)
+    ):
+        return False
+    return not set(callers_up(project, first)) & set(callers_up(project, second))

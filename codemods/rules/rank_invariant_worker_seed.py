@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
-from ..analysis.distributed_runs import job_of, joins_job
+from ..analysis.distributed_runs import job_of, joins_job, separate_commands
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -254,6 +254,7 @@ class RankInvariantWorkerSeed(Rule):
                 seeding
                 for seeding in seedings
                 if entry_modules(project, seeding.function) & entries
+                and not separate_commands(project, seeding.function, loader.function)
                 and seeding_carries_to(project, seeding.function, loader.function)
             ]
             # `seed_everything(..., workers=True)` helps only a loader a Trainer is handed.
