@@ -64,6 +64,14 @@ class Seeding:
         return self.kind is SinkKind.GLOBAL and self.library in ("torch", "torch.cuda")
 
     @property
+    def reseeds_global(self) -> bool:
+        """Return True if the call reseeds a global RNG (NumPy's, `random`'s, torch's),
+        itself or through a project function (`self.reset_numpy_seed(seed)`)."""
+        if self.kind is SinkKind.PROJECT_FUNCTION:
+            return bool(set(self.seeds) & set(catalog.GLOBAL_SEEDERS.values()))
+        return self.kind is SinkKind.GLOBAL
+
+    @property
     def span(self) -> Span:
         """Return the span of the seeding call."""
         assert self.call.span is not None

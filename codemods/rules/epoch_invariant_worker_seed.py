@@ -405,12 +405,12 @@ class EpochInvariantWorkerSeed(Rule):
         `__getitem__`): every item starts the same stream. One from the index is left alone,
         and so is a generator of its own made per item (`rng = np.random.default_rng(42)`):
         it draws the same with or without workers, so it duplicates nothing across them."""
-        if seeding.kind is not SinkKind.GLOBAL:
+        if not seeding.reseeds_global:
             return
         result = verdict(sources, self.project.target, parameters_fixed=False, per_item=True)
         if result is not Verdict.EPOCH_INVARIANT or not sources <= _FIXED_FOR_THE_RUN:
             return
-        reason = fixed_per_item_reason(seeding.seed, sources)
+        reason = fixed_per_item_reason(seeding, sources)
         # No fix: deleting the reseed makes deliberately fixed draws (evaluation noise)
         # change every epoch, and seeding from the index assumes what the items should share.
         self._add_cause(
