@@ -101,9 +101,10 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
                     function, SeedingCall(function, seeding.call, "torch.manual_seed")
                 )
                 continue
-            if _never_runs(project, function):
-                continue
-            found.append(_classified(project, function, seeding.call, "torch.manual_seed"))
+            classified = _classified(project, function, seeding.call, "torch.manual_seed")
+            if classified.rank is RankDependence.PER_RANK and _never_runs(project, function):
+                continue  # the rank it mixes in is a parameter nothing passes
+            found.append(classified)
     found.extend(_helper_seedings(project, helpers))
     unique = {(item.function.path, item.call.span): item for item in found}
     return [item for item in unique.values() if not _in_worker(project, item)]
@@ -112,7 +113,7 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
 def _never_runs(project: Project, function: FunctionRef) -> bool:
     """Return True for a plain function that takes arguments, which nothing calls or uses
     as a value and no decorator hands to a framework: a seeding helper defined and never
-    used (`def random_seed(seed, rank): ...`) seeds no run."""
+    used (`def random_seed(seed, rank): torch.manual_seed(seed + rank)`) seeds no run."""
     facts = function.function
     return (
         facts.class_qualname is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..types import TorchTarget
-from .facts import Kind
+from .facts import Kind, Value
 from .per_item import Reached
 from .ranks import TorchSeeding
 from .refs import FunctionRef
@@ -93,22 +93,18 @@ def clock_reason(
     )
 
 
-def fixed_per_item_reason(seeding: Seeding, sources: frozenset[Source]) -> str:
+def fixed_per_item_reason(seed: Value | None, sources: frozenset[Source]) -> str:
     """Return why a per-item reseed from a value fixed for the run is a problem, in WS102's
-    words: every item (or each item a condition picks) starts from the same state."""
-    seed = seeding.seed
+    words: every item starts from the same state."""
     if seed is not None and seed.kind is Kind.INT and seed.number is not None:
         source = f"the constant {seed.number}"
     else:
         source = "a fixed value and the rank" if Source.RANK in sources else "a fixed value"
-    if seeding.span in seeding.function.function.conditional_calls:
-        when = "for the items a condition picks: each of them, in every worker and every epoch,"
-    else:
-        when = "for every item: every item, in every worker and every epoch,"
     return (
-        f"from {source} {when} draws the same random numbers after it. If identical draws "
-        "are intended (fixed evaluation noise), add `# noqa: WS102`; to keep them fixed but "
-        "different per item, seed from the item's index"
+        f"from {source} for every item: every item, in every worker and every epoch, draws "
+        "the same random numbers after it. If identical draws are intended (fixed evaluation "
+        "noise), add `# noqa: WS102`; to keep them fixed but different per item, seed from "
+        "the item's index"
     )
 
 

@@ -410,7 +410,7 @@ class EpochInvariantWorkerSeed(Rule):
         result = verdict(sources, self.project.target, parameters_fixed=False, per_item=True)
         if result is not Verdict.EPOCH_INVARIANT or not sources <= _FIXED_FOR_THE_RUN:
             return
-        reason = fixed_per_item_reason(seeding, sources)
+        reason = fixed_per_item_reason(seeding.seed, sources)
         # No fix: deleting the reseed makes deliberately fixed draws (evaluation noise)
         # change every epoch, and seeding from the index assumes what the items should share.
         self._add_cause(
