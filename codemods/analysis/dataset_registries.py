@@ -388,9 +388,10 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
         registry, candidates = picked
         # A class whose `__init__` takes none of a keyword would raise: it is not made here.
         candidates = tuple(ref for ref in candidates if _takes_keywords(project, ref, call))
-        candidates = named_by_key(project, registry, candidates, call.base, where)
-        made = tuple((ref, (call, where)) for ref in candidates)
-        return DatasetsOf(candidates, True, (registry.name,), made=made)
+        named = named_by_key(project, registry, candidates, call.base, where)
+        made = tuple((ref, (call, where)) for ref in named)
+        picked_from = (registry.name,) if named == candidates else ()
+        return DatasetsOf(named, True, picked_from, made=made)
     if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
         return None
     # A builder, a library's or the project's own (`build_from_cfg(cfg, PROCESS)`), makes an

@@ -101,9 +101,11 @@ def registry_named_by_call(
     kept = named_by_key(project, registry, candidates, returned.base, function, site)
     if kept == candidates:
         return found
+    # Named by this call, the class is no longer one the run picks from the registry.
     return replace(
         found,
         classes=tuple(ref for ref in found.classes if ref in kept or ref not in candidates),
+        registries=tuple(name for name in found.registries if name != registry.name),
         made=tuple((ref, made) for ref, made in found.made if ref in kept),
     )
 
