@@ -456,7 +456,7 @@ class EpochInvariantWorkerSeed(Rule):
                 message,
                 fix=merged_fix([call.fix for call in calls]),
                 severity=cause.severity,
-                related=tuple(call.seeding.span for call in calls[1:]),
+                related=tuple(place for call in calls for place in call.seeding.places)[1:],
             )
 
     def _check_range(
