@@ -28,6 +28,7 @@ from .facts import Kind, Value, string_literal
 from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
+from .numpy_global_transforms import IMGAUG_WRAPPERS, applies_any, numpy_global_transforms
 from .package_versions import detect_library
 from .per_item import Reached, per_item_code
 from .pipeline_files import (
@@ -409,10 +410,21 @@ def _global_label(
             f"{creation.constructor}` of {version.describe()}, through imgaug's global RNG, "
             "made from `np.random"
         )
-    if library is ALBUMENTATIONS and not (
-        version.distribution == "albumentations" and version.within(None, (1, 4, 21))
-    ):
-        return None
+    if library is ALBUMENTATIONS:
+        # Only some transforms of some releases draw from NumPy's global RNG (measured); the
+        # imgaug wrappers draw from imgaug's global RNG, which imgaug 0.3 and later make from
+        # `np.random` when first needed: in the worker.
+        call = _call_at(project, creation)
+        drawing = numpy_global_transforms(version)
+        if library_version(project, IMGAUG).within((0, 3), None):
+            drawing |= {IMGAUG_WRAPPERS}
+        step = applies_any(project, call, creation.function, drawing) if call else ""
+        if not step:
+            return None
+        through = "`np.random"
+        if step.startswith(IMGAUG_WRAPPERS):
+            through = "imgaug's global RNG, made from `np.random"
+        return f"{creation.constructor}` of {version.describe()}, through {through}` in `{step}"
     return f"{creation.constructor}` of {version.describe()}, through `np.random"
 
 
