@@ -11,7 +11,8 @@ held by a wrapper), treating a pipeline *applied* in per-item code (`self.aug(im
 (`set_random_seed`, `set_random_state`, `seed_`) as a reseed.
 
 It also answers WS101's question: which per-item code calls into a library that draws from
-NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
+NumPy's global RNG (audiomentations, and the albumentations transforms that do in their
+release: `numpy_global_transforms`).
 """
 
 from __future__ import annotations
@@ -311,9 +312,9 @@ def global_numpy_library_calls(
 ) -> list[GlobalCall]:
     """Return per-item applications of library transforms that draw from NumPy's global RNG.
 
-    albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
-    torch < 1.9 those draws repeat in every worker (WS101). The qualname names the library
-    version assumed, for the message.
+    audiomentations, and some transforms of albumentations 1.1 and older, draw from
+    `np.random`: on torch < 1.9 those draws repeat in every worker (WS101). The qualname
+    names the library version assumed, for the message.
 
     `made_by`: only the instances these constructor calls make (None: any instance); a
     pipeline that building them never stores in an object they hold is not applied.

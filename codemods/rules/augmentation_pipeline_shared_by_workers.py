@@ -67,7 +67,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     | library | versions | affected |
     |---|---|---|
-    | albumentations | <= 1.4.20 | no: global `random` / `np.random` (WS101 on torch < 1.9) |
+    | albumentations | <= 1.4.20 | no: global `random`, a few transforms `np.random` (WS101) |
     | albumentations | 1.4.21 - 2.0.8 | yes, with or without `seed=` |
     | albumentationsx | 2.0.9 - 2.3.0 | pipelines built without `seed=` |
     | albumentationsx | >= 2.3.1 | no; but a pipeline built inside `__getitem__` is (see below) |
