@@ -417,8 +417,8 @@ def _global_label(
         # `np.random` when first needed: in the worker.
         call = _call_at(project, creation)
         drawing = numpy_global_transforms(version)
-        if library_version(project, IMGAUG).within((0, 3), None):
-            drawing |= {IMGAUG_WRAPPERS}
+        if version.within(None, (1, 3)) and library_version(project, IMGAUG).within((0, 3), None):
+            drawing |= {IMGAUG_WRAPPERS}  # the wrappers exist before albumentations 1.3
         step = applies_any(project, call, creation.function, drawing) if call else ""
         if not step:
             return None
