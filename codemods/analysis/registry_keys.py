@@ -106,7 +106,7 @@ def registry_named_by_call(
         found,
         classes=tuple(ref for ref in found.classes if ref in kept or ref not in candidates),
         registries=tuple(name for name in found.registries if name != registry.name),
-        made=tuple((ref, made) for ref, made in found.made if ref in kept),
+        made=tuple((ref, made) for ref, made in found.made if ref in kept or ref not in candidates),
     )
 
 
