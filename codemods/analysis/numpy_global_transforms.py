@@ -55,7 +55,7 @@ def numpy_global_transforms(version: LibraryVersion) -> frozenset[str]:
     return frozenset()
 
 
-#: What albumentations' imgaug wrappers start with (`IAASharpen`, `IAAAffine`; before 1.1).
+#: What albumentations' imgaug wrappers start with (`IAASharpen`, `IAAAffine`; before 1.3).
 IMGAUG_WRAPPERS = "IAA"
 
 
@@ -91,7 +91,7 @@ def _given_scales(call: Value) -> bool:
 
 
 def _lists(
-    project: Project, steps: Value | None, where: FunctionRef
+    project: Project, steps: Value | None, where: FunctionRef, seen: frozenset[str] = frozenset()
 ) -> Iterator[tuple[Value, FunctionRef]]:
     """Yield the list displays `steps` may be, with the function each is written in: `steps`
     itself, or the lists the methods of `where`'s class store in `self.<name>`."""
@@ -99,11 +99,13 @@ def _lists(
         if option.kind is Kind.SEQUENCE:
             yield option, where
         elif option.kind is Kind.ATTRIBUTE and option.base and option.base.kind is Kind.SELF:
-            yield from _stored_lists(project, where, f"self.{option.name}")
+            target = f"self.{option.name}"
+            if target not in seen:  # `self.a = self.b` and `self.b = self.a` end here
+                yield from _stored_lists(project, where, target, seen | {target})
 
 
 def _stored_lists(
-    project: Project, where: FunctionRef, target: str
+    project: Project, where: FunctionRef, target: str, seen: frozenset[str]
 ) -> Iterator[tuple[Value, FunctionRef]]:
     owner = project.class_of_function(where)
     for ref in project.mro(owner) if owner is not None else ():
@@ -113,7 +115,8 @@ def _stored_lists(
                 continue
             for stored in method.assignments:
                 if stored.target == target:
-                    yield from _lists(project, stored.value, FunctionRef.of(ref.module, method))
+                    written_in = FunctionRef.of(ref.module, method)
+                    yield from _lists(project, stored.value, written_in, seen)
 
 
 def _library_classes(project: Project, callee: Value, where: FunctionRef) -> set[str]:
