@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import itertools
 import json
 import re
 import subprocess
@@ -197,6 +198,28 @@ def _constructs(checkout: Path, found: Found, classes: frozenset[str]) -> bool:
     )
 
 
+def _nearest_subclass_label(checkout: Path, found: Found, bug: Bug, bugs: Iterable[Bug]) -> bool:
+    """Return True unless another label of a subclass `found` constructs lies nearer to it.
+
+    Classes are told by name: a vendored copy of a project (`external/ltr/data/loader.py`
+    beside `lib/train/data/loader.py`) has its own subclass of the same name. A construction
+    belongs to the label whose path shares the most leading folders with its own.
+    """
+
+    def shared(path: str) -> int:
+        pairs = zip(Path(path).parts, Path(found.path).parts, strict=False)
+        return sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
+
+    rivals = [
+        other
+        for other in bugs
+        if other.code == bug.code
+        and other.cell is None
+        and _constructs(checkout, found, labelled_subclass(checkout, other.path, other.line))
+    ]
+    return all(shared(other.path) <= shared(bug.path) for other in rivals)
+
+
 def match(
     repo: str,
     bugs: Iterable[Bug],
@@ -212,6 +235,7 @@ def match(
     its place, and a finding that names several such places matches each of them.
     """
     outcome = Outcome(repo)
+    bugs = list(bugs)
     counted = [found for found in findings if found.severity != "info"]
     unused = list(counted)
     for bug in sorted((bug for bug in bugs if mode in bug.modes), key=lambda b: (b.path, b.line)):
@@ -251,6 +275,7 @@ def match(
             if found.code == bug.code
             and classes
             and _constructs(checkout or Path(), found, classes)
+            and _nearest_subclass_label(checkout or Path(), found, bug, bugs)
         ]
         if near or built:
             # One label at a subclass's base call stands for every construction of it too.

@@ -77,3 +77,34 @@ def test_related_places_are_in_json_and_sarif(repo: Path) -> None:
     assert [region["startLine"] for region in regions] == [10, 11]
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     jsonschema.validators.validator_for(schema)(schema).validate(log)
+
+
+HELPER = textwrap.dedent(
+    """\
+    import numpy as np
+    from torch.utils.data import DataLoader, Dataset
+
+
+    class Replayed(Dataset):
+        def restart(self, seed):
+            np.random.seed(seed)
+
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, index):
+            self.restart(0)
+            return np.random.rand()
+
+
+    loader = DataLoader(Replayed(), num_workers=2)
+    """
+)
+
+
+def test_a_reseed_through_a_helper_names_where_the_helper_reseeds() -> None:
+    result = run_source(HELPER, settings=Settings(select=("WS102",)))
+    assert isinstance(result, Unchanged)
+    (finding,) = result.findings
+    assert finding.span.line == 13
+    assert [span.line for span in finding.related] == [7]

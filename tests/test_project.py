@@ -125,3 +125,25 @@ def test_a_notebook_named_like_a_library_never_stands_for_it() -> None:
     notebook = project.module_named("notebooks.torch")
     assert notebook is not None
     assert notebook.path.suffix == ".ipynb"
+
+
+def test_a_subpackage_is_importable_by_its_inner_dotted_name_only() -> None:
+    """A script run from inside a package imports `training.data` of
+    `src/speech/training/data.py`; the bare name `utils` of a subpackage deep inside
+    stays the top-level `utils.py`."""
+    project = _project(
+        {
+            "src/speech/__init__.py": "",
+            "src/speech/training/__init__.py": "",
+            "src/speech/training/data.py": "class Clips:\n    pass\n",
+            "src/speech/vendor/__init__.py": "",
+            "src/speech/vendor/utils/__init__.py": "def helper():\n    pass\n",
+            "utils.py": "def random_click():\n    pass\n",
+        }
+    )
+    inner = project.module_named("training.data")
+    assert inner is not None
+    assert inner.path == ROOT / "src/speech/training/data.py"
+    utils = project.module_named("utils")
+    assert utils is not None
+    assert utils.path == ROOT / "utils.py"

@@ -99,7 +99,8 @@ def test_no_distributed_evidence(body: str) -> None:
             id="plus-rank",
         ),
         pytest.param(
-            "def f(args, local_rank):\n    torch.manual_seed(args.seed + local_rank)\n",
+            "def f(local_rank, args):\n    torch.manual_seed(args.seed + local_rank)\n\n"
+            "mp.spawn(f, nprocs=2)\n",
             "per_rank",
             id="plus-local-rank",
         ),
@@ -127,6 +128,11 @@ def test_no_distributed_evidence(body: str) -> None:
 def test_torch_seeding_rank_dependence(body: str, expected: str) -> None:
     (seeding,) = torch_seedings(_project(body))
     assert seeding.rank is RankDependence(expected)
+
+
+def test_a_helper_mixing_in_a_rank_nothing_passes_seeds_no_run() -> None:
+    body = "def random_seed(seed=42, rank=0):\n    torch.manual_seed(seed + rank)\n"
+    assert torch_seedings(_project(body)) == []
 
 
 def test_seed_everything_with_workers_seeds_workers_per_rank() -> None:

@@ -179,3 +179,21 @@ def test_a_subclass_labelled_at_its_base_call_is_matched_by_its_constructions(
     assert [found.line for found in outcome.false_alarms] == [5]
     # Without the checkout the constructions cannot be told: they are false alarms.
     assert len(match("someone/project", [bug], findings, "1.8").false_alarms) == 3
+
+
+def test_a_construction_belongs_to_the_nearest_label_of_a_subclass_so_named(
+    tmp_path: Path,
+) -> None:
+    # A vendored copy of the project holds its own subclass of the same name.
+    for folder in ("lib", "external/copy"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "loader.py").write_text(SUBCLASS, encoding="utf-8")
+        (tmp_path / folder / "settings.py").write_text(SETTINGS, encoding="utf-8")
+    bugs = [Bug("WS101", f"{folder}/loader.py", 6, ("1.8",)) for folder in ("external/copy", "lib")]
+    findings = [
+        Found("WS101", f"{folder}/settings.py", 3, "error", "m")
+        for folder in ("external/copy", "lib")
+    ]
+    outcome = match("someone/project", bugs, findings, "1.8", tmp_path)
+    assert outcome.matched == bugs
+    assert outcome.false_alarms == []

@@ -11,7 +11,8 @@ held by a wrapper), treating a pipeline *applied* in per-item code (`self.aug(im
 (`set_random_seed`, `set_random_state`, `seed_`) as a reseed.
 
 It also answers WS101's question: which per-item code calls into a library that draws from
-NumPy's global RNG (albumentations <= 1.4.20, audiomentations).
+NumPy's global RNG (audiomentations, and the albumentations transforms that do in their
+release: `numpy_global_transforms`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .facts import Kind, Value, string_literal
 from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
+from .numpy_global_transforms import IMGAUG_WRAPPERS, applies_any, numpy_global_transforms
 from .package_versions import detect_library
 from .per_item import Reached, per_item_code
 from .pipeline_files import (
@@ -310,9 +312,9 @@ def global_numpy_library_calls(
 ) -> list[GlobalCall]:
     """Return per-item applications of library transforms that draw from NumPy's global RNG.
 
-    albumentations <= 1.4.20 and audiomentations draw from `np.random` (and `random`): on
-    torch < 1.9 those draws repeat in every worker (WS101). The qualname names the library
-    version assumed, for the message.
+    audiomentations, and some transforms of albumentations 1.1 and older, draw from
+    `np.random`: on torch < 1.9 those draws repeat in every worker (WS101). The qualname
+    names the library version assumed, for the message.
 
     `made_by`: only the instances these constructor calls make (None: any instance); a
     pipeline that building them never stores in an object they hold is not applied.
@@ -409,10 +411,21 @@ def _global_label(
             f"{creation.constructor}` of {version.describe()}, through imgaug's global RNG, "
             "made from `np.random"
         )
-    if library is ALBUMENTATIONS and not (
-        version.distribution == "albumentations" and version.within(None, (1, 4, 21))
-    ):
-        return None
+    if library is ALBUMENTATIONS:
+        # Only some transforms of some releases draw from NumPy's global RNG (measured); the
+        # imgaug wrappers draw from imgaug's global RNG, which imgaug 0.3 and later make from
+        # `np.random` when first needed: in the worker.
+        call = _call_at(project, creation)
+        drawing = numpy_global_transforms(version)
+        if version.within(None, (1, 3)) and library_version(project, IMGAUG).within((0, 3), None):
+            drawing |= {IMGAUG_WRAPPERS}  # the wrappers exist before albumentations 1.3
+        step = applies_any(project, call, creation.function, drawing) if call else ""
+        if not step:
+            return None
+        through = "`np.random"
+        if step.startswith(IMGAUG_WRAPPERS):
+            through = "imgaug's global RNG, made from `np.random"
+        return f"{creation.constructor}` of {version.describe()}, through {through}` in `{step}"
     return f"{creation.constructor}` of {version.describe()}, through `np.random"
 
 

@@ -382,12 +382,16 @@ def registry_lookup(project: Project, call: Value, where: FunctionRef) -> Datase
     assert call.base is not None
     picked = picked_registry(project, call.base, where.module)
     if picked is not None:
+        from .registry_keys import named_by_key  # it reads the registrations made here
+
         # `REGISTRY[key](...)` and `REGISTRY.get(key)(...)` make the instance here.
         registry, candidates = picked
         # A class whose `__init__` takes none of a keyword would raise: it is not made here.
         candidates = tuple(ref for ref in candidates if _takes_keywords(project, ref, call))
-        made = tuple((ref, (call, where)) for ref in candidates)
-        return DatasetsOf(candidates, True, (registry.name,), made=made)
+        named = named_by_key(project, registry, candidates, call.base, where)
+        made = tuple((ref, (call, where)) for ref in named)
+        picked_from = (registry.name,) if named == candidates else ()
+        return DatasetsOf(named, True, picked_from, made=made)
     if call.base.kind in (Kind.SUBSCRIPT, Kind.CALL):
         return None
     # A builder, a library's or the project's own (`build_from_cfg(cfg, PROCESS)`), makes an

@@ -43,6 +43,7 @@ from .parameter_sources import from_callers
 from .pinned_arguments import pinned_at
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .registry_keys import registry_named_by_call
 from .self_calls import self_class, subclasses
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
@@ -242,21 +243,7 @@ def _classes_of_option(
                     if ret.kind is Kind.SEQUENCE
                     else made_by_classmethod(project, value, where, target, ret)
                     or looked_up_instances(project, ret, target, value, where)
-                    or forwarded_to_builder(
-                        project,
-                        through_splats(
-                            open_to_call(
-                                classes_of(project, ret, target, deeper), value, where, target
-                            ),
-                            target,
-                            value,
-                            where,
-                            0,
-                        ),
-                        target,
-                        value,
-                        where,
-                    )
+                    or _made_for_call(project, ret, target, value, where, deeper)
                     for ret in returns
                 )
                 if not returns and not target.function.only_raises:
@@ -296,6 +283,19 @@ def _classes_of_option(
         return local if local is not None else DatasetsOf((), False)
     total = dataset_sums.added(project, value, where, deeper)
     return total if total is not None else DatasetsOf((), False)
+
+
+def _made_for_call(
+    project: Project, ret: Value, target: FunctionRef, call: Value, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    """Return what `target` makes by returning `ret` when `call` (in `where`) calls it: what
+    the branches and registry keys open to this call's arguments give, and what a builder
+    it forwards them to makes."""
+    found = registry_named_by_call(
+        project, classes_of(project, ret, target, depth), ret, target, (call, where)
+    )
+    found = through_splats(open_to_call(found, call, where, target), target, call, where, 0)
+    return forwarded_to_builder(project, found, target, call, where)
 
 
 def _instances_of(

@@ -3,9 +3,9 @@
 A literal names one module (`import_module("pkg.transforms")`, or relative to a literal
 `package=`: `import_module(".transforms", package="pkg")`). A literal prefix followed by a
 part known only at run time (`import_module("pkg." + name)`, `import_module("." + name,
-package="pkg")`, `import_module("pkg." + name + "_dataset")`) names one of the modules
-directly inside package `pkg` (whose names end with the literal that follows, if any): each
-is a candidate, and the run picks one by that part.
+package="pkg")`, `import_module("pkg." + name + "_dataset")`, `"pkg.{}".format(name)`) names
+one of the modules directly inside package `pkg` (whose names end with the literal that
+follows, if any): each is a candidate, and the run picks one by that part.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     package = string_literal(package_value) if package_value is not None else ""
     if package is None:
         return None  # a package known only at run time
-    name = call.args[0]
+    name = _formatted(call.args[0])
     if name.kind is Kind.CONSTANT:
         text = string_literal(name)
         dotted = _absolute(text, package) if text is not None else None
@@ -164,6 +164,34 @@ def namespace_classes(
         found.extend(classes)
         names.extend(looked_in)
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+def _formatted(name: Value) -> Value:
+    """Return `"pkg." + x + "_suffix"` for `"pkg.{}_suffix".format(x)`; `name` otherwise."""
+    template = name.base.base if name.kind is Kind.CALL and name.base is not None else None
+    if (
+        template is None
+        or name.base is None
+        or name.base.kind is not Kind.ATTRIBUTE
+        or name.base.name != "format"
+        or len(name.args) != 1
+        or name.keywords
+        or name.args[0].kind is Kind.STARRED
+    ):
+        return name
+    text = string_literal(template)
+    field = next((field for field in ("{}", "{0}") if text and text.count(field) == 1), None)
+    if text is None or field is None or text.count("{") != 1:
+        return name
+    prefix, _, suffix = text.partition(field)
+    joined = Value(Kind.BINOP, name.span, name="+", args=(_text(prefix), name.args[0]))
+    if suffix:
+        joined = Value(Kind.BINOP, name.span, name="+", args=(joined, _text(suffix)))
+    return joined
+
+
+def _text(text: str) -> Value:
+    return Value(Kind.CONSTANT, name=repr(text))
 
 
 def _same_value(a: Value, b: Value) -> bool:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_D = TypeVar("_D")
 
 
 def per_project(
@@ -47,6 +48,39 @@ def per_project(
         return result
 
     return memoised
+
+
+def on_reentry(
+    default: _D,
+) -> Callable[
+    [Callable[Concatenate[Project, _P], _R]], Callable[Concatenate[Project, _P], _R | _D]
+]:
+    """Make `function(project, ...)` answer `default` when asked again, with the same
+    arguments, while it computes that answer.
+
+    Some questions depend on their own answer: who calls method `a` is known once the object
+    `a` is called on is resolved, and that object may come from a parameter of a method `b`
+    whose callers are found through `a`. `default` must be the answer that claims least.
+    """
+
+    def decorate(
+        function: Callable[Concatenate[Project, _P], _R],
+    ) -> Callable[Concatenate[Project, _P], _R | _D]:
+        @functools.wraps(function)
+        def guarded(project: Project, /, *args: _P.args, **kwargs: _P.kwargs) -> _R | _D:
+            running = project.memo.setdefault(guarded, {})
+            key = _key(args, kwargs)
+            if key in running:
+                return default
+            running[key] = None
+            try:
+                return function(project, *args, **kwargs)
+            finally:
+                del running[key]
+
+        return guarded
+
+    return decorate
 
 
 def _key(args: tuple[object, ...], kwargs: dict[str, object]) -> Hashable:

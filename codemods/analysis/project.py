@@ -58,11 +58,14 @@ class Project:
 
     def location(self, path: Path, line: int) -> str:
         """Return `path:line` with `path` relative to the project root, as messages show it."""
+        return f"{self.shown_path(path)}:{line}"
+
+    def shown_path(self, path: Path) -> str:
+        """Return `path` relative to the project root, as messages show it."""
         try:
-            shown = path.relative_to(self.root).as_posix()
+            return path.relative_to(self.root).as_posix()
         except ValueError:
-            shown = path.as_posix()
-        return f"{shown}:{line}"
+            return path.as_posix()
 
     # --- modules and names ---
 

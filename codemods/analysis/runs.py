@@ -76,6 +76,7 @@ def _callers(
         # Only a function nothing calls by name is looked for in tables: finding the tables
         # that hold a function reads every module that mentions its name (`main`, `train`).
         yield from _table_callers(project, function)
+        yield from _callers_of_returned(project, function)
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
         if through_objects:
@@ -94,6 +95,27 @@ def _table_callers(project: Project, function: FunctionRef) -> Iterator[Function
         for caller in project.functions_mentioning(table.name):
             if any(_calls_entry_of(project, caller, call, table) for call in caller.function.calls):
                 yield caller
+
+
+def _callers_of_returned(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that call what a project function returns when it may return
+    `function`: `get_dataset_fn(kind)(args)`, with `def get_dataset_fn(kind): ... return
+    make_toy`. A function only handed on is not called: the call of the result is."""
+    if function.function.qualname == "<module>" or function.function.is_method:
+        return
+    for factory in project.functions_mentioning(function.function.name):
+        returned = (
+            target
+            for value in factory.function.returns
+            for option in value.alternatives()
+            if option.kind is Kind.NAME
+            for target in project.targets(option, factory.module)
+        )
+        if function not in returned:
+            continue
+        for site in project.callers(factory):
+            if any(call.base == site.call for call in site.function.function.calls):
+                yield site.function
 
 
 @per_project

@@ -57,6 +57,8 @@ class Seeding:
     needs_32_bits: bool = False
     #: For PROJECT_FUNCTION: the libraries that function seeds.
     seeds: tuple[str, ...] = ()
+    #: For PROJECT_FUNCTION in the same file: where that function reseeds a global RNG.
+    inner: tuple[Span, ...] = ()
 
     @property
     def is_torch(self) -> bool:
@@ -64,10 +66,23 @@ class Seeding:
         return self.kind is SinkKind.GLOBAL and self.library in ("torch", "torch.cuda")
 
     @property
+    def reseeds_global(self) -> bool:
+        """Return True if the call reseeds a global RNG (NumPy's, `random`'s, torch's),
+        itself or through a project function (`self.reset_numpy_seed(seed)`)."""
+        if self.kind is SinkKind.PROJECT_FUNCTION:
+            return bool(set(self.seeds) & set(catalog.GLOBAL_SEEDERS.values()))
+        return self.kind is SinkKind.GLOBAL
+
+    @property
     def span(self) -> Span:
         """Return the span of the seeding call."""
         assert self.call.span is not None
         return self.call.span
+
+    @property
+    def places(self) -> tuple[Span, ...]:
+        """Return the span of the call, then where the helper it calls reseeds (if seen)."""
+        return (self.span, *self.inner)
 
 
 _SEED_METHODS = frozenset({"seed", "manual_seed"})
@@ -90,6 +105,15 @@ def _own_seedings(
     project: Project, function: FunctionRef, self_class: ClassRef | None
 ) -> tuple[Seeding, ...]:
     return tuple(_seedings(project, function, self_class, 0))
+
+
+def _inner_spans(project: Project, helper: FunctionRef, caller: FunctionRef) -> tuple[Span, ...]:
+    """Return where project function `helper` reseeds a global RNG itself, if it is written
+    in the same file as `caller` (a finding's related places are in its own file)."""
+    if helper.path != caller.path:
+        return ()
+    own = _own_seedings(project, helper, project.class_of_function(helper))
+    return tuple(seeding.span for seeding in own if seeding.kind is SinkKind.GLOBAL)
 
 
 def _seedings(
@@ -133,6 +157,7 @@ def _seedings(
                     target.function.name,
                     seed,
                     seeds=libraries,
+                    inner=_inner_spans(project, target, function),
                 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
-from .memo import per_project
+from .memo import on_reentry, per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -35,6 +35,7 @@ def self_class(project: Project, function: FunctionRef) -> ClassRef | None:
 
 
 @per_project
+@on_reentry(None)
 def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] | None:
     """Return every call that may run `method` (a plain method: no decorator), each made
     through `self` or `super()` in a method of its class's family; None if it may also be

@@ -284,6 +284,11 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         directory, _, name = directory.rpartition(os.sep)
         package.insert(0, name)
     aliases = {".".join(package + parts)} if package else set()
+    # A script that puts a directory inside the package on `sys.path` (or runs from there)
+    # imports the subpackages below it by their own dotted names: `training.data` for
+    # `laion_clap/training/data.py` (a bare name stays the package's or a library's).
+    inner = (package[start:] + parts for start in range(1, len(package)))
+    aliases.update(".".join(names) for names in inner if len(names) > 1)
     if package and parts:
         # A script inside the package, run directly, has its own directory first on
         # `sys.path`: it imports its siblings by their bare names (see `_importable_from`).

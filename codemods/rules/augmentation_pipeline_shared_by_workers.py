@@ -67,7 +67,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     | library | versions | affected |
     |---|---|---|
-    | albumentations | <= 1.4.20 | no: global `random` / `np.random` (WS101 on torch < 1.9) |
+    | albumentations | <= 1.4.20 | no: global `random`, a few transforms `np.random` (WS101) |
     | albumentations | 1.4.21 - 2.0.8 | yes, with or without `seed=` |
     | albumentationsx | 2.0.9 - 2.3.0 | pipelines built without `seed=` |
     | albumentationsx | >= 2.3.1 | no; but a pipeline built inside `__getitem__` is (see below) |
@@ -374,7 +374,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
             f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
             "applies it "
-            f"({self._relative(use.reached.function.path)}:{line}), so workers repeat each "
+            f"({self.location(use.reached.function.path, line)}), so workers repeat each "
             "other's augmentations and every epoch repeats the previous one"
         )
         severity = _severity(version)
@@ -384,12 +384,6 @@ class AugmentationPipelineSharedByWorkers(Rule):
             severity = "warning"
         fix = self._fix(dataset, use, library)
         self.report(where, span, message, fix=fix, severity=severity, related=related)
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
 
     def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
         arguments = _arguments(use)

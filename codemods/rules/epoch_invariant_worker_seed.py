@@ -405,7 +405,7 @@ class EpochInvariantWorkerSeed(Rule):
         `__getitem__`): every item starts the same stream. One from the index is left alone,
         and so is a generator of its own made per item (`rng = np.random.default_rng(42)`):
         it draws the same with or without workers, so it duplicates nothing across them."""
-        if seeding.kind is not SinkKind.GLOBAL:
+        if not seeding.reseeds_global:
             return
         result = verdict(sources, self.project.target, parameters_fixed=False, per_item=True)
         if result is not Verdict.EPOCH_INVARIANT or not sources <= _FIXED_FOR_THE_RUN:
@@ -456,7 +456,7 @@ class EpochInvariantWorkerSeed(Rule):
                 message,
                 fix=merged_fix([call.fix for call in calls]),
                 severity=cause.severity,
-                related=tuple(call.seeding.span for call in calls[1:]),
+                related=tuple(place for call in calls for place in call.seeding.places)[1:],
             )
 
     def _check_range(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.configured_trainers import hydra_entry_files
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
+from ..analysis.distributed_runs import job_of, joins_job, separate_commands
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -19,7 +19,7 @@ from ..analysis.ranks import (
     worker_rank_source,
 )
 from ..analysis.refs import FunctionRef
-from ..analysis.runs import entry_modules, overridden_in, seeding_carries_to
+from ..analysis.runs import entry_modules, seeding_carries_to
 from ..analysis.seed_descriptions import name_torch_seedings
 from ..analysis.worker_inits import worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
@@ -235,9 +235,6 @@ class RankInvariantWorkerSeed(Rule):
         evidence = distributed_evidence(project)
         if not evidence:
             return
-        self._run_cache: dict[FunctionRef, frozenset[Path]] = {}
-        runs_of = self._runs
-
         for loader in loaders:
             rank = worker_rank_source(project, loader)
             # A worker_init_fn or generator only a `**kwargs` may pass is not seen: report
@@ -250,11 +247,14 @@ class RankInvariantWorkerSeed(Rule):
             )
             if rank is not RankDependence.SAME and not unseen:
                 continue
-            entries = runs_of(loader.function)
+            entries = entry_modules(project, loader.function)
+            if not joins_job(project, None, entries, evidence):
+                continue  # no run that builds the loader is known to be distributed
             related = [
                 seeding
                 for seeding in seedings
-                if runs_of(seeding.function) & entries
+                if entry_modules(project, seeding.function) & entries
+                and not separate_commands(project, seeding.function, loader.function)
                 and seeding_carries_to(project, seeding.function, loader.function)
             ]
             # `seed_everything(..., workers=True)` helps only a loader a Trainer is handed.
@@ -268,58 +268,17 @@ class RankInvariantWorkerSeed(Rule):
                 (seeding, job)
                 for seeding in related
                 if seeding.rank is RankDependence.SAME
-                for job in [self._job(loader, entries, runs_of(seeding.function), evidence)]
+                for job in [
+                    job_of(
+                        project, loader, entries, entry_modules(project, seeding.function), evidence
+                    )
+                ]
                 if job is not None
             ]
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
             self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
-
-    def _job(
-        self,
-        loader: LoaderCall,
-        entries: frozenset[Path],
-        seeding_runs: frozenset[Path],
-        evidence: list[Evidence],
-    ) -> Evidence | None:
-        """Return the evidence that the run shared by a seeding and a loader is distributed."""
-        shared = [
-            item
-            for item in evidence
-            if (run := self._evidence_runs(item.function) & entries & seeding_runs)
-            # Configuration files ask for several processes only in a run Hydra starts.
-            and (not item.chosen_by_hydra or run & hydra_entry_files(self.project))
-            # A rank read with a fallback shows a launcher may start the script that reads
-            # it, not the scripts that call it (a helper reading the rank for its logs).
-            and (not item.fallback or item.function.path in run)
-            and not self._replaced_in_run_of(loader, item)
-        ]
-        # Name evidence that rests on no configuration file chosen first, then the evidence
-        # nearest the loader, and a call that starts the job before a read of the rank.
-        shared.sort(
-            key=lambda item: (
-                bool(item.config_files),
-                item.function.path != loader.module.path,
-                item.is_read,
-            )
-        )
-        return next(iter(shared), None)
-
-    def _replaced_in_run_of(self, loader: LoaderCall, evidence: Evidence) -> bool:
-        """Return True if the class holding the evidence replaces the loader's method."""
-        owner = self.project.class_of_function(evidence.function)
-        return owner is not None and overridden_in(self.project, loader.function, owner)
-
-    def _runs(self, function: FunctionRef) -> frozenset[Path]:
-        if function not in self._run_cache:
-            self._run_cache[function] = entry_modules(self.project, function)
-        return self._run_cache[function]
-
-    def _evidence_runs(self, function: FunctionRef) -> frozenset[Path]:
-        # Evidence in a method of an object a script makes (a model wrapping itself in DDP
-        # when its options ask) does not show that each script making one is distributed.
-        return entry_modules(self.project, function, through_objects=False)
 
     def _seeding_of(
         self,
@@ -333,7 +292,7 @@ class RankInvariantWorkerSeed(Rule):
             call = generator_seeding(self.project, loader)
             if call is None or call.span is None:
                 return None
-            job = self._job(loader, entries, entries, evidence)
+            job = job_of(self.project, loader, entries, entries, evidence)
             if job is None:
                 return None
             where = self._at(loader.function, call.span.line)
@@ -341,8 +300,15 @@ class RankInvariantWorkerSeed(Rule):
             return SeededAlike(text, job, assumed=False)
         if not jobs:
             return None
-        # The seedings in the loader's own file first, then in project order.
-        jobs.sort(key=lambda pair: pair[0].function.path != loader.module.path)
+        # The seedings in the loader's own file first, then those in a file that itself
+        # starts or joins the job (a script that seeds, then wraps its model in DDP), then
+        # in project order.
+        jobs.sort(
+            key=lambda pair: (
+                pair[0].function.path != loader.module.path,
+                not joins_job(self.project, pair[0].function.path, entries, evidence),
+            )
+        )
         named = name_torch_seedings([seeding for seeding, _ in jobs], self._at)
         shown = named[:_MAX_NAMED]
         if len(named) > _MAX_NAMED:
@@ -465,19 +431,13 @@ class RankInvariantWorkerSeed(Rule):
 
     def _files(self, paths: tuple[Path, ...]) -> str:
         """Name configuration files, the first few of them, as `a.yaml or b.yaml`."""
-        shown = [self._relative(path) for path in paths[:_MAX_NAMED]]
+        shown = [self.project.shown_path(path) for path in paths[:_MAX_NAMED]]
         if len(paths) > _MAX_NAMED:
             shown.append(f"{len(paths) - _MAX_NAMED} more")
         return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
     def _at(self, function: FunctionRef, line: int) -> str:
-        return f"{self._relative(function.path)}:{line}"
-
-    def _relative(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        return self.location(function.path, line)
 
 
 #: How many seeding calls a message names before it counts the rest.

@@ -149,8 +149,8 @@ class UnseededNumpyInWorkers(Rule):
     - A `worker_init_fn` chosen at run time (`init = seed_fn if flag else None`) gets a warning
       when some choice leaves NumPy unseeded, and no fix: no one place covers every branch.
     - Per-item code is followed a few calls deep through project functions and methods; of
-      third-party transforms only albumentations (up to 1.4.20) and audiomentations pipelines
-      are known to draw from NumPy (timm's `RandAugment`, for one, is not seen).
+      third-party transforms only audiomentations and the albumentations transforms measured
+      to draw from NumPy in their release are known to (timm's `RandAugment` is not seen).
     - An object the dataset holds whose class is looked up by a name known only at run time
       (`getattr(module, cfg["type"])(...)`) may be any class its module defines: the loader is
       reported only when every such candidate draws, and the message says it rests on them.

@@ -1,0 +1,87 @@
+"""Which runs of a project are distributed: a seeding and a DataLoader take part in one
+data-parallel job when they share a run (see `runs.entry_modules`) with evidence that it
+starts or joins one (see `data_parallel.distributed_evidence`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .configured_trainers import hydra_entry_files
+from .data_parallel import Evidence
+from .loaders import LoaderCall
+from .project import Project
+from .refs import FunctionRef
+from .runs import callers_up, entry_modules, overridden_in
+
+
+def job_of(
+    project: Project,
+    loader: LoaderCall,
+    entries: frozenset[Path],
+    seeding_runs: frozenset[Path],
+    evidence: list[Evidence],
+) -> Evidence | None:
+    """Return the evidence that the run shared by a seeding and a loader is distributed."""
+    shared = [
+        item
+        for item in evidence
+        if (run := evidence_runs(project, item.function) & entries & seeding_runs)
+        # Configuration files ask for several processes only in a run Hydra starts.
+        and (not item.chosen_by_hydra or run & hydra_entry_files(project))
+        # A rank read with a fallback shows a launcher may start the script that reads
+        # it, not the scripts that call it (a helper reading the rank for its logs).
+        and (not item.fallback or item.function.path in run)
+        and not _replaced_in_run_of(project, loader, item)
+    ]
+    # Name evidence that rests on no configuration file chosen first, then the evidence
+    # nearest the loader, and a call that starts the job before a read of the rank.
+    shared.sort(
+        key=lambda item: (
+            bool(item.config_files),
+            item.function.path != loader.module.path,
+            item.is_read,
+        )
+    )
+    return next(iter(shared), None)
+
+
+def joins_job(
+    project: Project, path: Path | None, entries: frozenset[Path], evidence: list[Evidence]
+) -> bool:
+    """Return True if file `path` (any file, if None) holds evidence that a run of
+    `entries` is distributed."""
+    return any(
+        path in (None, item.function.path) and evidence_runs(project, item.function) & entries
+        for item in evidence
+    )
+
+
+def evidence_runs(project: Project, function: FunctionRef) -> frozenset[Path]:
+    """Return the runs evidence in `function` shows distributed.
+
+    Evidence in a method of an object a script makes (a model wrapping itself in DDP when
+    its options ask) does not show that each script making one is distributed."""
+    return entry_modules(project, function, through_objects=False)
+
+
+def _replaced_in_run_of(project: Project, loader: LoaderCall, evidence: Evidence) -> bool:
+    """Return True if the class holding the evidence replaces the loader's method."""
+    owner = project.class_of_function(evidence.function)
+    return owner is not None and overridden_in(project, loader.function, owner)
+
+
+def separate_commands(project: Project, first: FunctionRef, second: FunctionRef) -> bool:
+    """Return True for two plain functions of one file that nothing connects: neither calls
+    the other and no function calls both, a few levels up (`@hydra.main def train()` and
+    `@hydra.main def predict()`, each a command of its own). Sharing the file, they share
+    its run (`entry_modules`) but never take part in one."""
+    if first == second or first.path != second.path:
+        return False
+    if any(
+        ref.function.class_qualname is not None
+        or "." in ref.function.qualname
+        or ref.function.qualname == "<module>"
+        for ref in (first, second)
+    ):
+        return False
+    return not set(callers_up(project, first)) & set(callers_up(project, second))
