@@ -8,10 +8,13 @@ from pathlib import Path
 
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
+from .facts import Value
 from .loaders import LoaderCall
 from .project import Project
 from .refs import FunctionRef
 from .runs import callers_up, entry_modules, overridden_in
+from .seed_classification import is_rank_name
+from .seeds import parameters_of
 
 
 def job_of(
@@ -85,3 +88,18 @@ def separate_commands(project: Project, first: FunctionRef, second: FunctionRef)
     ):
         return False
     return not set(callers_up(project, first)) & set(callers_up(project, second))
+
+
+def rank_never_passed(project: Project, function: FunctionRef, seed: Value | None) -> bool:
+    """Return True if `seed` mixes in a rank parameter of a plain function that nothing calls
+    or uses as a value and no decorator hands to a framework: a seeding helper defined and
+    never used (`def random_seed(seed, rank): torch.manual_seed(seed + rank)`) seeds no run."""
+    facts = function.function
+    return (
+        seed is not None
+        and any(is_rank_name(param) for param in parameters_of(seed) & set(facts.params))
+        and facts.class_qualname is None
+        and not facts.decorators
+        and not project.callers(function)
+        and not project.is_referenced(function)
+    )

@@ -62,10 +62,8 @@ class Project:
 
     def shown_path(self, path: Path) -> str:
         """Return `path` relative to the project root, as messages show it."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        inside = path.is_relative_to(self.root)
+        return (path.relative_to(self.root) if inside else path).as_posix()
 
     # --- modules and names ---
 

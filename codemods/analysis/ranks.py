@@ -22,13 +22,14 @@ from dataclasses import dataclass, replace
 from . import catalog, library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .data_parallel import _evidence_label, _values_in
+from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
-from .seeds import SinkKind, parameters_of, seeding_parameters, seedings
+from .seeds import SinkKind, seeding_parameters, seedings
 from .worker_inits import WorkerInit, worker_init_choices
 
 _SEEDING_WORDS = tuple(
@@ -102,27 +103,12 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
                 )
                 continue
             classified = _classified(project, function, seeding.call, "torch.manual_seed")
-            if _rank_never_passed(project, function, seeding.seed):
+            if rank_never_passed(project, function, seeding.seed):
                 continue  # the rank it mixes in is a parameter nothing passes
             found.append(classified)
     found.extend(_helper_seedings(project, helpers))
     unique = {(item.function.path, item.call.span): item for item in found}
     return [item for item in unique.values() if not _in_worker(project, item)]
-
-
-def _rank_never_passed(project: Project, function: FunctionRef, seed: Value | None) -> bool:
-    """Return True if `seed` mixes in a rank parameter of a plain function that nothing calls
-    or uses as a value and no decorator hands to a framework: a seeding helper defined and
-    never used (`def random_seed(seed, rank): torch.manual_seed(seed + rank)`) seeds no run."""
-    facts = function.function
-    return (
-        seed is not None
-        and any(is_rank_name(param) for param in parameters_of(seed) & set(facts.params))
-        and facts.class_qualname is None
-        and not facts.decorators
-        and not project.callers(function)
-        and not project.is_referenced(function)
-    )
 
 
 def _seeds_from_own_parameter(project: Project, function: FunctionRef) -> bool:
