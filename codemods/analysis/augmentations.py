@@ -417,9 +417,15 @@ def _global_label(
         # `np.random` when first needed: in the worker.
         call = _call_at(project, creation)
         drawing = numpy_global_transforms(version)
-        if version.within(None, (1, 3)) and library_version(project, IMGAUG).within((0, 3), None):
-            drawing |= {IMGAUG_WRAPPERS}  # the wrappers exist before albumentations 1.3
-        step = applies_any(project, call, creation.function, drawing) if call else ""
+        # The wrappers exist before albumentations 1.3.
+        wrappers = version.within(None, (1, 3)) and library_version(project, IMGAUG).within(
+            (0, 3), None
+        )
+        step = (
+            applies_any(project, call, creation.function, drawing, imgaug_wrappers=wrappers)
+            if call
+            else ""
+        )
         if not step:
             return None
         through = "`np.random"

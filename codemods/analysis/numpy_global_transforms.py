@@ -59,18 +59,26 @@ def numpy_global_transforms(version: LibraryVersion) -> frozenset[str]:
 IMGAUG_WRAPPERS = "IAA"
 
 
-def applies_any(project: Project, call: Value, where: FunctionRef, names: frozenset[str]) -> str:
-    """Return the first of the albumentations transforms `names` that the transform or
-    pipeline `call` (in `where`) applies, through the containers it nests; "" if none.
+def applies_any(
+    project: Project,
+    call: Value,
+    where: FunctionRef,
+    names: frozenset[str],
+    *,
+    imgaug_wrappers: bool = False,
+) -> str:
+    """Return the first of the albumentations transforms `names` (and of its imgaug wrappers,
+    if `imgaug_wrappers`) that the transform or pipeline `call` (in `where`) applies, through
+    the containers it nests; "" if none.
 
     Steps that cannot be seen (a list built elsewhere) are not known to be any of them. A
     project subclass counts as its library base.
     """
-    if not names or call.kind is not Kind.CALL or call.base is None:
+    if not (names or imgaug_wrappers) or call.kind is not Kind.CALL or call.base is None:
         return ""
     for qualname in sorted(_library_classes(project, call.base, where)):
         last = qualname.rpartition(".")[2]
-        if IMGAUG_WRAPPERS in names and last.startswith(IMGAUG_WRAPPERS):
+        if imgaug_wrappers and last.startswith(IMGAUG_WRAPPERS):
             return last
         if last in names and (last != "Downscale" or call.args or _given_scales(call)):
             return last  # Downscale's default range is one value: its draw changes nothing
@@ -80,7 +88,9 @@ def applies_any(project: Project, call: Value, where: FunctionRef, names: frozen
         for option, written_in in _lists(project, steps, where):
             for item in option.args:
                 for step in item.alternatives():
-                    found = applies_any(project, step, written_in, names)
+                    found = applies_any(
+                        project, step, written_in, names, imgaug_wrappers=imgaug_wrappers
+                    )
                     if found:
                         return found
     return ""

@@ -11,6 +11,7 @@ from dataclasses import replace
 from .candidates import DatasetsOf
 from .dataset_registries import picked_registry, registers
 from .facts import Kind, Value, string_literal
+from .forwarded_arguments import passed_argument
 from .loader_kwargs import known_dict, with_item_stores
 from .module_lookups import copied
 from .project import Project
@@ -43,12 +44,9 @@ def picked_names(
         sites = [(found.call, found.function) for found in project.callers(where)]
         if not sites or project.is_referenced(where):
             return None  # also called in ways not seen: what it is passed is not all known
-    index = facts.params.index(param)
     names: set[str] = set()
     for call, caller in sites:
-        passed = call.keyword(param)
-        if passed is None and index < min(len(call.args), facts.positional_count):
-            passed = call.args[index]
+        passed = passed_argument(where, call, param)
         if passed is None or passed.kind is Kind.STARRED:
             return None
         known = known_dict(project, caller.module, passed)
