@@ -30,6 +30,7 @@ from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
+from .worker_conditions import unspanned
 from .worker_inits import WorkerInit, worker_init_choices
 
 _SEEDING_WORDS = tuple(
@@ -459,32 +460,52 @@ def _first(function: FunctionRef) -> str | None:
 
 def _generator_rank(project: Project, loader: LoaderCall) -> RankDependence:
     """Return whether the loader's `generator=` is seeded per rank, from its seeding call."""
-    call = generator_seeding(project, loader)
-    seed = _seed_of(call) if call is not None else None
-    if seed is None:
-        return RankDependence.UNKNOWN
-    return rank_dependence(project, seed, loader.function)
+    seeding = generator_seeding(project, loader)
+    return seeding.rank if seeding is not None else RankDependence.UNKNOWN
 
 
-def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
+def generator_seeding(project: Project, loader: LoaderCall) -> TorchSeeding | None:
     """Return the `.manual_seed(...)` call that seeds the loader's `generator=`, if seen.
 
-    Only a call in the function that creates the loader, on the object it passes.
+    A call in the function that creates the loader, on the object it passes; for a
+    generator held in `self.<attr>`, a call on that attribute in any method of the
+    loader's class (its `__init__`, typically).
     """
     generator = loader.argument("generator").value
     if generator is None:
         return None
-    for seeding in seedings(project, loader.function):
-        callee = seeding.call.base
-        if (
-            seeding.kind is SinkKind.METHOD
-            and seeding.library == ".manual_seed()"
-            and callee is not None
-            and callee.base is not None
-            and replace(callee.base, span=None) == replace(generator, span=None)
-        ):
-            return seeding.call
+    wanted = unspanned(generator)
+    for function in _generator_scopes(project, loader.function, generator):
+        for seeding in seedings(project, function):
+            callee = seeding.call.base
+            if (
+                seeding.kind is SinkKind.METHOD
+                and seeding.library == ".manual_seed()"
+                and callee is not None
+                and callee.base is not None
+                and unspanned(callee.base) == wanted
+            ):
+                seed = _seed_of(seeding.call)
+                if seed is None:
+                    return None
+                return _classified(project, function, seeding.call, ".manual_seed()", seed)
     return None
+
+
+def _generator_scopes(
+    project: Project, where: FunctionRef, generator: Value
+) -> Iterator[FunctionRef]:
+    """Yield the functions that may seed `generator`, passed by `where`: `where` itself, and
+    for `self.<attr>` the other methods of its class and of the classes it derives from."""
+    yield where
+    if generator.kind is not Kind.ATTRIBUTE or generator.base is None:
+        return
+    own = project.class_of_function(where) if generator.base.kind is Kind.SELF else None
+    for cls in project.mro(own) if own is not None else ():
+        for _, qualname in cls.cls.methods:
+            method = cls.module.function(qualname)
+            if method is not None and method is not where.function:
+                yield FunctionRef.of(cls.module, method)
 
 
 def _seed_of(call: Value) -> Value | None:

@@ -289,15 +289,15 @@ class RankInvariantWorkerSeed(Rule):
     ) -> SeededAlike | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
         if loader.argument("generator").value is not None:
-            call = generator_seeding(self.project, loader)
-            if call is None or call.span is None:
+            seeding = generator_seeding(self.project, loader)
+            if seeding is None or seeding.call.span is None:
                 return None
             job = job_of(self.project, loader, entries, entries, evidence)
             if job is None:
                 return None
-            where = self._at(loader.function, call.span.line)
+            where = self._at(seeding.function, seeding.call.span.line)
             text = f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
-            return SeededAlike(text, job, assumed=False)
+            return SeededAlike(text, job, assumed=seeding.assumed_setting is not None)
         if not jobs:
             return None
         # The seedings in the loader's own file first, then those in a file that itself
