@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
-from ..analysis.distributed_runs import job_of, joins_job, separate_commands
+from ..analysis.distributed_runs import (
+    built_on_rank_zero_only,
+    job_of,
+    joins_job,
+    separate_commands,
+)
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -247,6 +252,8 @@ class RankInvariantWorkerSeed(Rule):
             )
             if rank is not RankDependence.SAME and not unseen:
                 continue
+            if built_on_rank_zero_only(project, loader):
+                continue  # no other rank has workers that could repeat its draws
             entries = entry_modules(project, loader.function)
             if not joins_job(project, None, entries, evidence):
                 continue  # no run that builds the loader is known to be distributed
