@@ -26,6 +26,7 @@ from .passed_callables import called_arguments
 from .pinned_arguments import seen_from_holder
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .transform_containers import container_steps, is_container
 
 
 @dataclass(frozen=True)
@@ -346,11 +347,11 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
     for target in project.targets(call.base, caller.function.module):
         if (
             isinstance(target, ExternalRef)
-            and target.qualname in catalog.TRANSFORM_CONTAINERS
+            and is_container(target.qualname)
             and method == "__call__"
         ):
             # `Compose([Shift(), Crop()])(x)`: each step of the list, made here too.
-            steps = call.args[0] if call.args else call.keyword("transforms")
+            steps = container_steps(target.qualname, call)
             for option in steps.alternatives() if steps is not None else ():
                 for step in option.args if option.kind is Kind.SEQUENCE else ():
                     if step.kind is Kind.CALL:
@@ -486,15 +487,18 @@ def _looked_up_in(held: DatasetsOf) -> tuple[str, ...]:
 def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
     """Yield the project methods that calling an instance of `ref` runs.
 
-    Its `__call__`; for a subclass of a library transform (albumentations), whose `__call__`
-    is the library's, the hooks the library calls on every application.
+    Its `__call__`; for a subclass of a library class whose `__call__` is the library's
+    (an albumentations transform, a torch module), the methods the library calls on every
+    call: an albumentations transform's hooks, a module's `forward`.
     """
     found = project.find_method(ref, "__call__")
     if found is not None:
         yield found[1]
         return
-    if project.derives_from(ref, catalog.LIBRARY_TRANSFORM_BASES):
-        for hook in catalog.LIBRARY_TRANSFORM_HOOKS:
-            found = project.find_method(ref, hook)
-            if found is not None:
-                yield found[1]
+    for bases, hooks in catalog.CALL_HOOKS:
+        if not project.derives_from(ref, bases):
+            continue
+        methods = [found[1] for hook in hooks if (found := project.find_method(ref, hook))]
+        if methods:
+            yield from methods
+            return
