@@ -259,6 +259,7 @@ class _Extractor(_ExpressionVisitor):
             return
         for target in targets:
             builder.unpacked.extend(self._unpacked(target, value, scope))
+            taken = self._taken_by_position(target, value, scope)
             for element, element_value in _unpack(target, value):
                 holder = (
                     self._target_name(element.value, scope)
@@ -279,6 +280,8 @@ class _Extractor(_ExpressionVisitor):
                     continue
                 name = self._target_name(element, scope)
                 summary = self.value(element_value, scope) if element_value else UNKNOWN
+                if name is not None and name.startswith("self.") and id(element) in taken:
+                    summary = taken[id(element)]
                 if name is not None:
                     span = self._positions.span(element)
                     builder.assignments.append(Assignment(name, summary, span))
@@ -321,6 +324,26 @@ class _Extractor(_ExpressionVisitor):
             for element, source in zip(target.elts, sources, strict=False)
             if isinstance(element, ast.Name) and source is not None
         ]
+
+    def _taken_by_position(
+        self, target: ast.expr, value: ast.expr, scope: _Scope
+    ) -> dict[int, Value]:
+        """Return, by node id, what each element of `a, b = value` takes when `value` is no
+        display: `value[0]`, `value[1]` (`self.train, self.val = [make(s) for s in splits]`)."""
+        if not isinstance(target, ast.Tuple | ast.List) or isinstance(value, ast.Tuple | ast.List):
+            return {}
+        if any(isinstance(element, ast.Starred) for element in target.elts):
+            return {}
+        whole = self.value(value, scope)
+        return {
+            id(element): Value(
+                Kind.SUBSCRIPT,
+                whole.span,
+                base=whole,
+                args=(Value(Kind.INT, whole.span, number=position),),
+            )
+            for position, element in enumerate(target.elts)
+        }
 
     def _unpacked(
         self, target: ast.expr, value: ast.expr, scope: _Scope
