@@ -17,14 +17,10 @@ from typing import TYPE_CHECKING
 
 from .facts import ModuleFacts
 from .memo import per_project
-from .sources import NOTEBOOK_SUFFIX
+from .sources import INSTALLED_LIBRARIES, NOTEBOOK_SUFFIX
 
 if TYPE_CHECKING:
     from .project import Project
-
-#: Libraries a project that the rules apply to has installed: their names are never a
-#: project file found on an extended `sys.path`.
-_INSTALLED = frozenset({"numpy", "torch", "torchvision", "torchaudio"})
 
 #: The calls that put a folder on `sys.path`.
 _EXTENDING = frozenset({"sys.path.insert", "sys.path.append"})
@@ -32,7 +28,7 @@ _EXTENDING = frozenset({"sys.path.insert", "sys.path.append"})
 
 def module_on_extended_path(project: Project, name: str) -> ModuleFacts | None:
     """Return the one project module named `name`, if the project extends `sys.path`."""
-    if "." in name or name in sys.stdlib_module_names or name in _INSTALLED:
+    if "." in name or name in sys.stdlib_module_names or name in INSTALLED_LIBRARIES:
         return None  # dotted names are kept for every file already
     paths = project.sources.named(name)
     if len(paths) != 1 or paths[0].suffix == NOTEBOOK_SUFFIX or not _extends_sys_path(project):

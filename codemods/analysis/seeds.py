@@ -145,9 +145,9 @@ def _seedings(
             bound = bind_arguments(target, call, SeedScope(function), offset=offset)
             for param, libraries in parameters.items():
                 name, _, setting = param.partition(".")
-                if name not in bound:
+                seed = bound[name][0] if name in bound else _default(target, name, call)
+                if seed is None:
                     continue
-                seed = bound[name][0]
                 if setting:
                     seed = Value(Kind.ATTRIBUTE, seed.span, name=setting, base=seed)
                 yield Seeding(
@@ -159,6 +159,15 @@ def _seedings(
                     seeds=libraries,
                     inner=_inner_spans(project, target, function),
                 )
+
+
+def _default(function: FunctionRef, param: str, call: Value) -> Value | None:
+    """Return the literal number `param` of `function` defaults to, for a `call` that leaves
+    it out (`def main(seed=13)` called as `main()`); None for any other default."""
+    default = function.function.default_of(param)
+    if default is None or not default.lstrip("-").isdigit():
+        return None
+    return Value(Kind.INT, call.span, number=int(default))
 
 
 def _seed(call: Value) -> Value | None:
