@@ -257,17 +257,34 @@ def seeding_parameters(
             libraries = seeding.seeds if seeding.seeds else (seeding.library,)
             found.setdefault(setting, set()).update(libraries)
             continue
-        params = parameters_of(seeding.seed)
+        seed = _without_fallback_draws(project, seeding.seed, function)
+        params = parameters_of(seed)
         if len(params) != 1:
             continue
         (param,) = params
         if param not in function.function.params:
             continue
-        sources = seed_sources(project, seeding.seed, SeedScope(function, worker_param=param))
+        sources = seed_sources(project, seed, SeedScope(function, worker_param=param))
         if sources <= {Source.WORKER_ID, Source.CONSTANT}:
             libraries = seeding.seeds if seeding.seeds else (seeding.library,)
             found.setdefault(param, set()).update(libraries)
     return {param: tuple(sorted(libraries)) for param, libraries in found.items()}
+
+
+def _without_fallback_draws(project: Project, seed: Value, function: FunctionRef) -> Value:
+    """Return `seed` without the clock or entropy draws it falls back to when a parameter
+    is left out (`if seed is None: seed = int(time.time())`): the seed is that parameter
+    wherever a caller passes one. Any other seed is returned as it is."""
+    options = seed.alternatives()
+    scope = SeedScope(function)
+    drawn = [
+        option
+        for option in options
+        if not parameters_of(option)
+        and seed_sources(project, option, scope) <= {Source.CLOCK, Source.ENTROPY}
+    ]
+    kept = [option for option in options if option not in drawn]
+    return kept[0] if drawn and len(kept) == 1 and parameters_of(kept[0]) else seed
 
 
 def _parameter_setting(value: Value, function: FunctionRef) -> str | None:
