@@ -285,6 +285,8 @@ class _Extractor(_ExpressionVisitor):
                 if name is not None:
                     span = self._positions.span(element)
                     builder.assignments.append(Assignment(name, summary, span))
+                    if builder.conditions and name.startswith("self."):
+                        builder.conditional_stores.append(span)
                 elif isinstance(element, ast.Attribute):
                     builder.attribute_stores.append(
                         AttributeStore(
@@ -429,6 +431,7 @@ class _Extractor(_ExpressionVisitor):
                 loops=tuple(builder.loops),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
+                conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
                 type_tests=tuple(builder.type_tests),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from ..types import Span
 from . import datasets
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
@@ -133,6 +134,31 @@ def _parts(value: Value, resolve: Resolver, attribute: str) -> Iterator[tuple[Va
             yield from ((item, datasets.classes_of) for _, item in option.keywords)
         else:
             yield option, resolve
+
+
+def stored_before(where: FunctionRef, attribute: str, read: Span) -> list[Value] | None:
+    """Return what `self.<attribute>` holds at `read` in method `where` when `where` itself
+    stores it first, outside any `if` or loop: that store's value and those of the stores
+    after it (conditional ones) that precede the read. None if no such store precedes it:
+    the attribute then holds what the object was given before."""
+    facts = where.function
+    stores = sorted(
+        (
+            assignment
+            for assignment in facts.assignments
+            if assignment.target == f"self.{attribute}"
+            and (assignment.span.end_line, assignment.span.end_column) <= (read.line, read.column)
+        ),
+        key=lambda assignment: (assignment.span.line, assignment.span.column),
+    )
+    steady = [
+        index
+        for index, assignment in enumerate(stores)
+        if assignment.span not in facts.conditional_stores
+    ]
+    if not steady:
+        return None
+    return [assignment.value for assignment in stores[steady[-1] :]]
 
 
 def self_held(
