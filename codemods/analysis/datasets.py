@@ -253,10 +253,13 @@ def _classes_of_option(
                 results.append(DatasetsOf((), False))
         return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
-        stored = held_datasets.stored_before(where, value.name, value.span) if value.span else None
+        stored = (
+            held_datasets.held_after_store(project, where, value.name, value.span, deeper)
+            if value.span is not None
+            else None
+        )
         if stored is not None:
-            # `self.train_set = Videos(...)` just before `DataLoader(self.train_set)`.
-            return merge([classes_of(project, option, where, deeper) for option in stored])
+            return stored  # `self.train_set = Clips()` just before `DataLoader(self.train_set)`
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = self_class(project, where)
         held = (
