@@ -207,7 +207,8 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
         chain = (*caller.chain, function.qualname)
         modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
         yield Reached(function, self_class, chain, holder, made_by, registries, modules)
-        # `self.load(name, self.transform)`, where `load` calls `transform(image)`.
+        # `self.load(name, self.transform)`, where `load` calls `transform(image)`, and
+        # `make_features(x, self.search)`, where it calls `search.templates(x)`.
         for passed in called_arguments(function, call):
             for ran in _resolve_callee(project, passed, caller):
                 yield Reached(ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3])
