@@ -65,8 +65,17 @@ class RankInvariantWorkerSeed(Rule):
     Lightning's `seed_everything(seed, workers=True)` for the loaders a Trainer is handed
     (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none),
     Accelerate's `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
-    seeding at all (each rank then starts from its own entropy), and a loader with
-    `num_workers=0` whose per-item code draws nothing.
+    seeding at all (each rank then starts from its own entropy), a loader with
+    `num_workers=0` whose per-item code draws nothing, a loader that only global rank 0
+    builds (`if self.global_rank == 0:` around it, or around every call that leads to it;
+    not `local_rank`, which is 0 on every node), and a process group of one process
+    (`init_process_group(..., world_size=1)`).
+
+    A `generator=` is seeded where the loader's function seeds it, or, for a generator held
+    in `self.<attr>`, where any method of its class does (a DataModule's `__init__`). A
+    `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed is
+    not None else None`, as in OpenMMLab's `build_dataloader`) counts as absent in the runs
+    whose calls leave that seed None; the finding names those calls and has no fix.
 
     In a project with tensor- or pipeline-parallel RNG trackers (Megatron's
     `model_parallel_cuda_manual_seed`), the ranks of one model-parallel group must draw
