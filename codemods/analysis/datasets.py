@@ -253,11 +253,7 @@ def _classes_of_option(
                 results.append(DatasetsOf((), False))
         return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
-        stored = (
-            held_datasets.held_after_store(project, where, value.name, value.span, deeper)
-            if value.span is not None
-            else None
-        )
+        stored = held_datasets.held_after_store(project, where, value.name, value.span, deeper)
         if stored is not None:
             return stored  # `self.train_set = Clips()` just before `DataLoader(self.train_set)`
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).

@@ -137,12 +137,12 @@ def _parts(value: Value, resolve: Resolver, attribute: str) -> Iterator[tuple[Va
 
 
 def held_after_store(
-    project: Project, where: FunctionRef, attribute: str, read: Span, depth: int
+    project: Project, where: FunctionRef, attribute: str, read: Span | None, depth: int
 ) -> DatasetsOf | None:
     """Return what `self.<attribute>` holds at `read` in method `where` when `where` itself
     stores it first (`self.train_set = Clips()`, then `DataLoader(self.train_set)`); None
     when it holds what the object was given before (see `self_held`)."""
-    stores = _stores_seen(where, attribute, read)
+    stores = _stores_seen(where, attribute, read) if read is not None else ()
     return _held_from(project, where, stores, depth) if stores else None
 
 

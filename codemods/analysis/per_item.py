@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
+from .called_objects import run_when_called
 from .candidates import MAX_CALL_DEPTH, MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .function_registries import registered_functions
@@ -115,7 +116,7 @@ def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[Fu
         return found
     # A project callable that a third-party dataset applies per item (a torchvision
     # dataset's `transform=`): calling it is what the worker runs for each item.
-    return list(_run_when_called(project, ref))
+    return list(run_when_called(project, ref))
 
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
@@ -297,7 +298,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         looked_up = _looked_up_in(held)
         for ref in held.classes:
             built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-            for hook in _run_when_called(project, ref):
+            for hook in run_when_called(project, ref):
                 yield hook, ref, _extend(same, callee.name), built, looked_up
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained, held)
@@ -362,7 +363,7 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
             continue
         made = ((call, caller.function),)
         if method == "__call__":
-            for hook in _run_when_called(project, target):
+            for hook in run_when_called(project, target):
                 yield hook, target, None, made, ()
         else:
             found = project.find_method(target, method)
@@ -476,30 +477,10 @@ def _calls_of(project: Project, classes: Sequence[ClassRef], held: DatasetsOf) -
     """
     looked_up = _looked_up_in(held)
     for ref in classes:
-        for function in _run_when_called(project, ref):
+        for function in run_when_called(project, ref):
             yield function, ref, None, held.made_by(ref), looked_up
 
 
 def _looked_up_in(held: DatasetsOf) -> tuple[str, ...]:
     """Return the modules a held object's class is looked up in by name at run time."""
     return tuple(source.function for source in held.sources if source.kind == "module")
-
-
-def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
-    """Yield the project methods that calling an instance of `ref` runs.
-
-    Its `__call__`; for a subclass of a library class whose `__call__` is the library's
-    (an albumentations transform, a torch module), the methods the library calls on every
-    call: an albumentations transform's hooks, a module's `forward`.
-    """
-    found = project.find_method(ref, "__call__")
-    if found is not None:
-        yield found[1]
-        return
-    for bases, hooks in catalog.CALL_HOOKS:
-        if not project.derives_from(ref, bases):
-            continue
-        methods = [found[1] for hook in hooks if (found := project.find_method(ref, hook))]
-        if methods:
-            yield from methods
-            return

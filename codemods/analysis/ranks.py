@@ -19,14 +19,14 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from . import catalog, library_seeders
+from . import library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
-from .data_parallel import _evidence_label, _values_in
 from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
 from .project import Project
+from .rank_reads import first_parameter, reads_rank
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
@@ -387,7 +387,7 @@ def _only_maybe(init: WorkerInit) -> bool:
 
 def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` reseeds from the clock, a uuid or `os.urandom`: per rank too."""
-    scope = SeedScope(function, worker_param=_first(function))
+    scope = SeedScope(function, worker_param=first_parameter(function))
     return any(
         seeding.seed is not None
         and bool(seed_sources(project, seeding.seed, scope) & {Source.ENTROPY, Source.CLOCK})
@@ -416,46 +416,6 @@ def _partial_binds_rank(project: Project, loader: LoaderCall, init: WorkerInit) 
             if Source.RANK in seed_sources(project, item, SeedScope(loader.function)):
                 return True
     return False
-
-
-def reads_rank(project: Project, function: FunctionRef, depth: int = 0) -> bool:
-    """Return True if `function` (or project code it calls) reads the rank: a rank
-    parameter, `get_rank()`, the `RANK` variable."""
-    if any(is_rank_name(param) for param in function.function.params):
-        return True
-    for value in _values_in(function):
-        if value.kind is Kind.CALL and value.base is not None:
-            names = project.qualnames(value.base, function.module)
-            if names and names <= catalog.DISTRIBUTED_RANKS:
-                return True
-        label = _evidence_label(project, function, value)
-        if label is not None and label.startswith("os."):
-            return True
-    for seeding in seedings(project, function):
-        if seeding.seed is None:
-            continue
-        scope = SeedScope(function, worker_param=_first(function))
-        if Source.RANK in seed_sources(project, seeding.seed, scope):
-            return True
-    if depth >= 2:
-        return False
-    # `def worker_init(worker_id): seed_worker_per_rank(worker_id)` and the like.
-    for call in function.function.calls:
-        if call.base is None or call.base.kind is not Kind.NAME:
-            continue
-        targets = project.targets(call.base, function.module)
-        if (
-            len(targets) == 1
-            and isinstance(targets[0], FunctionRef)
-            and reads_rank(project, targets[0], depth + 1)
-        ):
-            return True
-    return False
-
-
-def _first(function: FunctionRef) -> str | None:
-    params = function.function.params
-    return params[0] if params else None
 
 
 def _generator_rank(project: Project, loader: LoaderCall) -> RankDependence:
