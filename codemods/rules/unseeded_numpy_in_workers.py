@@ -80,7 +80,8 @@ class UnseededNumpyInWorkers(Rule):
     method is given): the Trainer adds `pl_worker_init_function`, which seeds NumPy per
     worker. A loader the run iterates itself gets nothing from it.
 
-    Spawned workers (`multiprocessing_context="spawn"`) are not reported: NumPy starts anew.
+    Spawned workers (`multiprocessing_context="spawn"`, `set_start_method("spawn")`) are
+    not reported: NumPy starts anew in them.
 
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
     `super().__init__(dataset, ...)` is checked at that call, where the dataset, `num_workers`
@@ -101,8 +102,7 @@ class UnseededNumpyInWorkers(Rule):
     The target torch version comes from `--torch-version`, `[tool.workerseed] torch-version`,
     the lowest version the project's requirements admit (`torch>=1.4` stands for 1.4; pins
     below the root count only when no root file declares torch), or the installed torch, in
-    that order; the message says which one was assumed and where it was declared. On
-    torch >= 1.9 this rule is silent.
+    that order; the message says which one it assumed and where. Silent on torch >= 1.9.
 
     ## Example
     ```python
