@@ -10,15 +10,13 @@ from ..types import Span
 from .branch_facts import Branch, within
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
-from .facts import Kind, Value
-from .forwarded_arguments import passed_argument
+from .facts import Value
 from .loaders import LoaderCall
 from .project import Project
-from .refs import CallSite, FunctionRef
+from .refs import FunctionRef
 from .runs import callers_up, entry_modules, overridden_in
 from .seed_classification import is_rank_name
 from .seeds import parameters_of
-from .worker_inits import seed_choosing_init
 
 
 def job_of(
@@ -140,25 +138,3 @@ def _runs_on_rank_zero(branch: Branch, span: Span) -> bool:
         return False
     arm = branch.orelse if branch.negated else branch.body
     return arm is not None and within(span, arm)
-
-
-def calls_left_unseeded(project: Project, loader: LoaderCall) -> tuple[CallSite, ...]:
-    """Return the calls of the loader's function that build it with no worker_init_fn:
-    those that leave the seed its `worker_init_fn` is chosen by at None (see
-    `seed_choosing_init`). Empty when some call may pass it unseen (`**cfg`)."""
-    param = seed_choosing_init(loader)
-    function = loader.function
-    if param is None or function.function.class_qualname is not None:
-        return ()
-    default = function.function.default_of(param)
-    left: list[CallSite] = []
-    for site in project.callers(function):
-        call = site.call
-        if any(arg.kind is Kind.STARRED for arg in call.args) or any(
-            name is None for name, _ in call.keywords
-        ):
-            return ()
-        passed = passed_argument(function, call, param)
-        if (passed is None and default == "None") or (passed is not None and passed.is_none):
-            left.append(site)
-    return tuple(left)

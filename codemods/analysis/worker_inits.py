@@ -69,26 +69,9 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     )
 
 
-def seed_choosing_init(loader: LoaderCall) -> str | None:
-    """Return parameter `s` of the loader's function when its `worker_init_fn` is
-    `f(seed=s) if s is not None else None`: a call of the function that leaves `s` None
-    builds the loader with no worker_init_fn (mmdet's `build_dataloader(..., seed=None)`)."""
-    value = loader.argument("worker_init_fn").value
-    chosen = _seed_choice(value) if value is not None else None
-    if chosen is None or chosen[1].kind is not Kind.PARAM:
-        return None
-    return chosen[1].name
-
-
 def _none_without_seed(choice: Value) -> Value | None:
     """Return the None of `choice = f(seed=s) if s is not None else None` (or of `None if s is
     None else f(s)`): the option taken when the seed the other option is given is None."""
-    chosen = _seed_choice(choice)
-    return chosen[0] if chosen is not None else None
-
-
-def _seed_choice(choice: Value) -> tuple[Value, Value] | None:
-    """Return the None option of `f(seed=s) if s is not None else None`, and `s`."""
     test = choice.keyword("if") if choice.kind is Kind.ALTERNATIVES else None
     if test is None or test.kind is not Kind.COMPARE or len(choice.args) != 2:
         return None
@@ -100,7 +83,7 @@ def _seed_choice(choice: Value) -> tuple[Value, Value] | None:
     given, none = choice.args if test.name == "is not" else reversed(choice.args)
     passed = (*given.args, *(value for _, value in given.keywords))
     if none.is_none and given.kind is Kind.CALL and unspanned(subject) in map(unspanned, passed):
-        return none, subject
+        return none
     return None
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
 from ..analysis.distributed_runs import (
     built_on_rank_zero_only,
-    calls_left_unseeded,
     job_of,
     joins_job,
     separate_commands,
@@ -24,7 +23,7 @@ from ..analysis.ranks import (
     torch_seedings,
     worker_rank_source,
 )
-from ..analysis.refs import CallSite, FunctionRef
+from ..analysis.refs import FunctionRef
 from ..analysis.runs import entry_modules, seeding_carries_to
 from ..analysis.seed_descriptions import name_torch_seedings
 from ..analysis.worker_inits import worker_init
@@ -260,20 +259,11 @@ class RankInvariantWorkerSeed(Rule):
                 is RankDependence.SAME
                 and not mentions_worker_seeding(project)
             )
-            # `init_fn = partial(seed_fn, seed=seed) if seed is not None else None`: the
-            # runs whose calls leave the seed None build the loader with no worker_init_fn.
-            unseeded = (
-                calls_left_unseeded(project, loader) if rank is RankDependence.UNKNOWN else ()
-            )
-            if rank is not RankDependence.SAME and not unseen and not unseeded:
+            if rank is not RankDependence.SAME and not unseen:
                 continue
             if built_on_rank_zero_only(project, loader):
                 continue  # no other rank has workers that could repeat its draws
-            entries = (
-                frozenset().union(*(entry_modules(project, site.function) for site in unseeded))
-                if unseeded
-                else entry_modules(project, loader.function)
-            )
+            entries = entry_modules(project, loader.function)
             if not joins_job(project, None, entries, evidence):
                 continue  # no run that builds the loader is known to be distributed
             related = [
@@ -304,7 +294,7 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            self._report(loader, seeded_by, loader_randomness(project, loader), unseen, unseeded)
+            self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
 
     def _seeding_of(
         self,
@@ -349,7 +339,6 @@ class RankInvariantWorkerSeed(Rule):
         seeded_by: SeededAlike,
         randomness: LoaderRandomness,
         unseen: bool = False,
-        unseeded: tuple[CallSite, ...] = (),
     ) -> None:
         span = loader.call.span
         assert span is not None
@@ -403,16 +392,6 @@ class RankInvariantWorkerSeed(Rule):
                 "transform added later would draw the same numbers on every rank"
             )
         message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
-        if unseeded:
-            sites = ", ".join(
-                self._at(site.function, site.call.span.line) for site in unseeded if site.call.span
-            )
-            message += (
-                f"this holds where a call leaves its seed None and so passes no worker_init_fn "
-                f"({sites}); pass the seed there"
-            )
-            self.report(loader.function, span, message, severity=severity)
-            return
         if shared:
             message += f"mix the data-parallel rank into the worker seed{shared}"
             self.report(loader.function, span, message + "; not fixed here", severity=severity)
