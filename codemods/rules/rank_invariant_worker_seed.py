@@ -71,10 +71,7 @@ class RankInvariantWorkerSeed(Rule):
     (`init_process_group(..., world_size=1)`).
 
     A `generator=` is seeded where the loader's function seeds it, or, for a generator held
-    in `self.<attr>`, where any method of its class does (a DataModule's `__init__`). A
-    `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed is
-    not None else None`, as in OpenMMLab's `build_dataloader`) counts as absent in the runs
-    whose calls leave that seed None; the finding names those calls and has no fix.
+    in `self.<attr>`, where any method of its class does (a DataModule's `__init__`).
 
     In a project with tensor- or pipeline-parallel RNG trackers (Megatron's
     `model_parallel_cuda_manual_seed`), the ranks of one model-parallel group must draw
@@ -214,6 +211,10 @@ class RankInvariantWorkerSeed(Rule):
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
     - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
+    - A `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed
+      is not None else None`, OpenMMLab's `build_dataloader`) is not reported, also for the
+      calls that leave the seed None (validation and test loaders): which datasets those
+      calls pass, and so what their workers draw, is not told apart from the other calls.
     - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
       every path, passes no worker_init_fn; the finding has no fix, because the call is not
       removed.
