@@ -368,6 +368,16 @@ REQUIREMENTS_CASES = [
         None,
         id="requirements elsewhere are not read",
     ),
+    pytest.param(
+        {"requirements.txt": "  - numpy=1.18.1=py37h4f9e942_0\n  - pytorch=1.4.0=py3.7_0\n"},
+        TorchTarget((1, 4, 0), source="requirements.txt"),
+        id="conda package list pasted as a yaml list",
+    ),
+    pytest.param(
+        {"requirements.txt": "- pip:\n  - torch==1.7.1\n"},
+        TorchTarget((1, 7, 1), source="requirements.txt"),
+        id="yaml list item with a pip requirement",
+    ),
 ]
 
 PIPFILE_CASES = [

@@ -1,11 +1,12 @@
 """Statements that bind a name in a way other than an assignment: a list or a transform
 container grown by a method call, a list extended with `+=`, the arms of an `if` or
-`match` (a binding in one arm is not seen from another), and the value variable of a loop
-over `d.items()`."""
+`match` (a binding in one arm is not seen from another), the value variable of a loop
+over `d.items()`, and the targets of an unpacking assignment."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -135,3 +136,21 @@ def dict_values(target: ast.expr, iterable: ast.expr) -> tuple[str, ast.expr] | 
     )
     values = ast.copy_location(ast.Call(func=method, args=[], keywords=[]), iterable)
     return target.elts[1].id, values
+
+
+def unpacked_pairs(
+    target: ast.expr, value: ast.expr | None
+) -> Iterator[tuple[ast.expr, ast.expr | None]]:
+    """Yield each target of an assignment with the expression it takes, where a display on
+    the right gives it (`a, b = x, y`); None where it does not (`a, b = make()`)."""
+    if isinstance(target, ast.Tuple | ast.List):
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+            for element, element_value in zip(target.elts, value.elts, strict=True):
+                yield from unpacked_pairs(element, element_value)
+        else:
+            for element in target.elts:
+                yield from unpacked_pairs(element, None)
+    elif isinstance(target, ast.Starred):
+        yield from unpacked_pairs(target.value, None)
+    else:
+        yield target, value

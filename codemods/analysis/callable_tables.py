@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from . import datasets
 from .candidates import DatasetsOf, merge
-from .facts import Kind, Value, literal_key
+from .facts import Value, literal_key
+from .literal_tables import subscript_entries
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -23,12 +24,7 @@ def made_by_picked_entry(
     """Resolve `call`, a call of an entry picked from a literal table, to what the entries
     make; None if `call` calls no such entry."""
     callee = call.base
-    if callee is None or callee.kind is not Kind.SUBSCRIPT or callee.base is None:
-        return None
-    table = callee.base
-    if table.kind not in (Kind.DICT, Kind.SEQUENCE):
-        return None
-    entries = _entries(table, literal_key(callee.args[0]) if callee.args else None)
+    entries = subscript_entries(callee, literal_key) if callee is not None else None
     if entries is None:
         return None
     results = [DatasetsOf((), True)]
@@ -39,21 +35,6 @@ def made_by_picked_entry(
         return found
     # Any entry may be the one called: what they make are candidates, picked in `where`.
     return replace(found, registries=(*found.registries, where.function.name))
-
-
-def _entries(table: Value, key: str | None) -> list[Value] | None:
-    """Return the entries a lookup with `key` (None: unknown) may pick; None if some entry
-    cannot be told (a spread `**others`)."""
-    if table.kind is Kind.DICT:
-        keys = [name for name, _ in table.keywords]
-        if None in keys:
-            return None
-        if key is not None:
-            return [entry for name, entry in table.keywords if repr(name) == key]
-        return [entry for _, entry in table.keywords]
-    if any(entry.kind is Kind.STARRED for entry in table.args):
-        return None
-    return list(table.args)
 
 
 def _made_by(

@@ -105,6 +105,10 @@ TRANSFORM_CONTAINERS = frozenset(
     for name in ("Compose", "OneOf", "SomeOf", "Sequential", "OneOrOther")
 )
 
+#: Containers like those, given their steps one by one (`nn.Sequential(a, b)`): each
+#: `forward` call runs every step in turn.
+SPREAD_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
+
 #: Third-party transform base classes whose `__call__` runs hooks a project subclass
 #: overrides, once per item the transform is applied to.
 LIBRARY_TRANSFORM_BASES = frozenset(
@@ -124,6 +128,19 @@ LIBRARY_TRANSFORM_HOOKS = (
     "apply_to_bboxes",
     "apply_to_keypoint",
     "apply_to_keypoints",
+)
+#: torchvision's v2 transforms: modules whose `forward` calls hooks a subclass overrides.
+TORCHVISION_V2_TRANSFORMS = frozenset(
+    f"torchvision.transforms.v2.{module}Transform" for module in ("", "_transform.")
+)
+TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Library base classes whose `__call__` runs methods a project subclass defines, on every
+#: call: for the first of these a class derives from that defines any, those methods.
+CALL_HOOKS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
+    (LIBRARY_TRANSFORM_BASES, LIBRARY_TRANSFORM_HOOKS),
+    (TORCH_MODULES | TORCHVISION_V2_TRANSFORMS, ("forward",)),
+    # The hooks of torchvision 0.21 and later, then those of earlier releases.
+    (TORCHVISION_V2_TRANSFORMS, ("make_params", "transform", "_get_params", "_transform")),
 )
 
 GET_WORKER_INFO = frozenset(

@@ -222,6 +222,8 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         if name in DISTRIBUTED_CALLS:
             if name in DISTRIBUTED_SAMPLERS and _replicas_given(value):
                 return None
+            if DISTRIBUTED_CALLS[name] == "init_process_group" and _one_process(value):
+                return None
             if name in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES and _given_to_one_device(
                 project, function, value
             ):
@@ -303,6 +305,19 @@ def _replicas_given(sampler: Value) -> bool:
     nothing by itself.
     """
     return sampler.keyword("num_replicas") is not None or len(sampler.args) > 1
+
+
+def _one_process(call: Value) -> bool:
+    """Return True for `init_process_group(..., world_size=1)`: a group of one process (a
+    script that needs a process group to call collective code), no job of several ranks."""
+    size = call.keyword("world_size")
+    if size is None and len(call.args) > _WORLD_SIZE_POSITION:
+        size = call.args[_WORLD_SIZE_POSITION]
+    return size is not None and size.kind is Kind.INT and size.number == 1
+
+
+#: `init_process_group(backend, init_method, timeout, world_size, rank, ...)`.
+_WORLD_SIZE_POSITION = 3
 
 
 def _has_fallback(read: Value) -> bool:

@@ -54,6 +54,11 @@ def unpacked_classes(
         if option.kind is Kind.SEQUENCE and len(option.args) == count:
             results.append(datasets.classes_of(project, option.args[position], where, depth))
             continue
+        if option.kind is Kind.SEQUENCE and len(option.args) == 1 and count > 1:
+            # `a, b = [make(s) for s in splits]`: the comprehension's element, at every place
+            # (a one-element display would not unpack into several names).
+            results.append(datasets.classes_of(project, option.args[0], where, depth))
+            continue
         if option.kind is not Kind.CALL or option.base is None:
             results.append(DatasetsOf((), False))
             continue

@@ -14,6 +14,7 @@ from .candidates import CandidateSource, DatasetsOf
 from .evaluated_names import evaluated_classes
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .imported_modules import classes_looked_up, imported_modules, namespace_classes
+from .literal_tables import subscript_entries
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 
@@ -218,13 +219,9 @@ def _class_denoted(
         targets = project.targets(value, where.module)
         classes = tuple(t for t in targets if isinstance(t, ClassRef))
         return ReturnedClasses(classes, bool(targets) and len(classes) == len(targets))
-    if (
-        value.kind is Kind.SUBSCRIPT
-        and value.base is not None
-        and value.base.kind in (Kind.DICT, Kind.SEQUENCE)
-    ):
-        key = value.args[0] if value.args else None
-        return _table_entry(project, value.base, _key_literal(key, literals or {}), where, depth)
+    entries = subscript_entries(value, lambda key: _key_literal(key, literals or {}))
+    if entries is not None:
+        return _entries_denoted(project, entries, where, depth)
     picked = picked_registry(project, value, where.module)
     if picked is not None:
         registry, candidates = picked
@@ -266,25 +263,17 @@ def _key_literal(key: Value | None, literals: Mapping[str, str]) -> str | None:
     return literal_key(key)
 
 
-def _table_entry(
-    project: Project, table: Value, key: str | None, where: FunctionRef, depth: int
+def _entries_denoted(
+    project: Project, entries: list[Value], where: FunctionRef, depth: int
 ) -> ReturnedClasses:
-    """Return the classes an entry of a dict or list literal written in factory `where` may be.
+    """Return the classes the entries of a dict or list literal written in factory `where`
+    may be, when a lookup picks one of them.
 
     With the key a literal (`pick("b")` for `return {"a": A, "b": B}[name]`), the entry it
-    selects in a dict whose keys are all string literals; otherwise any entry may be picked:
-    several distinct classes are candidates, named after the factory.
+    selects; otherwise any entry may be picked: several distinct classes are candidates,
+    named after the factory. No entry for the key: the lookup raises KeyError and makes
+    nothing (an empty literal table likewise holds nothing).
     """
-    entries = [entry for _, entry in table.keywords] if table.kind is Kind.DICT else table.args
-    keys = [name for name, _ in table.keywords] if table.kind is Kind.DICT else []
-    if key is not None and keys and None not in keys:
-        entries = [entry for name, entry in table.keywords if repr(name) == key]
-    if any(entry.kind is Kind.STARRED for entry in entries):
-        return ReturnedClasses((), False)
-    if not entries:
-        # No entry for the key: the lookup raises KeyError and makes nothing (an empty
-        # literal table likewise holds nothing).
-        return ReturnedClasses((), True)
     found: list[ClassRef] = []
     complete = True
     for entry in entries:

@@ -10,6 +10,7 @@ from .dataset_arguments import applied_arguments
 from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
+from .transform_containers import container_steps
 
 
 def wrapped(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
@@ -57,9 +58,11 @@ def applied(
     )
 
 
-def container(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+def container(
+    project: Project, call: Value, where: FunctionRef, qualname: str, depth: int
+) -> DatasetsOf:
     """Return the project callables a transform container call (`Compose([...])`) holds."""
-    held = call.args[0] if call.args else call.keyword("transforms")
+    held = container_steps(qualname, call)
     if held is None:
         return DatasetsOf((), False)
     found = datasets.elements_of(project, held, where, depth)

@@ -45,6 +45,7 @@ from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .registry_keys import registry_named_by_call
 from .self_calls import self_class, subclasses
+from .transform_containers import is_container
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
 
@@ -205,11 +206,11 @@ def _classes_of_option(
                 results.append(
                     dataset_wrappers.applied(project, value, where, target.qualname, deeper)
                 )
-            elif (
-                isinstance(target, ExternalRef) and target.qualname in catalog.TRANSFORM_CONTAINERS
-            ):
+            elif isinstance(target, ExternalRef) and is_container(target.qualname):
                 # Nested literals are finite: only following names costs depth.
-                results.append(dataset_wrappers.container(project, value, where, depth))
+                results.append(
+                    dataset_wrappers.container(project, value, where, target.qualname, depth)
+                )
             elif isinstance(target, ExternalRef):
                 results.append(DatasetsOf((), target.qualname not in catalog.OBJECT_LOADERS))
             elif isinstance(target, VariableRef) and any(
@@ -252,6 +253,9 @@ def _classes_of_option(
                 results.append(DatasetsOf((), False))
         return merge(results)
     if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
+        stored = held_datasets.held_after_store(project, where, value.name, value.span, deeper)
+        if stored is not None:
+            return stored  # `self.train_set = Clips()` just before `DataLoader(self.train_set)`
         # `self.train_set`, stored by a method of the same class (`setup`, `__init__`).
         own = self_class(project, where)
         held = (

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..types import Span
+from .branch_facts import Branch, within
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
 from .facts import Value
@@ -103,3 +105,36 @@ def rank_never_passed(project: Project, function: FunctionRef, seed: Value | Non
         and not project.callers(function)
         and not project.is_referenced(function)
     )
+
+
+#: How many callers up a guard `if rank == 0:` around the loader's construction is sought.
+_GUARD_DEPTH = 3
+
+
+def built_on_rank_zero_only(project: Project, loader: LoaderCall) -> bool:
+    """Return True if only the process of global rank 0 builds the loader: its call, or
+    every call that leads to it (a few levels up), runs under `if <rank> == 0:` of a global
+    rank (`self.global_rank`, a `rank` parameter; not `local_rank`, 0 on every node). No
+    other rank has its workers, so none repeats their draws (evaluation on the main rank)."""
+    span = loader.call.span
+    return span is not None and _guarded(project, loader.function, span, _GUARD_DEPTH)
+
+
+def _guarded(project: Project, function: FunctionRef, span: Span, depth: int) -> bool:
+    if any(_runs_on_rank_zero(branch, span) for branch in function.function.branches):
+        return True
+    sites = project.callers(function) if depth else []
+    return bool(sites) and all(
+        site.call.span is not None and _guarded(project, site.function, site.call.span, depth - 1)
+        for site in sites
+    )
+
+
+def _runs_on_rank_zero(branch: Branch, span: Span) -> bool:
+    """Return True if `span` lies in the arm of `branch` that runs only where a global rank
+    is 0 (`if rank == 0:`, or the `else` of `if rank != 0:`)."""
+    subject = branch.subject.lower()
+    if not is_rank_name(subject) or "local" in subject or branch.literals != ("0",):
+        return False
+    arm = branch.orelse if branch.negated else branch.body
+    return arm is not None and within(span, arm)

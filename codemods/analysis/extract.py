@@ -14,11 +14,10 @@ the statements, functions and classes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Span
-from .binding_statements import dict_values, grown_attribute
+from .binding_statements import dict_values, grown_attribute, unpacked_pairs
 from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
@@ -258,8 +257,8 @@ class _Extractor(_ExpressionVisitor):
         else:
             return
         for target in targets:
-            builder.unpacked.extend(self._unpacked(target, value, scope))
-            for element, element_value in _unpack(target, value):
+            taken = self._unpacked(target, value, scope, builder)
+            for element, element_value in unpacked_pairs(target, value):
                 holder = (
                     self._target_name(element.value, scope)
                     if isinstance(element, ast.Subscript)
@@ -279,9 +278,13 @@ class _Extractor(_ExpressionVisitor):
                     continue
                 name = self._target_name(element, scope)
                 summary = self.value(element_value, scope) if element_value else UNKNOWN
+                if name is not None and name.startswith("self.") and id(element) in taken:
+                    summary = taken[id(element)]
                 if name is not None:
                     span = self._positions.span(element)
                     builder.assignments.append(Assignment(name, summary, span))
+                    if builder.conditions and name.startswith("self."):
+                        builder.conditional_stores.append(span)
                 elif isinstance(element, ast.Attribute):
                     builder.attribute_stores.append(
                         AttributeStore(
@@ -323,21 +326,23 @@ class _Extractor(_ExpressionVisitor):
         ]
 
     def _unpacked(
-        self, target: ast.expr, value: ast.expr, scope: _Scope
-    ) -> list[tuple[str, int, int, Value]]:
-        """Return the names `a, b = value` binds to positions of a value that is not a
-        tuple display: (name, position, how many names)."""
+        self, target: ast.expr, value: ast.expr, scope: _Scope, builder: _FunctionBuilder
+    ) -> dict[int, Value]:
+        """Record the names `a, b = value` binds to positions of a value that is not a tuple
+        display (name, position, how many names); return, by node id, what each element
+        takes: `value[0]`, `value[1]` (`self.train, self.val = [make(s) for s in splits]`)."""
         if not isinstance(target, ast.Tuple | ast.List) or isinstance(value, ast.Tuple | ast.List):
-            return []
+            return {}
         if any(isinstance(element, ast.Starred) for element in target.elts):
-            return []
-        summary = self.value(value, scope)
-        count = len(target.elts)
-        return [
-            (element.id, position, count, summary)
-            for position, element in enumerate(target.elts)
+            return {}
+        whole = self.value(value, scope)
+        elements = list(enumerate(target.elts))
+        builder.unpacked.extend(
+            (element.id, position, len(elements), whole)
+            for position, element in elements
             if isinstance(element, ast.Name)
-        ]
+        )
+        return {id(element): _at_position(whole, position) for position, element in elements}
 
     def _target_name(self, target: ast.expr, scope: _Scope) -> str | None:
         if isinstance(target, ast.Name):
@@ -406,6 +411,7 @@ class _Extractor(_ExpressionVisitor):
                 loops=tuple(builder.loops),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
+                conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
                 type_tests=tuple(builder.type_tests),
@@ -436,7 +442,7 @@ class _Extractor(_ExpressionVisitor):
                     statement.targets if isinstance(statement, ast.Assign) else [statement.target]
                 )
                 for target in targets:
-                    for element, element_value in _unpack(target, statement.value):
+                    for element, element_value in unpacked_pairs(target, statement.value):
                         if not isinstance(element, ast.Name):
                             continue
                         has_slots = has_slots or element.id == "__slots__"
@@ -473,18 +479,10 @@ class _Extractor(_ExpressionVisitor):
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
 
 
-def _unpack(target: ast.expr, value: ast.expr | None) -> Iterator[tuple[ast.expr, ast.expr | None]]:
-    if isinstance(target, ast.Tuple | ast.List):
-        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
-            for element, element_value in zip(target.elts, value.elts, strict=True):
-                yield from _unpack(element, element_value)
-        else:
-            for element in target.elts:
-                yield from _unpack(element, None)
-    elif isinstance(target, ast.Starred):
-        yield from _unpack(target.value, None)
-    else:
-        yield target, value
+def _at_position(whole: Value, position: int) -> Value:
+    """Return `whole[position]`."""
+    index = Value(Kind.INT, whole.span, number=position)
+    return Value(Kind.SUBSCRIPT, whole.span, base=whole, args=(index,))
 
 
 def _is_builtin(value: Value, name: str) -> bool:

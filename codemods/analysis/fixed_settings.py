@@ -25,6 +25,8 @@ Holder = ClassRef | VariableRef
 def fixed_setting(project: Project, value: Value, where: FunctionRef) -> Value | None:
     """Return the one literal that the setting read `value` (seen in `where`) holds, if the
     code fixes it; None if it may hold anything else."""
+    if value.kind is Kind.NAME and (constant := _module_constant(project, value, where)):
+        return constant  # `NUM_WORKERS = 0` at module level, read in a function
     if value.kind is Kind.NAME and len(value.qualnames) == 1:
         owner, _, attribute = value.qualnames[0].rpartition(".")
         holders = _resolved(project, project.resolve(owner, where.module))
@@ -40,6 +42,19 @@ def fixed_setting(project: Project, value: Value, where: FunctionRef) -> Value |
     if None in found or len(literals) != 1 or not _stored_only_by(project, holders, attribute):
         return None
     return found[0]
+
+
+def _module_constant(project: Project, name: Value, where: FunctionRef) -> Value | None:
+    """Return the literal a module-level name is bound to, if every binding of it (also
+    under `global` in a function) binds that one literal."""
+    targets = project.targets(name, where.module)
+    if len(targets) != 1 or not isinstance(targets[0], VariableRef):
+        return None
+    values = targets[0].values
+    literals = {literal_key(value) for value in values}
+    if not values or None in literals or len(literals) != 1:
+        return None
+    return values[0]
 
 
 def _holders(

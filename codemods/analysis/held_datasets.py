@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from ..types import Span
 from . import datasets
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
@@ -133,6 +134,41 @@ def _parts(value: Value, resolve: Resolver, attribute: str) -> Iterator[tuple[Va
             yield from ((item, datasets.classes_of) for _, item in option.keywords)
         else:
             yield option, resolve
+
+
+def held_after_store(
+    project: Project, where: FunctionRef, attribute: str, read: Span | None, depth: int
+) -> DatasetsOf | None:
+    """Return what `self.<attribute>` holds at `read` in method `where` when `where` itself
+    stores it first (`self.train_set = Clips()`, then `DataLoader(self.train_set)`); None
+    when it holds what the object was given before (see `self_held`)."""
+    stores = _stores_seen(where, attribute, read) if read is not None else ()
+    return _held_from(project, where, stores, depth) if stores else None
+
+
+@per_project
+def _held_from(
+    project: Project, where: FunctionRef, stores: tuple[Span, ...], depth: int
+) -> DatasetsOf:
+    """What the stores of `where` at `stores` may hold. Kept, as `_held_anywhere` is:
+    attributes built from each other ask it again at each depth."""
+    values = [a.value for a in where.function.assignments if a.span in stores]
+    return merge([datasets.classes_of(project, value, where, depth) for value in values])
+
+
+def _stores_seen(where: FunctionRef, attribute: str, read: Span) -> tuple[Span, ...]:
+    """Return the stores of `self.<attribute>` in `where` that `read` may see: the last one
+    outside any `if` or loop before it, and the conditional ones after that. Empty if no
+    store outside any `if` or loop precedes the read."""
+    facts = where.function
+    stores = sorted(
+        assignment.span
+        for assignment in facts.assignments
+        if assignment.target == f"self.{attribute}"
+        and (assignment.span.end_line, assignment.span.end_column) <= (read.line, read.column)
+    )
+    steady = [index for index, span in enumerate(stores) if span not in facts.conditional_stores]
+    return tuple(stores[steady[-1] :]) if steady else ()
 
 
 def self_held(

@@ -36,6 +36,11 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     """Return the project modules `call` may import, if it is `importlib.import_module(...)`
     of a literal name or of a literal package prefix and a part known only at run time; None
     otherwise (not such a call, or a module of no project package: a library's)."""
+    # `module = getattr(module, name)` sees its own binding as an alternative of `module`:
+    # it adds nothing to the call the name was first bound to.
+    options = [option for option in call.alternatives() if option.kind is not Kind.RECURSIVE]
+    if len(options) == 1:
+        call = options[0]
     if (
         call.kind is not Kind.CALL
         or call.base is None

@@ -57,11 +57,15 @@ def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
         return known
     names = {assignment.target for assignment in origins}
     stores = [(store.key, store.value) for store in function.item_stores if store.target in names]
-    # `name.update(k=v)` / `name.update({"k": v})`: the callee's holder is the dict itself.
-    values = {assignment.value for assignment in origins}
+    # `name.update(k=v)` / `name.update({"k": v})`: the callee's holder is the dict itself,
+    # read where the name is written.
+    values = {replace(assignment.value, span=None) for assignment in origins}
     for call in function.calls:
         if call.base is None or not any(
-            option.kind is Kind.ATTRIBUTE and option.name == "update" and option.base in values
+            option.kind is Kind.ATTRIBUTE
+            and option.name == "update"
+            and option.base is not None
+            and replace(option.base, span=None) in values
             for option in call.base.alternatives()
         ):
             continue

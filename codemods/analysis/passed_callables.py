@@ -9,19 +9,32 @@ from .refs import FunctionRef
 
 
 def called_arguments(function: FunctionRef, call: Value) -> list[Value]:
-    """Return the arguments `call` passes to parameters of `function` that it calls."""
+    """Return what `function` calls through its parameters, written where `call` passes
+    them: the argument itself (`transform(image)`), or a method of it (`search.pick(hits)`
+    is `self.search.pick` for a call passing `self.search`)."""
     facts = function.function
-    called = {
-        inner.base.name
-        for inner in facts.calls
-        if inner.base is not None and inner.base.kind is Kind.PARAM
-    }
+    called: dict[str, set[str | None]] = {}
+    for inner in facts.calls:
+        callee = inner.base
+        if callee is not None and callee.kind is Kind.PARAM:
+            called.setdefault(callee.name, set()).add(None)
+        elif (
+            callee is not None
+            and callee.kind is Kind.ATTRIBUTE
+            and callee.base is not None
+            and callee.base.kind is Kind.PARAM
+        ):
+            called.setdefault(callee.base.name, set()).add(callee.name)
     if not called:
         return []
     # A method called through its object passes no `self`.
     offset = 1 if facts.class_qualname is not None and facts.params[:1] == ("self",) else 0
     bound = bind_call(function, call, offset)
-    return [arg for param, arg in bound.items() if param in called]
+    return [
+        arg if method is None else Value(Kind.ATTRIBUTE, arg.span, name=method, base=arg)
+        for param, arg in bound.items()
+        for method in sorted(called.get(param, ()), key=lambda name: name or "")
+    ]
 
 
 def bind_call(function: FunctionRef, call: Value, offset: int = 0) -> dict[str, Value]:

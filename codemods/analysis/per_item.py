@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
+from .called_objects import run_when_called
 from .candidates import MAX_CALL_DEPTH, MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .function_registries import registered_functions
@@ -26,6 +27,7 @@ from .passed_callables import called_arguments
 from .pinned_arguments import seen_from_holder
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .transform_containers import container_steps, is_container
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[Fu
         return found
     # A project callable that a third-party dataset applies per item (a torchvision
     # dataset's `transform=`): calling it is what the worker runs for each item.
-    return list(_run_when_called(project, ref))
+    return list(run_when_called(project, ref))
 
 
 def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
@@ -206,7 +208,8 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
         chain = (*caller.chain, function.qualname)
         modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
         yield Reached(function, self_class, chain, holder, made_by, registries, modules)
-        # `self.load(name, self.transform)`, where `load` calls `transform(image)`.
+        # `self.load(name, self.transform)`, where `load` calls `transform(image)`, and
+        # `make_features(x, self.search)`, where it calls `search.templates(x)`.
         for passed in called_arguments(function, call):
             for ran in _resolve_callee(project, passed, caller):
                 yield Reached(ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3])
@@ -295,7 +298,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         looked_up = _looked_up_in(held)
         for ref in held.classes:
             built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-            for hook in _run_when_called(project, ref):
+            for hook in run_when_called(project, ref):
                 yield hook, ref, _extend(same, callee.name), built, looked_up
         # ... or the callables a `Compose` it holds calls.
         yield from _calls_of(project, held.contained, held)
@@ -346,11 +349,11 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
     for target in project.targets(call.base, caller.function.module):
         if (
             isinstance(target, ExternalRef)
-            and target.qualname in catalog.TRANSFORM_CONTAINERS
+            and is_container(target.qualname)
             and method == "__call__"
         ):
             # `Compose([Shift(), Crop()])(x)`: each step of the list, made here too.
-            steps = call.args[0] if call.args else call.keyword("transforms")
+            steps = container_steps(target.qualname, call)
             for option in steps.alternatives() if steps is not None else ():
                 for step in option.args if option.kind is Kind.SEQUENCE else ():
                     if step.kind is Kind.CALL:
@@ -360,7 +363,7 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
             continue
         made = ((call, caller.function),)
         if method == "__call__":
-            for hook in _run_when_called(project, target):
+            for hook in run_when_called(project, target):
                 yield hook, target, None, made, ()
         else:
             found = project.find_method(target, method)
@@ -474,27 +477,10 @@ def _calls_of(project: Project, classes: Sequence[ClassRef], held: DatasetsOf) -
     """
     looked_up = _looked_up_in(held)
     for ref in classes:
-        for function in _run_when_called(project, ref):
+        for function in run_when_called(project, ref):
             yield function, ref, None, held.made_by(ref), looked_up
 
 
 def _looked_up_in(held: DatasetsOf) -> tuple[str, ...]:
     """Return the modules a held object's class is looked up in by name at run time."""
     return tuple(source.function for source in held.sources if source.kind == "module")
-
-
-def _run_when_called(project: Project, ref: ClassRef) -> Iterator[FunctionRef]:
-    """Yield the project methods that calling an instance of `ref` runs.
-
-    Its `__call__`; for a subclass of a library transform (albumentations), whose `__call__`
-    is the library's, the hooks the library calls on every application.
-    """
-    found = project.find_method(ref, "__call__")
-    if found is not None:
-        yield found[1]
-        return
-    if project.derives_from(ref, catalog.LIBRARY_TRANSFORM_BASES):
-        for hook in catalog.LIBRARY_TRANSFORM_HOOKS:
-            found = project.find_method(ref, hook)
-            if found is not None:
-                yield found[1]

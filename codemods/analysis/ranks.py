@@ -19,17 +19,18 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from . import catalog, library_seeders
+from . import library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
-from .data_parallel import _evidence_label, _values_in
 from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
 from .project import Project
+from .rank_reads import first_parameter, reads_rank
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
+from .worker_conditions import unspanned
 from .worker_inits import WorkerInit, worker_init_choices
 
 _SEEDING_WORDS = tuple(
@@ -386,7 +387,7 @@ def _only_maybe(init: WorkerInit) -> bool:
 
 def _seeds_from_entropy(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` reseeds from the clock, a uuid or `os.urandom`: per rank too."""
-    scope = SeedScope(function, worker_param=_first(function))
+    scope = SeedScope(function, worker_param=first_parameter(function))
     return any(
         seeding.seed is not None
         and bool(seed_sources(project, seeding.seed, scope) & {Source.ENTROPY, Source.CLOCK})
@@ -417,74 +418,54 @@ def _partial_binds_rank(project: Project, loader: LoaderCall, init: WorkerInit) 
     return False
 
 
-def reads_rank(project: Project, function: FunctionRef, depth: int = 0) -> bool:
-    """Return True if `function` (or project code it calls) reads the rank: a rank
-    parameter, `get_rank()`, the `RANK` variable."""
-    if any(is_rank_name(param) for param in function.function.params):
-        return True
-    for value in _values_in(function):
-        if value.kind is Kind.CALL and value.base is not None:
-            names = project.qualnames(value.base, function.module)
-            if names and names <= catalog.DISTRIBUTED_RANKS:
-                return True
-        label = _evidence_label(project, function, value)
-        if label is not None and label.startswith("os."):
-            return True
-    for seeding in seedings(project, function):
-        if seeding.seed is None:
-            continue
-        scope = SeedScope(function, worker_param=_first(function))
-        if Source.RANK in seed_sources(project, seeding.seed, scope):
-            return True
-    if depth >= 2:
-        return False
-    # `def worker_init(worker_id): seed_worker_per_rank(worker_id)` and the like.
-    for call in function.function.calls:
-        if call.base is None or call.base.kind is not Kind.NAME:
-            continue
-        targets = project.targets(call.base, function.module)
-        if (
-            len(targets) == 1
-            and isinstance(targets[0], FunctionRef)
-            and reads_rank(project, targets[0], depth + 1)
-        ):
-            return True
-    return False
-
-
-def _first(function: FunctionRef) -> str | None:
-    params = function.function.params
-    return params[0] if params else None
-
-
 def _generator_rank(project: Project, loader: LoaderCall) -> RankDependence:
     """Return whether the loader's `generator=` is seeded per rank, from its seeding call."""
-    call = generator_seeding(project, loader)
-    seed = _seed_of(call) if call is not None else None
-    if seed is None:
-        return RankDependence.UNKNOWN
-    return rank_dependence(project, seed, loader.function)
+    seeding = generator_seeding(project, loader)
+    return seeding.rank if seeding is not None else RankDependence.UNKNOWN
 
 
-def generator_seeding(project: Project, loader: LoaderCall) -> Value | None:
+def generator_seeding(project: Project, loader: LoaderCall) -> TorchSeeding | None:
     """Return the `.manual_seed(...)` call that seeds the loader's `generator=`, if seen.
 
-    Only a call in the function that creates the loader, on the object it passes.
+    A call in the function that creates the loader, on the object it passes; for a
+    generator held in `self.<attr>`, a call on that attribute in any method of the
+    loader's class (its `__init__`, typically).
     """
     generator = loader.argument("generator").value
     if generator is None:
         return None
-    for seeding in seedings(project, loader.function):
-        callee = seeding.call.base
-        if (
-            seeding.kind is SinkKind.METHOD
-            and seeding.library == ".manual_seed()"
-            and callee is not None
-            and callee.base is not None
-            and replace(callee.base, span=None) == replace(generator, span=None)
-        ):
-            return seeding.call
+    wanted = unspanned(generator)
+    for function in _generator_scopes(project, loader.function, generator):
+        for seeding in seedings(project, function):
+            callee = seeding.call.base
+            if (
+                seeding.kind is SinkKind.METHOD
+                and seeding.library == ".manual_seed()"
+                and callee is not None
+                and callee.base is not None
+                and unspanned(callee.base) == wanted
+            ):
+                seed = _seed_of(seeding.call)
+                if seed is None:
+                    return None
+                return _classified(project, function, seeding.call, ".manual_seed()", seed)
     return None
+
+
+def _generator_scopes(
+    project: Project, where: FunctionRef, generator: Value
+) -> Iterator[FunctionRef]:
+    """Yield the functions that may seed `generator`, passed by `where`: `where` itself, and
+    for `self.<attr>` the other methods of its class and of the classes it derives from."""
+    yield where
+    if generator.kind is not Kind.ATTRIBUTE or generator.base is None:
+        return
+    own = project.class_of_function(where) if generator.base.kind is Kind.SELF else None
+    for cls in project.mro(own) if own is not None else ():
+        for _, qualname in cls.cls.methods:
+            method = cls.module.function(qualname)
+            if method is not None and method is not where.function:
+                yield FunctionRef.of(cls.module, method)
 
 
 def _seed_of(call: Value) -> Value | None:

@@ -158,6 +158,7 @@ class _FunctionBuilder:
     loops: list[tuple[str, Value]] = field(default_factory=list)
     unpacked: list[tuple[str, int, int, Value]] = field(default_factory=list)
     conditional_calls: list[Span] = field(default_factory=list)
+    conditional_stores: list[Span] = field(default_factory=list)
     #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
     conditions: int = 0
 

@@ -145,9 +145,9 @@ def _seedings(
             bound = bind_arguments(target, call, SeedScope(function), offset=offset)
             for param, libraries in parameters.items():
                 name, _, setting = param.partition(".")
-                if name not in bound:
+                seed = bound[name][0] if name in bound else _default(target, name, call)
+                if seed is None:
                     continue
-                seed = bound[name][0]
                 if setting:
                     seed = Value(Kind.ATTRIBUTE, seed.span, name=setting, base=seed)
                 yield Seeding(
@@ -159,6 +159,15 @@ def _seedings(
                     seeds=libraries,
                     inner=_inner_spans(project, target, function),
                 )
+
+
+def _default(function: FunctionRef, param: str, call: Value) -> Value | None:
+    """Return the literal number `param` of `function` defaults to, for a `call` that leaves
+    it out (`def main(seed=13)` called as `main()`); None for any other default."""
+    default = function.function.default_of(param)
+    if default is None or not default.lstrip("-").isdigit():
+        return None
+    return Value(Kind.INT, call.span, number=int(default))
 
 
 def _seed(call: Value) -> Value | None:
@@ -248,17 +257,34 @@ def seeding_parameters(
             libraries = seeding.seeds if seeding.seeds else (seeding.library,)
             found.setdefault(setting, set()).update(libraries)
             continue
-        params = parameters_of(seeding.seed)
+        seed = _without_fallback_draws(project, seeding.seed, function)
+        params = parameters_of(seed)
         if len(params) != 1:
             continue
         (param,) = params
         if param not in function.function.params:
             continue
-        sources = seed_sources(project, seeding.seed, SeedScope(function, worker_param=param))
+        sources = seed_sources(project, seed, SeedScope(function, worker_param=param))
         if sources <= {Source.WORKER_ID, Source.CONSTANT}:
             libraries = seeding.seeds if seeding.seeds else (seeding.library,)
             found.setdefault(param, set()).update(libraries)
     return {param: tuple(sorted(libraries)) for param, libraries in found.items()}
+
+
+def _without_fallback_draws(project: Project, seed: Value, function: FunctionRef) -> Value:
+    """Return `seed` without the clock or entropy draws it falls back to when a parameter
+    is left out (`if seed is None: seed = int(time.time())`): the seed is that parameter
+    wherever a caller passes one. Any other seed is returned as it is."""
+    options = seed.alternatives()
+    scope = SeedScope(function)
+    drawn = [
+        option
+        for option in options
+        if not parameters_of(option)
+        and seed_sources(project, option, scope) <= {Source.CLOCK, Source.ENTROPY}
+    ]
+    kept = [option for option in options if option not in drawn]
+    return kept[0] if drawn and len(kept) == 1 and parameters_of(kept[0]) else seed
 
 
 def _parameter_setting(value: Value, function: FunctionRef) -> str | None:

@@ -36,6 +36,11 @@ ReopenPath = Callable[[Path], FunctionSource]
 Prepare = Callable[[list[Path]], None]
 
 
+#: Libraries every project the rules apply to has installed: their bare names import the
+#: library, never a project file of that name (`utils/torch.py`).
+INSTALLED_LIBRARIES = frozenset({"numpy", "torch", "torchvision", "torchaudio"})
+
+
 class SourceSet:
     """Every analysable file of a project, with facts computed on demand."""
 
@@ -130,7 +135,11 @@ class SourceSet:
         is another module's, perhaps a library's (a stray `torch.py` in one folder does not
         hide torch from the others). A dotted name (`datasets.factory`) is kept for every
         file: scripts put such folders on `sys.path` themselves (`sys.path.insert(0, "lib")`).
+        A file named like a library the rules are about (`util/torch.py`) is never what its
+        bare name imports, even beside it: no code meant to run imports such a file for it.
         """
+        if name in INSTALLED_LIBRARIES and path.name != "__init__.py":
+            return False
         base = path.parent
         if "." not in name and path.name != "__init__.py" and os.fspath(base) in self._packages:
             return base == near.parent  # a package's module, by its bare name: beside it only

@@ -78,6 +78,9 @@ _INLINE_OPTION = re.compile(r"\s+--?[A-Za-z]")
 _INCLUDE = re.compile(r"(?:--requirement|-r)[\s=]*(\S.*)")
 _PACKAGE_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 _CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=]")
+#: `  - pytorch=1.4.0=py3.7_0`: an environment's package list pasted into a requirements
+#: file. A pip option has no space after its dash (`-r`, `--index-url`).
+_LIST_ITEM = re.compile(r"^-\s+")
 _COMMENT = re.compile(r"(?:^|\s+)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _PIP_NAMES = frozenset({"torch"})
@@ -358,7 +361,7 @@ def _from_requirements(
     except (OSError, ValueError):
         return
     source = _relative(path, root)
-    for line in _lines(text):
+    for line in (_LIST_ITEM.sub("", line, count=1) for line in _lines(text)):
         include = _INCLUDE.fullmatch(line)
         if include is not None:
             yield from _from_requirements(path.parent / include[1].strip(), root, seen, names)

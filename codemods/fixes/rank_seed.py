@@ -12,7 +12,7 @@ from ..analysis.facts import ModuleFacts
 from ..analysis.loader_kwargs import KnownDict
 from ..analysis.loaders import ArgumentLookup, LoaderCall, Presence
 from ..analysis.project import Project
-from ..analysis.ranks import reads_rank
+from ..analysis.rank_reads import reads_rank
 from ..analysis.refs import FunctionRef
 from ..analysis.seeds import is_static
 from ..analysis.worker_inits import WorkerInit

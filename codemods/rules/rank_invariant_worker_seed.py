@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
-from ..analysis.distributed_runs import job_of, joins_job, separate_commands
+from ..analysis.distributed_runs import (
+    built_on_rank_zero_only,
+    job_of,
+    joins_job,
+    separate_commands,
+)
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -59,8 +64,14 @@ class RankInvariantWorkerSeed(Rule):
     Lightning's `seed_everything(seed, workers=True)` for the loaders a Trainer is handed
     (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none),
     Accelerate's `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
-    seeding at all (each rank then starts from its own entropy), and a loader with
-    `num_workers=0` whose per-item code draws nothing.
+    seeding at all (each rank then starts from its own entropy), a loader with
+    `num_workers=0` whose per-item code draws nothing, a loader that only global rank 0
+    builds (`if self.global_rank == 0:` around it, or around every call that leads to it;
+    not `local_rank`, which is 0 on every node), and a process group of one process
+    (`init_process_group(..., world_size=1)`).
+
+    A `generator=` is seeded where the loader's function seeds it, or, for a generator held
+    in `self.<attr>`, where any method of its class does (a DataModule's `__init__`).
 
     In a project with tensor- or pipeline-parallel RNG trackers (Megatron's
     `model_parallel_cuda_manual_seed`), the ranks of one model-parallel group must draw
@@ -200,6 +211,10 @@ class RankInvariantWorkerSeed(Rule):
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
     - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
+    - A `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed
+      is not None else None`, OpenMMLab's `build_dataloader`) is not reported, also for the
+      calls that leave the seed None (validation and test loaders): which datasets those
+      calls pass, and so what their workers draw, is not told apart from the other calls.
     - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
       every path, passes no worker_init_fn; the finding has no fix, because the call is not
       removed.
@@ -247,6 +262,8 @@ class RankInvariantWorkerSeed(Rule):
             )
             if rank is not RankDependence.SAME and not unseen:
                 continue
+            if built_on_rank_zero_only(project, loader):
+                continue  # no other rank has workers that could repeat its draws
             entries = entry_modules(project, loader.function)
             if not joins_job(project, None, entries, evidence):
                 continue  # no run that builds the loader is known to be distributed
@@ -289,15 +306,15 @@ class RankInvariantWorkerSeed(Rule):
     ) -> SeededAlike | None:
         """Describe what seeds the loader's workers alike on every rank, if anything does."""
         if loader.argument("generator").value is not None:
-            call = generator_seeding(self.project, loader)
-            if call is None or call.span is None:
+            seeding = generator_seeding(self.project, loader)
+            if seeding is None or seeding.call.span is None:
                 return None
             job = job_of(self.project, loader, entries, entries, evidence)
             if job is None:
                 return None
-            where = self._at(loader.function, call.span.line)
+            where = self._at(seeding.function, seeding.call.span.line)
             text = f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
-            return SeededAlike(text, job, assumed=False)
+            return SeededAlike(text, job, assumed=seeding.assumed_setting is not None)
         if not jobs:
             return None
         # The seedings in the loader's own file first, then those in a file that itself

@@ -58,15 +58,17 @@ class UnseededNumpyInWorkers(Rule):
     `target_transform=` and `transforms=` arguments in its own `__getitem__`, so a project
     transform passed there (directly, through a variable or factory, or inside a torchvision
     `Compose`) runs in the workers; the message names it and the dataset that applies it.
-    The loader's `collate_fn` (a project function, or an object whose `__call__` batches the
-    items) runs in the workers too, but it is not Dataset code: its draws (and those of the
-    project code it calls) give an `info` note with the same fix, which never fails a run.
+    A torch module called on an item runs `forward` (an `nn.Sequential`, each step's), and a
+    helper handed a held object runs the methods it calls on it. The loader's `collate_fn`
+    (a project function, or an object whose `__call__` batches the items) runs in the workers
+    too, but it is not Dataset code: its draws (and those of the project code it calls) give
+    an `info` note with the same fix, which never fails a run.
 
     Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
     that runs only after a `np.random.seed(...)` statement (later in the same block, or after
     an `if` holding the reseed that every instance the loader gets takes), and project code
-    called only from there, never draws from the state the worker inherited, and a
-    `worker_init_fn` would change nothing. A reseed under a test whose outcome is not known
+    called only from there, never draws from the inherited state: a `worker_init_fn` would
+    change nothing. A reseed under a test whose outcome is not known
     leaves the draws after that `if` counted.
     Whether that seed repeats across workers or epochs is WS102's question (a seed from the
     worker id or the clock is reported there; once WS102's fix deletes the per-item reseed,
@@ -74,24 +76,23 @@ class UnseededNumpyInWorkers(Rule):
 
     A loader without `worker_init_fn` is not reported when its run calls Lightning's
     `seed_everything(..., workers=True)` and the loader is seen handed to a Lightning Trainer
-    (`trainer.fit(model, loader)`, or returned by a `train_dataloader()` hook of a data module
-    or module a Trainer method is given): the Trainer then adds `pl_worker_init_function`,
-    which seeds NumPy per worker. A loader the run iterates itself gets nothing from it.
+    (`trainer.fit(model, loader)`, or returned by a `train_dataloader()` hook of what a Trainer
+    method is given): the Trainer adds `pl_worker_init_function`, which seeds NumPy per
+    worker. A loader the run iterates itself gets nothing from it.
 
-    Spawned workers (`multiprocessing_context="spawn"`, or the script's module-level
-    `set_start_method("spawn")`) are not reported: they import NumPy anew, inheriting nothing.
+    Spawned workers (`multiprocessing_context="spawn"`, `set_start_method("spawn")`) are
+    not reported: NumPy starts anew in them.
 
     A project subclass of DataLoader whose `__init__` builds its dataset and hands it to
-    `super().__init__(dataset, ...)` is checked at that call: that is where the dataset,
-    `num_workers` and `worker_init_fn` are given, and where the fix adds `worker_init_fn=`.
+    `super().__init__(dataset, ...)` is checked at that call, where the dataset, `num_workers`
+    and `worker_init_fn` are given and the fix adds `worker_init_fn=`.
 
     ## Why it matters
     Before torch 1.9, DataLoader seeded `torch` and `random` in each worker, but not NumPy.
     Every worker process starts with a copy of the parent's NumPy state, so every worker
     draws the *same* "random" augmentations; and because the parent's state never moves,
     every epoch repeats them too. A 2021 study of over 100,000 GitHub repositories found the
-    bug in over 95% of the projects that combined custom datasets, NumPy randomness and
-    multi-process loading.
+    bug in over 95% of the projects combining custom datasets, NumPy randomness and workers.
 
     > Each worker will have its PyTorch seed set to `base_seed + worker_id` [...] However,
     > seeds for other libraries may be duplicated upon initializing workers, causing each
@@ -101,8 +102,7 @@ class UnseededNumpyInWorkers(Rule):
     The target torch version comes from `--torch-version`, `[tool.workerseed] torch-version`,
     the lowest version the project's requirements admit (`torch>=1.4` stands for 1.4; pins
     below the root count only when no root file declares torch), or the installed torch, in
-    that order; the message says which one was assumed and where it was declared. On
-    torch >= 1.9 this rule is silent.
+    that order; the message says which one it assumed and where. Silent on torch >= 1.9.
 
     ## Example
     ```python
