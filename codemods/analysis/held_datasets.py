@@ -152,7 +152,7 @@ def _held_from(
 ) -> DatasetsOf:
     """What the stores of `where` at `stores` may hold. Kept, as `_held_anywhere` is:
     attributes built from each other ask it again at each depth."""
-    values = [a.value for a in where.function.assignments if a.span in stores]
+    values = [store.value for store in where.function.assignments if store.span in stores]
     return merge([datasets.classes_of(project, value, where, depth) for value in values])
 
 
