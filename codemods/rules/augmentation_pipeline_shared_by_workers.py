@@ -41,8 +41,8 @@ from ..types import (
     FileEdits,
     Fix,
     InsertStatements,
+    Location,
     Safety,
-    Span,
     TorchTarget,
 )
 
@@ -361,15 +361,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
         line = draw_span.line if draw_span else 0
         applied = applied_note((found for _, found in self.loaders), dataset)
         made = _short(obj.creation)
-        related: tuple[Span, ...] = ()
+        related: tuple[Location, ...] = ()
         creation = obj.creation
         if creation.factory and (creation.function, creation.span) != (where, span):
             # Built by a project factory the store calls: the line that builds it is part
             # of the finding.
             location = self.location(creation.function.path, creation.span.line)
             made += f" built by `{creation.factory}` at {location}"
-            if creation.function.path == where.path:
-                related = (creation.span,)
+            related = (Location(creation.function.path, creation.span),)
         message = (
             f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
             f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
