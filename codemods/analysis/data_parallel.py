@@ -241,7 +241,14 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
-    if names & _LIGHTNING_FROM_ARGUMENTS and _options_ask_data_parallel(function):
+    if names & _LIGHTNING_FROM_ARGUMENTS and (
+        _options_ask_data_parallel(function)
+        # Keywords override the namespace: `from_argparse_args(args, **ddp_options)`.
+        or any(
+            _lightning_data_parallel(options)
+            for options in _trainer_options(project, module, value)
+        )
+    ):
         return "Trainer.from_argparse_args(...) with a DDP strategy"
     return None
 
