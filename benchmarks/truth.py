@@ -79,8 +79,8 @@ class Found:
     severity: str
     message: str
     cell: int | None = None
-    #: Lines of the other places the finding names as one cause with it (JSON `related`).
-    related: tuple[int, ...] = ()
+    #: The other places (path, line) the finding names as one cause with it (JSON `related`).
+    related: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
@@ -125,7 +125,10 @@ def parse_findings(text: str) -> list[Found]:
             severity=item["severity"],
             message=item["message"],
             cell=item.get("cell"),
-            related=tuple(int(place["start"]["line"]) for place in item.get("related", ())),
+            related=tuple(
+                (place.get("path", item["path"]), int(place["start"]["line"]))
+                for place in item.get("related", ())
+            ),
         )
         for item in json.loads(text)
     ]
@@ -138,9 +141,19 @@ NAMED_IN_MESSAGE = frozenset({"WS104"})
 
 
 def _names(found: Found, bug: Bug) -> bool:
-    """Return True if `found`'s message names `bug`'s place (within the line tolerance)."""
+    """Return True if `found`'s message or related places name `bug`'s place (within the
+    line tolerance)."""
     lines = range(bug.line - LINE_TOLERANCE, bug.line + LINE_TOLERANCE + 1)
-    return any(re.search(rf"\b{re.escape(bug.path)}:{line}\b", found.message) for line in lines)
+    return _relates(found, bug) or any(
+        re.search(rf"\b{re.escape(bug.path)}:{line}\b", found.message) for line in lines
+    )
+
+
+def _relates(found: Found, bug: Bug) -> bool:
+    """Return True if one of `found`'s related places is `bug`'s (within the line tolerance)."""
+    return any(
+        path == bug.path and abs(line - bug.line) <= LINE_TOLERANCE for path, line in found.related
+    )
 
 
 @functools.cache
@@ -259,10 +272,7 @@ def match(
         covering = [
             found
             for found in counted
-            if found.code == bug.code
-            and found.path == bug.path
-            and found.cell == bug.cell
-            and any(abs(line - bug.line) <= LINE_TOLERANCE for line in found.related)
+            if found.code == bug.code and found.cell == bug.cell and _relates(found, bug)
         ]
         classes = (
             labelled_subclass(checkout, bug.path, bug.line)

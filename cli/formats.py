@@ -92,7 +92,9 @@ def finding_dict(finding: Finding, previews: Previews, *, unsafe_fixes: bool) ->
         "path": display_path(finding.path),
         "cell": finding.cell,
         "range": _range(finding.span),
-        "related": [_range(span) for span in finding.related],
+        "related": [
+            {"path": display_path(place.path), **_range(place.span)} for place in finding.related
+        ],
         "torch_version": target_dict(finding.target),
         "fix": None,
     }
@@ -321,17 +323,21 @@ def _sarif_result(finding: Finding, index: dict[str, int], previews: Previews) -
         "locations": [{"physicalLocation": location}],
         "properties": {"torchVersion": finding.target.describe()},
     }
-    if finding.cell is None and finding.related:
+    # A place in the notebook itself counts lines of a cell, which SARIF cannot say.
+    related = [
+        place for place in finding.related if finding.cell is None or place.path != finding.path
+    ]
+    if related:
         result["relatedLocations"] = [
             {
                 "id": number,
                 "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": SRCROOT},
-                    "region": _region(span),
+                    "artifactLocation": {"uri": _uri(place.path), "uriBaseId": SRCROOT},
+                    "region": _region(place.span),
                 },
                 "message": {"text": "same cause"},
             }
-            for number, span in enumerate(finding.related, start=1)
+            for number, place in enumerate(related, start=1)
         ]
     if finding.cell is not None:
         result["properties"]["cell"] = finding.cell

@@ -33,6 +33,7 @@ from pygls.uris import to_fs_path
 from codemods import ALL_RULES, ConfigError, Finding, Safety, Settings, __version__, rule_by_code
 from codemods.live import LiveProject, live_root
 from codemods.previews import FilePreview
+from codemods.types import Span
 
 #: Seconds without a change after which memory that edits freed is collected.
 IDLE_COLLECTION_DELAY = 2.0
@@ -115,9 +116,8 @@ def rule_docs_directory() -> Path:
     return directory
 
 
-def lsp_range(finding: Finding) -> types.Range:
-    """Return a finding's range, 0-based, in code points (the client's units come later)."""
-    span = finding.span
+def lsp_range(span: Span) -> types.Range:
+    """Return a span's range, 0-based, in code points (the client's units come later)."""
     return types.Range(
         start=types.Position(line=span.line - 1, character=span.column),
         end=types.Position(line=span.end_line - 1, character=span.end_column),
@@ -331,8 +331,24 @@ class WorkerseedServer(LanguageServer):
     def diagnostic(self, finding: Finding, lines: Sequence[str]) -> types.Diagnostic:
         codec = self.workspace.position_codec
         fix = finding.fix
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(
+                    uri=place.path.as_uri(),
+                    range=codec.range_to_client_units(
+                        lines
+                        if place.path == finding.path
+                        else self.workspace.get_text_document(place.path.as_uri()).lines,
+                        lsp_range(place.span),
+                    ),
+                ),
+                message="same cause",
+            )
+            for place in finding.related
+        ]
         return types.Diagnostic(
-            range=codec.range_to_client_units(lines, lsp_range(finding)),
+            range=codec.range_to_client_units(lines, lsp_range(finding.span)),
+            related_information=related or None,
             message=f"{finding.message} ({finding.name})",
             severity=types.DiagnosticSeverity.Warning
             if finding.severity == "warning"

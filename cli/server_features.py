@@ -156,7 +156,7 @@ def create_server() -> WorkerseedServer:
                         kind=types.MarkupKind.Markdown, value=hover_text(finding)
                     ),
                     range=ls.workspace.position_codec.range_to_client_units(
-                        document.lines, lsp_range(finding)
+                        document.lines, lsp_range(finding.span)
                     ),
                 )
         return None

@@ -37,7 +37,7 @@ from typing import Any
 
 from .errors import SourceError
 from .notebook_json import _layout, _render
-from .types import Finding, SkipReason, SourceFile, Span
+from .types import Finding, Location, SkipReason, SourceFile, Span
 
 __all__ = [
     "NotebookError",
@@ -327,10 +327,14 @@ def locate(finding: Finding, text: str) -> Finding:
     end_line = end[1] if end[0] == cell else line
     end_column = finding.span.end_column if end[0] == cell else finding.span.column
     related = []
-    for span in finding.related:
-        place = _cell_line(markers, span.line)
-        if place is not None and place[0] == cell and span.end_line == span.line:
-            related.append(Span(place[1], span.column, place[1], span.end_column))
+    for place in finding.related:
+        if place.path != finding.path:
+            related.append(place)
+            continue
+        span = place.span
+        at = _cell_line(markers, span.line)
+        if at is not None and at[0] == cell and span.end_line == span.line:
+            related.append(Location(place.path, Span(at[1], span.column, at[1], span.end_column)))
     return replace(
         finding,
         cell=cell,

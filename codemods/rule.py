@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from .analysis.project import Project
 from .analysis.refs import FunctionRef
-from .types import Finding, Fix, Safety, Span, TorchTarget
+from .types import Finding, Fix, Location, Safety, Span, TorchTarget
 
 DOC_SECTIONS = (
     "What it does",
@@ -90,7 +90,7 @@ class Rule(ABC):
         *,
         fix: Fix | None = None,
         severity: str = "error",
-        related: tuple[Span, ...] = (),
+        related: tuple[Location, ...] = (),
     ) -> None:
         """Record a finding at `span` of the file that defines `where` (and at `related`)."""
         if fix is not None and any(self._not_rewritable(edits.path) for edits in fix.files):
@@ -116,7 +116,7 @@ class Rule(ABC):
     def reported_at(self, path: Path, span: Span) -> bool:
         """Return True if a finding of this rule already names `span` of `path`."""
         return any(
-            finding.path == path and (finding.span == span or span in finding.related)
+            (finding.path, finding.span) == (path, span) or Location(path, span) in finding.related
             for finding in self.findings
         )
 

@@ -42,6 +42,14 @@ def shared_span(line: int, column: int, end_line: int, end_column: int) -> Span:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A span of one file: another place a finding's cause shows at."""
+
+    path: Path
+    span: Span
+
+
 class Safety(enum.Enum):
     """Whether applying a fix can change anything beyond which random numbers are drawn."""
 
@@ -370,10 +378,10 @@ class Finding:
     #: In a notebook: the 1-based number of the cell (counting every cell), and `span` counts
     #: lines from that cell's first line. None for a Python file.
     cell: int | None = None
-    #: Other places in the same file that take part in the same bug (one worker_init_fn
-    #: reseeding NumPy, `random` and torch from the worker id is one finding), in `span`'s
-    #: coordinates.
-    related: tuple[Span, ...] = ()
+    #: Other places that take part in the same bug (one worker_init_fn reseeding NumPy,
+    #: `random` and torch from the worker id is one finding; the seeding calls of every
+    #: script that builds one shared loader). A place in this file is in `span`'s coordinates.
+    related: tuple[Location, ...] = ()
 
     @property
     def fixable(self) -> bool:

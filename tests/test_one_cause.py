@@ -4,6 +4,7 @@ finding with one fix for the three lines, and its other places in JSON and SARIF
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def test_three_reseeds_from_the_worker_id_are_one_finding_with_one_fix() -> None
     assert isinstance(result, Unchanged)
     (finding,) = result.findings
     assert finding.span.line == 9
-    assert [span.line for span in finding.related] == [10, 11]
+    assert [place.span.line for place in finding.related] == [10, 11]
     assert "reseeds NumPy, `random` and torch from the worker id alone" in finding.message
     assert finding.fix is not None
     fixed = run_source(SOURCE, settings=Settings(select=("WS102",)), fix=True)
@@ -107,4 +108,34 @@ def test_a_reseed_through_a_helper_names_where_the_helper_reseeds() -> None:
     assert isinstance(result, Unchanged)
     (finding,) = result.findings
     assert finding.span.line == 13
-    assert [span.line for span in finding.related] == [7]
+    assert [place.span.line for place in finding.related] == [7]
+
+
+SEVERAL_SCRIPTS = (
+    Path(__file__).parent.parent
+    / "fixtures"
+    / "rank_invariant_worker_seed"
+    / "seed_helper_called_by_several_scripts"
+    / "before"
+)
+
+
+def test_related_places_in_other_files_carry_their_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """WS104 at a loader that two scripts build: the seeding helper and both calls of it."""
+    shutil.copytree(SEVERAL_SCRIPTS, tmp_path, dirs_exist_ok=True)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    expected = [("seeding.py", 10), ("tools/finetune.py", 14), ("tools/pretrain.py", 14)]
+    arguments = ["check", "--no-cache", "--select", "WS104", "--format"]
+    output = CliRunner().invoke(main, [*arguments, "json", "."], catch_exceptions=False).stdout
+    (finding,) = json.loads(output)
+    assert finding["path"] == "data.py"
+    assert [(place["path"], place["start"]["line"]) for place in finding["related"]] == expected
+    output = CliRunner().invoke(main, [*arguments, "sarif", "."], catch_exceptions=False).stdout
+    (result,) = json.loads(output)["runs"][0]["results"]
+    places = [place["physicalLocation"] for place in result["relatedLocations"]]
+    assert [
+        (place["artifactLocation"]["uri"], place["region"]["startLine"]) for place in places
+    ] == expected

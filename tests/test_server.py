@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from pygls.lsp.client import LanguageClient
 from cli.server import parse_options, rule_docs_directory
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+FIXTURES = REPOSITORY / "fixtures" / "rank_invariant_worker_seed"
 #: Generous: the first analysis of a project starts the interpreter and reads the rules.
 TIMEOUT = 60.0
 
@@ -366,3 +368,28 @@ def test_missing_dependency_is_a_clear_error() -> None:
     )
     assert result.returncode == 2
     assert "pip install 'workerseed[server]'" in result.stderr
+
+
+def test_a_cause_in_other_files_is_related_information(tmp_path: Path) -> None:
+    """WS104 at a shared loader: each script's seeding call is a related place, in its file."""
+    shutil.copytree(FIXTURES / "seed_helper_called_by_several_scripts" / "before", tmp_path / "p")
+    project = tmp_path / "p"
+    (project / "pyproject.toml").write_text(PROJECT)
+    data = project / "data.py"
+
+    async def scenario() -> None:
+        async with server(tmp_path, {"debounceMs": 0}) as client:
+            uri = client.open(data, data.read_text())
+            (diagnostic,) = await client.diagnostics(uri)
+            assert diagnostic.code == "WS104"
+            places = [
+                (place.location.uri, place.location.range.start.line)
+                for place in diagnostic.related_information or []
+            ]
+            assert places == [
+                ((project / "seeding.py").as_uri(), 9),
+                ((project / "tools" / "finetune.py").as_uri(), 13),
+                ((project / "tools" / "pretrain.py").as_uri(), 13),
+            ]
+
+    asyncio.run(scenario())

@@ -132,10 +132,29 @@ def test_a_ws104_finding_naming_several_seeding_calls_matches_each() -> None:
     assert outcome.false_alarms == []
 
 
+def test_a_ws104_finding_matches_the_seeding_calls_it_relates_beyond_its_message() -> None:
+    """The message names the first few seeding calls; the related places name them all."""
+    bugs = [Bug("WS104", f"train_{k}.py", 5, ("declared",)) for k in range(6)]
+    message = "seeds torch alike (`manual_seed`, train_0.py:5; and 5 more)"
+    related = tuple((f"train_{k}.py", 5) for k in range(6))
+    found = [Found("WS104", "data.py", 30, "warning", message, None, related)]
+    outcome = match("someone/many-scripts", bugs, found, "declared")
+    assert len(outcome.matched) == 6
+    assert outcome.missed == []
+
+
 def test_one_finding_with_related_lines_covers_the_bugs_labelled_at_them() -> None:
     bugs = [Bug("WS102", "seed.py", line, ("declared",)) for line in (7, 8, 9)]
     found = [
-        Found("WS102", "seed.py", 7, "error", "reseeds NumPy, `random` and torch", None, (8, 9))
+        Found(
+            "WS102",
+            "seed.py",
+            7,
+            "error",
+            "reseeds NumPy, `random` and torch",
+            None,
+            (("seed.py", 8), ("seed.py", 9)),
+        )
     ]
     outcome = match("someone/seed", bugs, found, "declared")
     assert len(outcome.matched) == 3

@@ -37,7 +37,13 @@ class Branch:
     #: `subject.startswith("train")` (or `endswith`): the method and the literal's repr.
     order: tuple[str, str] | None = None
     #: The span of the draw a `UNIT_DRAW` test makes: its value decides nothing but the test.
+    #: For a test joined to a draw by `and` / `or`: the draw's operand (see `settles`).
     draw: Span | None = None
+    #: For a test joined to a draw by `or` (True) or `and` (False): the outcome of this test
+    #: that decides the whole test, so that the draw then decides nothing
+    #: (`np.random.random() < 0.5 or not self.train` on an evaluation set). None: any known
+    #: outcome does (an ordering test with the draw itself).
+    settles: bool | None = None
     #: For an ordering test of anything else with a number (`if config.workers > 0:`, subject
     #: ""): what is compared, to be matched with the same expression elsewhere in the function.
     compared: Value | None = None

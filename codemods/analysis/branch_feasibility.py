@@ -74,7 +74,7 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
         holds = outcomes.pop() if len(outcomes) == 1 else None
         if holds is not None and branch.excludes(span, holds):
             return True
-        if holds is not None and drawn:
+        if holds is not None and drawn and branch.settles in (None, holds):
             return True  # `random.random() < self.p` with p 0: the draw decides nothing
     return False
 

@@ -33,22 +33,40 @@ def if_branches(
     body = block_span(node.body, span_of)
     if body is None:
         return []
-    if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
-        # `if self.train and np.random.random() < p:`: what follows an operand (the rest
-        # of the test and the body) runs only where that operand holds.
-        found: list[Branch] = []
-        operands = node.test.values
-        for index, operand in enumerate(operands):
-            test = _branch_test(operand, value)
-            if test is None:
-                continue
-            rest = operands[index + 1] if index + 1 < len(operands) else node.body[0]
-            start = span_of(rest)
-            span = Span(start.line, start.column, body.end_line, body.end_column)
-            found.append(replace(test, body=span))
-        return found
+    if isinstance(node.test, ast.BoolOp):
+        return _joined_tests(node.test, body, value, span_of)
     test = _branch_test(node.test, value)
     return [] if test is None else [replace(test, body=body, orelse=orelse)]
+
+
+def _joined_tests(test: ast.BoolOp, body: Span, value: Summarise, span_of: SpanOf) -> list[Branch]:
+    """Return the branches of the operands of an `and` / `or` test.
+
+    `if self.train and np.random.random() < p:`: what follows an operand (the rest of the
+    test, and the body) runs only where that operand holds; after an operand of `or`, only
+    where it fails. An operand before it that draws (`np.random.random() < 0.5 or not
+    self.train`) decides nothing where it settles the test.
+    """
+    either = isinstance(test.op, ast.Or)
+    found: list[Branch] = []
+    operands = test.values
+    for index, operand in enumerate(operands):
+        branch = _branch_test(operand, value)
+        if branch is None:
+            continue
+        if not either:
+            rest = operands[index + 1] if index + 1 < len(operands) else None
+            start = span_of(rest) if rest is not None else body
+            span = Span(start.line, start.column, body.end_line, body.end_column)
+            found.append(replace(branch, body=span))
+        elif index + 1 < len(operands):
+            following = span_of(operands[index + 1])
+            last = span_of(operands[-1])
+            span = Span(following.line, following.column, last.end_line, last.end_column)
+            found.append(replace(branch, negated=not branch.negated, body=span))
+        for earlier in operands[:index]:
+            found.append(replace(branch, draw=span_of(earlier), settles=either))
+    return found
 
 
 def conditional_expression_branches(

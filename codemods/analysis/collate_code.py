@@ -7,7 +7,8 @@ from .datasets import classes_of
 from .held_functions import functions_of
 from .loaders import LoaderCall
 from .memo import per_project
-from .per_item import Reached, method_candidates, reachable
+from .method_lookup import method_candidates
+from .per_item import Reached, reachable
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS, GlobalCall, calls_to
 

@@ -47,6 +47,13 @@ def configured_datasets(project: Project, call: Value, where: FunctionRef) -> Da
     maker = _config_maker(project, call, where, 0)
     if maker is None:
         return None
+    passed = call.args[0] if call.args else None
+    if passed is not None and passed.kind is Kind.PARAM:
+        # `self.transform = instantiate_from_config(transform_config)`: a node the configs
+        # give under that parameter's name (`transform_config: {target: ...}`).
+        held = named_classes(project, maker[1], passed.name)
+        if held:
+            return DatasetsOf(held, True, sources=(CandidateSource("configs", *maker),))
     classes = named_datasets(project, maker[1])
     if not classes:
         return None
@@ -59,6 +66,10 @@ def _config_maker(
     """Return the function that makes `call`'s object from a config, and the key it reads."""
     if call.kind is not Kind.CALL or call.base is None or depth > _MAX_DEPTH:
         return None
+    for option in call.base.alternatives():
+        key = _imported_by_dotted_name(project, option, where)
+        if key is not None:
+            return where.function.name, key
     if call.base.kind is Kind.CALL:  # `get_obj_from_str(config["target"])(**params)`
         lookup = call.base
         key = _target_read(lookup.args[0]) if lookup.args else None
@@ -76,6 +87,39 @@ def _config_maker(
                     inner = _config_maker(project, option, target, depth + 1)
                     if inner is not None:
                         return target.function.name, inner[1]
+    return None
+
+
+def _imported_by_dotted_name(project: Project, value: Value, where: FunctionRef) -> str | None:
+    """Return the key of `module, name = config["target"].rsplit(".", 1)` when `value` is
+    `getattr(importlib.import_module(module), name)`: the class a config names by its path."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or not project.is_one_of(value.base, where.module, catalog.GETATTR)
+        or len(value.args) < 2
+    ):
+        return None
+    imported = value.args[0]
+    if (
+        imported.kind is not Kind.CALL
+        or imported.base is None
+        or not project.is_one_of(imported.base, where.module, catalog.IMPORT_MODULE)
+        or not imported.args
+    ):
+        return None
+    names = {
+        option.name
+        for part in (imported.args[0], value.args[1])
+        for option in part.alternatives()
+        if option.kind is Kind.UNKNOWN
+    }
+    for name, _, _, unpacked in where.function.unpacked:
+        split = unpacked.base
+        if name in names and split is not None and split.kind is Kind.ATTRIBUTE:
+            key = _target_read(split.base) if split.base is not None else None
+            if key is not None and split.name in ("rsplit", "split"):
+                return key
     return None
 
 
@@ -115,14 +159,17 @@ def named_datasets(project: Project, key: str, under: str | None = None) -> tupl
     """
     from .datasets import is_dataset  # datasets resolves through this module
 
+    return tuple(ref for ref in named_classes(project, key, under) if is_dataset(project, ref))
+
+
+@per_project
+def named_classes(project: Project, key: str, under: str | None = None) -> tuple[ClassRef, ...]:
+    """Return the project classes the project's configuration files name under `key` (with
+    `under`, in nodes held under that key)."""
     found: list[ClassRef] = []
     for content in config_files(project):
         for name in _target_strings(content, key, under):
-            found.extend(
-                ref
-                for ref in project.resolve(name)
-                if isinstance(ref, ClassRef) and is_dataset(project, ref)
-            )
+            found.extend(ref for ref in project.resolve(name) if isinstance(ref, ClassRef))
     return tuple(dict.fromkeys(found))
 
 

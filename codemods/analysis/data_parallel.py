@@ -90,8 +90,9 @@ class Evidence:
     config_files: tuple[Path, ...] = ()
     #: Hydra composes `config_files`, which only a run it starts reads.
     composed_by_hydra: bool = True
-    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`): the
-    #: code also runs without a launcher, so the read alone does not show that one starts it.
+    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`), or a
+    #: `get_rank()` behind a test that a process group is initialized: the code also runs
+    #: without a launcher, so the read alone does not show that one starts it.
     fallback: bool = False
 
     @property
@@ -135,7 +136,9 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                     continue
                 label = _evidence_label(project, function, value)
                 if label is not None:
-                    fallback = label.startswith("os.") and _has_fallback(value)
+                    fallback = (label.startswith("os.") and _has_fallback(value)) or (
+                        label in _RANK_READS and _tests_distributed_state(project, function)
+                    )
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
                     )
@@ -238,7 +241,14 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
-    if names & _LIGHTNING_FROM_ARGUMENTS and _options_ask_data_parallel(function):
+    if names & _LIGHTNING_FROM_ARGUMENTS and (
+        _options_ask_data_parallel(function)
+        # Keywords override the namespace: `from_argparse_args(args, **ddp_options)`.
+        or any(
+            _lightning_data_parallel(options)
+            for options in _trainer_options(project, module, value)
+        )
+    ):
         return "Trainer.from_argparse_args(...) with a DDP strategy"
     return None
 
@@ -318,6 +328,26 @@ def _one_process(call: Value) -> bool:
 
 #: `init_process_group(backend, init_method, timeout, world_size, rank, ...)`.
 _WORLD_SIZE_POSITION = 3
+
+
+def _tests_distributed_state(project: Project, function: FunctionRef) -> bool:
+    """Return True if `function` tests whether a process group is initialized, itself or
+    through a project helper that returns the test (`is_dist_avail_and_initialized()`): it
+    reads the rank only in a distributed job, and runs without one too."""
+    module = function.module
+    for call in function.function.calls:
+        if call.base is None:
+            continue
+        if project.qualnames(call.base, module) & catalog.DISTRIBUTED_STATE_TESTS:
+            return True
+        helper = project.function_of(call.base, module)
+        if helper is not None and any(
+            project.qualnames(inner.base, helper.module) & catalog.DISTRIBUTED_STATE_TESTS
+            for inner in helper.function.calls
+            if inner.base is not None
+        ):
+            return True
+    return False
 
 
 def _has_fallback(read: Value) -> bool:

@@ -22,7 +22,8 @@ from .branch_feasibility import Known, constructed_with, outcome, passed_argumen
 from .datasets import dataset_classes
 from .facts import Kind, Value
 from .memo import per_project
-from .per_item import Reached, method_candidates, reachable
+from .method_lookup import method_candidates
+from .per_item import Reached, reachable
 from .project import Project
 from .refs import ClassRef, FunctionRef
 

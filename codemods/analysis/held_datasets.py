@@ -197,7 +197,35 @@ def self_held(
 
 
 #: What a torchvision dataset's `__init__` stores under the same name as its keyword.
-_STORED_BY_TORCHVISION = ("transform", "target_transform", "transforms")
+#: What a torchvision dataset's `__getitem__` calls per item, as its `__init__` stores them.
+APPLIED_BY_TORCHVISION = ("transform", "target_transform", "transforms")
+
+#: The positions of those parameters in the `__init__` of torchvision datasets that take
+#: them positionally after `root` (`CIFAR10(root, train, transform, target_transform)`).
+_POSITIONS = {
+    **{
+        name: {2: "transform", 3: "target_transform"}
+        for name in ("CIFAR10", "CIFAR100", "MNIST", "FashionMNIST", "KMNIST", "QMNIST")
+    },
+    **{name: {1: "transform", 2: "target_transform"} for name in ("ImageFolder",)},
+}
+
+
+def keeps_library_getitem(project: Project, ref: ClassRef) -> bool:
+    """Return True for a project class deriving from a torchvision dataset without a
+    `__getitem__` of its own: the library's runs, applying what `__init__` stored."""
+    return _torchvision_base(project, ref) is not None and not any(
+        owner.cls.method("__getitem__") for owner in project.mro(ref)
+    )
+
+
+def _torchvision_base(project: Project, ref: ClassRef) -> str | None:
+    """Return the qualified name of the torchvision dataset `ref` derives from, if any."""
+    for owner in project.mro(ref):
+        for base in project.class_bases(owner):
+            if isinstance(base, ExternalRef) and applies_transforms(base.qualname):
+                return base.qualname
+    return None
 
 
 def _stored_by_library_base(
@@ -206,11 +234,17 @@ def _stored_by_library_base(
     """Yield, as stores of `self`, the keywords that `__init__` of a project class deriving
     from a torchvision dataset hands to that base: `super().__init__(root,
     transform=transform)` leaves the argument in `self.transform`."""
-    if function.name != "__init__" or not any(
-        isinstance(base, ExternalRef) and applies_transforms(base.qualname)
-        for base in project.class_bases(owner)
-    ):
+    library = next(
+        (
+            base.qualname
+            for base in project.class_bases(owner)
+            if isinstance(base, ExternalRef) and applies_transforms(base.qualname)
+        ),
+        None,
+    )
+    if function.name != "__init__" or library is None:
         return
+    positions = _POSITIONS.get(library.rpartition(".")[2], {})
     for call in function.calls:
         callee = call.base
         if (
@@ -220,8 +254,14 @@ def _stored_by_library_base(
             and callee.base is not None
             and callee.base.is_call_to("builtins.super")
         ):
-            for name in _STORED_BY_TORCHVISION:
-                value = call.keyword(name)
+            given = {
+                name: call.args[index]
+                for index, name in positions.items()
+                if index < len(call.args)
+                and not any(arg.kind is Kind.STARRED for arg in call.args[: index + 1])
+            }
+            for name in APPLIED_BY_TORCHVISION:
+                value = call.keyword(name) or given.get(name)
                 if value is not None and call.span is not None:
                     yield Assignment(f"self.{name}", value, call.span)
 

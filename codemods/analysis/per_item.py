@@ -17,12 +17,13 @@ from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
 from .called_objects import run_when_called
-from .candidates import MAX_CALL_DEPTH, MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
+from .candidates import MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .function_registries import registered_functions
 from .held_datasets import held_elements
 from .held_functions import functions_of, held_functions
 from .memo import per_project
+from .method_lookup import method_candidates
 from .passed_callables import called_arguments
 from .pinned_arguments import seen_from_holder
 from .project import Project
@@ -70,34 +71,18 @@ def per_item_code(
         Reached(function, ref, (function.qualname,), made_by=made_by)
         for function in _entries(project, ref, catalog.PER_ITEM_METHODS)
     ]
+    if not entries and held_datasets.keeps_library_getitem(project, ref):
+        # The torchvision base's `__getitem__` calls what `self.transform` (and the like)
+        # holds: `HalfCifar.__getitem__` runs `Shift.__call__`.
+        entry = f"{ref.qualname}.__getitem__"
+        entries = [
+            Reached(function, self_class, (entry, function.qualname), holder, built, (), looked)
+            for name in held_datasets.APPLIED_BY_TORCHVISION
+            for function, self_class, holder, built, looked in _held_called(
+                project, ref, name, made_by, ()
+            )
+        ]
     return reachable(project, entries)
-
-
-def method_candidates(project: Project, ref: ClassRef, name: str) -> tuple[FunctionRef, ...]:
-    """Return the project methods `name` of `ref` may be: one, or for a class whose bases are
-    picked from containers at run time (`class D(BASES[a], MIXINS[b])`), every candidate's."""
-    return tuple(dict.fromkeys(_candidates(project, ref, name, 0)[0]))
-
-
-def _candidates(
-    project: Project, ref: ClassRef, name: str, depth: int
-) -> tuple[list[FunctionRef], bool]:
-    """Return the methods found, and whether every way along the bases was certain to find
-    one (so that later bases cannot be the one the lookup reaches)."""
-    qualname = ref.cls.method(name)
-    function = ref.module.function(qualname) if qualname else None
-    if function is not None:
-        return [FunctionRef.of(ref.module, function)], True
-    found: list[FunctionRef] = []
-    if depth > MAX_CALL_DEPTH * 2:
-        return found, False
-    for base in ref.cls.bases:
-        options = [t for t in project.base_options(ref, base) if isinstance(t, ClassRef)]
-        results = [_candidates(project, option, name, depth + 1) for option in options]
-        found.extend(function for methods, _ in results for function in methods)
-        if options and all(methods and certain for methods, certain in results):
-            return found, True
-    return found, False
 
 
 def entry_methods(project: Project, ref: ClassRef) -> tuple[FunctionRef, ...]:
@@ -293,18 +278,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         if found is not None:
             yield found[1], self_class, same, made_by, ()
             return
-        # `self.transform(x)`: an object the dataset holds, called per item.
-        held = held_datasets.held(project, self_class, callee.name, sites=made_by)
-        looked_up = _looked_up_in(held)
-        for ref in held.classes:
-            built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-            for hook in run_when_called(project, ref):
-                yield hook, ref, _extend(same, callee.name), built, looked_up
-        # ... or the callables a `Compose` it holds calls.
-        yield from _calls_of(project, held.contained, held)
-        # ... or a function (a closure a factory returned) it holds.
-        for held_function in held_functions(project, self_class, callee.name, made_by):
-            yield held_function, None, None, None, ()
+        yield from _held_called(project, self_class, callee.name, made_by, same)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         held = held_datasets.held(project, self_class, holder.name, sites=made_by)
@@ -339,6 +313,27 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
                     return
         return
+
+
+def _held_called(
+    project: Project,
+    self_class: ClassRef,
+    name: str,
+    made_by: tuple[Construction, ...] | None,
+    same: tuple[str, ...] | None,
+) -> Iterator[_Callee]:
+    """Yield what calling `self.<name>(x)`, an object the dataset holds, runs per item."""
+    held = held_datasets.held(project, self_class, name, sites=made_by)
+    looked_up = _looked_up_in(held)
+    for ref in held.classes:
+        built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
+        for hook in run_when_called(project, ref):
+            yield hook, ref, _extend(same, name), built, looked_up
+    # ... or the callables a `Compose` it holds calls.
+    yield from _calls_of(project, held.contained, held)
+    # ... or a function (a closure a factory returned) it holds.
+    for held_function in held_functions(project, self_class, name, made_by):
+        yield held_function, None, None, None, ()
 
 
 def _made_here(project: Project, call: Value, caller: Reached, method: str) -> Iterator[_Callee]:

@@ -25,7 +25,8 @@ from .creation_sites import arguments_for, created_at, forwarded, method_of_made
 from .facts import Kind, ModuleFacts, Value
 from .held_candidates import run_by_holders
 from .held_datasets import held_classes
-from .per_item import Reached, callees, method_candidates, per_item_code, reachable
+from .method_lookup import method_candidates
+from .per_item import Reached, callees, per_item_code, reachable
 from .project import Project
 from .refs import CallSite, ClassRef, FunctionRef, VariableRef
 from .rng_draws import _Scan

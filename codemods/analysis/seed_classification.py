@@ -180,6 +180,8 @@ def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[
 class _Classifier:
     def __init__(self, project: Project) -> None:
         self.project = project
+        #: Class attributes whose stores are being classified (`CFG.seed = CFG.seed + 1`).
+        self._checking: set[str] = set()
 
     def sources(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         if depth > _MAX_DEPTH:
@@ -261,20 +263,47 @@ class _Classifier:
         return frozenset(found)
 
     def _module_object_attribute(self, value: Value, module: ModuleFacts) -> frozenset[Source]:
-        """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project.
+        """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project,
+        or a project class that holds settings (`class CFG: seed = 42`).
 
         Such an object (`args = parser.parse_args()`, `cfg = CfgNode()`) is built once when
-        its module runs; every worker inherits it unchanged, so its attributes are fixed for
-        the run, like a literal.
+        its module runs, and a class body runs once; every worker inherits them unchanged, so
+        their attributes are fixed for the run, like a literal. A class attribute the project
+        stores a rank-dependent value in (`CFG.seed = CFG.seed + rank`) depends on the rank.
         """
         for qualname in value.qualnames:
             parts = qualname.split(".")
             for cut in range(len(parts) - 1, 0, -1):
-                prefix = ".".join(parts[:cut])
-                if any(isinstance(t, VariableRef) for t in self.project.resolve(prefix, module)):
-                    rank = is_rank_name(parts[-1])
-                    return frozenset({Source.RUN_VALUE, *({Source.RANK} if rank else ())})
+                targets = self.project.resolve(".".join(parts[:cut]), module)
+                rank = {Source.RANK} if is_rank_name(parts[-1]) else set()
+                if any(isinstance(t, VariableRef) for t in targets):
+                    return frozenset({Source.RUN_VALUE, *rank})
+                classes = [t for t in targets if isinstance(t, ClassRef)]
+                if classes and cut == len(parts) - 1:
+                    if self._stored_from_rank(classes, parts[-1]):
+                        rank.add(Source.RANK)
+                    return frozenset({Source.RUN_VALUE, *rank})
         return frozenset({Source.UNKNOWN})
+
+    def _stored_from_rank(self, classes: list[ClassRef], attribute: str) -> bool:
+        """Return True if the project stores a rank-dependent value as `attribute` of one of
+        `classes` (`CFG.seed = args.seed + rank`)."""
+        if attribute in self._checking:
+            return False  # the stored value reads the attribute itself: nothing new
+        self._checking.add(attribute)
+        try:
+            for function in self.project.functions_mentioning(attribute):
+                for store in function.function.attribute_stores:
+                    if store.attribute != attribute or store.base.kind is not Kind.NAME:
+                        continue
+                    owners = self.project.targets(store.base, function.module)
+                    if not set(owners) & set(classes):
+                        continue
+                    if Source.RANK in self.sources(store.value, SeedScope(function), 0):
+                        return True
+        finally:
+            self._checking.discard(attribute)
+        return False
 
     def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         base = value.base

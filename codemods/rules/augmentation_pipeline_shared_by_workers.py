@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from ..analysis.augmentations import (
     ALBUMENTATIONS,
@@ -31,8 +32,10 @@ from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import Creation, Place, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
 from ..analysis.rng_reseeding import worker_init_reseeds
+from ..analysis.seed_descriptions import joined
 from ..analysis.worker_inits import worker_init
 from ..fixes.pipelines import reseed_dataset_transform_function, reseed_pipeline_helper
+from ..fixes.worker_seed import merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import (
     AddHelper,
@@ -41,6 +44,7 @@ from ..types import (
     FileEdits,
     Fix,
     InsertStatements,
+    Location,
     Safety,
     Span,
     TorchTarget,
@@ -196,6 +200,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
             (loader, datasets_of_loader(project, loader)) for loader in loader_calls(project)
         ]
         reported: set[tuple[str, object, str, object]] = set()
+        # One finding per place: a pipeline a factory builds for several Datasets is one bug.
+        by_place: dict[tuple[Path, Span], list[_Shared]] = {}
         for dataset in dataset_classes(project):
             if single_process_only(project, dataset, self.loaders):
                 continue
@@ -230,8 +236,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 if global_reseed and library.name == "imgaug" and not is_seeded:
                     continue  # it draws from the global RNG that per-item code reseeds
                 reported.add(obj.key)
-                self._report(dataset, use, version)
+                where, span = obj.report_at
+                by_place.setdefault((where.path, span), []).append(_Shared(dataset, use, version))
             self._check_per_call(index, dataset, per_item.functions)
+        for shared in by_place.values():
+            self._report(shared)
         for loader, _ in self.loaders:
             self._check_third_party(index, loader)
 
@@ -353,37 +362,51 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     "`__init__`",
                 )
 
-    def _report(self, dataset: ClassRef, use: RngUse, version: LibraryVersion) -> None:
+    def _report(self, shared: list[_Shared]) -> None:
+        """Report a pipeline at its place, with every Dataset that applies it."""
+        _, use, version = shared[0]
         obj = use.obj
         where, span = obj.report_at
-        library = library_named(obj.creation.rng_type)
-        draw_span = use.call.span
-        line = draw_span.line if draw_span else 0
-        applied = applied_note((found for _, found in self.loaders), dataset)
         made = _short(obj.creation)
-        related: tuple[Span, ...] = ()
+        related: tuple[Location, ...] = ()
         creation = obj.creation
         if creation.factory and (creation.function, creation.span) != (where, span):
             # Built by a project factory the store calls: the line that builds it is part
             # of the finding.
             location = self.location(creation.function.path, creation.span.line)
             made += f" built by `{creation.factory}` at {location}"
-            if creation.function.path == where.path:
-                related = (creation.span,)
+            related = (Location(creation.function.path, creation.span),)
+        appliers = list(dict.fromkeys(self._applier(item) for item in shared))
+        if len(appliers) == 1:
+            ((name, place),) = appliers
+            applied = f"{name} applies it ({place})"
+        else:
+            applied = joined([f"{name} ({place})" for name, place in appliers]) + " apply it"
         message = (
             f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
-            f"every DataLoader worker and never reseeded: `{use.reached.chain[0]}`{applied} "
-            "applies it "
-            f"({self.location(use.reached.function.path, line)}), so workers repeat each "
+            f"every DataLoader worker and never reseeded: {applied}, so workers repeat each "
             "other's augmentations and every epoch repeats the previous one"
         )
         severity = _severity(version)
         if obj.creation.note is not None:
             message += f"; {obj.creation.note}"
-        if obj.creation.draws_assumed:
+        if any(item.use.obj.creation.draws_assumed for item in shared):
             severity = "warning"
-        fix = self._fix(dataset, use, library)
+        fixes = [
+            self._fix(item.dataset, item.use, library_named(item.use.obj.creation.rng_type))
+            for item in shared
+        ]
+        # A Dataset that cannot be fixed leaves the bug: no fix for the others alone.
+        fix = merged_fix(fixes) if all(fixes) else None
         self.report(where, span, message, fix=fix, severity=severity, related=related)
+
+    def _applier(self, shared: _Shared) -> tuple[str, str]:
+        """Name the per-item code of one Dataset that applies the pipeline, and where."""
+        reached = shared.use.reached
+        draw_span = shared.use.call.span
+        line = draw_span.line if draw_span else 0
+        applied = applied_note((found for _, found in self.loaders), shared.dataset)
+        return f"`{reached.chain[0]}`{applied}", self.location(reached.function.path, line)
 
     def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
         arguments = _arguments(use)
@@ -406,6 +429,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
         title = f"Reseed `{_label(use)}` once per worker, at the top of {', '.join(where)}"
         files = tuple(FileEdits(path, tuple(edits)) for path, edits in by_path.items())
         return Fix(title, safety, files)
+
+
+class _Shared(NamedTuple):
+    """A Dataset whose per-item code applies a pipeline built before the workers start."""
+
+    dataset: ClassRef
+    use: RngUse
+    version: LibraryVersion
 
 
 def _severity(version: LibraryVersion) -> str:

@@ -44,7 +44,7 @@ from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_once import runs_once_per_worker
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
-from ..types import Fix, Safety
+from ..types import Fix, Location, Safety
 
 
 @dataclass(frozen=True)
@@ -456,7 +456,11 @@ class EpochInvariantWorkerSeed(Rule):
                 message,
                 fix=merged_fix([call.fix for call in calls]),
                 severity=cause.severity,
-                related=tuple(place for call in calls for place in call.seeding.places)[1:],
+                related=tuple(
+                    Location(call.seeding.function.path, span)
+                    for call in calls
+                    for span in call.seeding.places
+                )[1:],
             )
 
     def _check_range(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from ..analysis.seed_descriptions import name_torch_seedings
 from ..analysis.worker_inits import worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
-from ..types import Fix, Safety, TorchTarget
+from ..types import Fix, Location, Safety, TorchTarget
 
 
 class RankInvariantWorkerSeed(Rule):
@@ -314,7 +315,12 @@ class RankInvariantWorkerSeed(Rule):
                 return None
             where = self._at(seeding.function, seeding.call.span.line)
             text = f"its `generator` is seeded alike on every rank (`.manual_seed(...)`, {where})"
-            return SeededAlike(text, job, assumed=seeding.assumed_setting is not None)
+            return SeededAlike(
+                text,
+                job,
+                assumed=seeding.assumed_setting is not None,
+                places=(Location(seeding.function.path, seeding.call.span),),
+            )
         if not jobs:
             return None
         # The seedings in the loader's own file first, then those in a file that itself
@@ -332,7 +338,8 @@ class RankInvariantWorkerSeed(Rule):
             shown.append(f"and {len(named) - _MAX_NAMED} more")
         text = f"every rank seeds torch alike ({'; '.join(shown)})"
         assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
-        return SeededAlike(text, jobs[0][1], assumed=assumed)
+        places = dict.fromkeys(place for seeding, _ in jobs for place in _places(seeding))
+        return SeededAlike(text, jobs[0][1], assumed=assumed, places=tuple(places))
 
     def _report(
         self,
@@ -372,7 +379,7 @@ class RankInvariantWorkerSeed(Rule):
                 f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; {advice}"
             )
-            self.report(loader.function, span, message, severity=severity)
+            self.report(loader.function, span, message, severity=severity, related=seeded_by.places)
             return
         if randomness.random:
             outcome = (
@@ -395,7 +402,13 @@ class RankInvariantWorkerSeed(Rule):
         message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
         if shared:
             message += f"mix the data-parallel rank into the worker seed{shared}"
-            self.report(loader.function, span, message + "; not fixed here", severity=severity)
+            self.report(
+                loader.function,
+                span,
+                message + "; not fixed here",
+                severity=severity,
+                related=seeded_by.places,
+            )
             return
         message += "mix the rank into the worker seed"
         if unseen:
@@ -404,7 +417,9 @@ class RankInvariantWorkerSeed(Rule):
                 "may mix in the rank), so it cannot be fixed here"
             )
         fix = None if unseen else self._fix(loader, randomness)
-        self.report(loader.function, span, message, fix=fix, severity=severity)
+        self.report(
+            loader.function, span, message, fix=fix, severity=severity, related=seeded_by.places
+        )
 
     def _model_parallel_groups(self) -> str:
         """Say why only the data-parallel rank will do, in a project with Megatron-style RNG
@@ -470,6 +485,16 @@ class SeededAlike:
     job: Evidence
     #: Every named seeding rests on a setting assumed the same on every rank.
     assumed: bool
+    #: Every seeding call it names, with the helper calls that run them (the finding's
+    #: related places; the message names the first few).
+    places: tuple[Location, ...]
+
+
+def _places(seeding: TorchSeeding) -> Iterator[Location]:
+    """Yield the call that seeds torch, then the project helper call that runs it."""
+    for call in (seeding.seeding_call, seeding):
+        if call.call.span is not None:
+            yield Location(call.function.path, call.call.span)
 
 
 def _safety(safe: bool) -> Safety:
