@@ -95,6 +95,9 @@ def union(corpus: Path, repeat: int, scratch: Path) -> None:
 
 
 def main() -> None:
+    # An installed workerseed runs from compiled bytecode: with writing it turned off, every
+    # run would also time compiling the tool's own modules (about 0.15 s).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
