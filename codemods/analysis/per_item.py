@@ -73,7 +73,8 @@ def per_item_code(
     ]
     if not entries and held_datasets.keeps_library_getitem(project, ref):
         # The torchvision base's `__getitem__` calls what `self.transform` (and the like)
-        # holds: `HalfCifar.__getitem__` runs `Shift.__call__`.
+        # holds: `HalfCifar.__getitem__` runs `Shift.__call__`. Only a transform made where
+        # a `ref` is made: one a helper's parameter brings may come from another caller's run.
         entry = f"{ref.qualname}.__getitem__"
         entries = [
             Reached(function, self_class, (entry, function.qualname), holder, built, (), looked)
@@ -81,6 +82,7 @@ def per_item_code(
             for function, self_class, holder, built, looked in _held_called(
                 project, ref, name, made_by, ()
             )
+            if built and any(_builds(project, site, ref) for _, site in built)
         ]
     return reachable(project, entries)
 
@@ -313,6 +315,14 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                     yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
                     return
         return
+
+
+def _builds(project: Project, function: FunctionRef, ref: ClassRef) -> bool:
+    """Return True if `function` constructs a `ref` itself."""
+    return any(
+        call.base is not None and ref in project.targets(call.base, function.module)
+        for call in function.function.calls
+    )
 
 
 def _held_called(
