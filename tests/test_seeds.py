@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codemods.analysis.assignment_origins import assignment_origin
 from codemods.analysis.extract import extract
 from codemods.analysis.project import Project
 from codemods.analysis.refs import FunctionRef
@@ -15,7 +16,6 @@ from codemods.analysis.seed_classification import (
     SeedScope,
     Source,
     Verdict,
-    assignment_origin,
     seed_sources,
     verdict,
 )

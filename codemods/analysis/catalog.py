@@ -382,16 +382,6 @@ NUMPY_32_BIT_SEEDS = frozenset(
 #: Global seeders of third-party libraries that DataLoader workers never reseed.
 THIRD_PARTY_SEEDERS = {"imgaug.seed": "imgaug", "imgaug.random.seed": "imgaug"}
 
-#: Tests whether this process runs in a distributed job: code that makes one before it reads
-#: the rank also runs without a launcher (`return 0` when no process group is initialized).
-DISTRIBUTED_STATE_TESTS = frozenset(
-    {
-        f"torch.distributed.{module}{name}"
-        for module in ("", "distributed_c10d.")
-        for name in ("is_initialized", "is_available")
-    }
-)
-
 #: Functions that return this process's rank in a distributed run.
 DISTRIBUTED_RANKS = frozenset(
     {

@@ -330,6 +330,17 @@ def _one_process(call: Value) -> bool:
 _WORLD_SIZE_POSITION = 3
 
 
+#: Tests whether this process runs in a distributed job: code that makes one before it reads
+#: the rank also runs without a launcher (`return 0` when no process group is initialized).
+DISTRIBUTED_STATE_TESTS = frozenset(
+    {
+        f"torch.distributed.{module}{name}"
+        for module in ("", "distributed_c10d.")
+        for name in ("is_initialized", "is_available")
+    }
+)
+
+
 def _tests_distributed_state(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` tests whether a process group is initialized, itself or
     through a project helper that returns the test (`is_dist_avail_and_initialized()`): it
@@ -338,11 +349,11 @@ def _tests_distributed_state(project: Project, function: FunctionRef) -> bool:
     for call in function.function.calls:
         if call.base is None:
             continue
-        if project.qualnames(call.base, module) & catalog.DISTRIBUTED_STATE_TESTS:
+        if project.qualnames(call.base, module) & DISTRIBUTED_STATE_TESTS:
             return True
         helper = project.function_of(call.base, module)
         if helper is not None and any(
-            project.qualnames(inner.base, helper.module) & catalog.DISTRIBUTED_STATE_TESTS
+            project.qualnames(inner.base, helper.module) & DISTRIBUTED_STATE_TESTS
             for inner in helper.function.calls
             if inner.base is not None
         ):

@@ -9,8 +9,8 @@ the seed change per worker and per epoch, stay the same every epoch, or come fro
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ..types import TorchTarget
 from . import catalog
@@ -23,7 +23,7 @@ from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 #: torch seeds NumPy's global RNG in each worker from this version on (pytorch#56488).
 NUMPY_SEEDED_SINCE = (1, 9)
 #: How deep seed expressions are followed through variables and project functions.
-_MAX_DEPTH = 6
+MAX_DEPTH = 6
 
 
 class Source(enum.Enum):
@@ -184,7 +184,7 @@ class _Classifier:
         self._checking: set[str] = set()
 
     def sources(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
-        if depth > _MAX_DEPTH:
+        if depth > MAX_DEPTH:
             return frozenset({Source.UNKNOWN})
         deeper = depth + 1
         kind = value.kind
@@ -473,36 +473,3 @@ def _seed_argument(call: Value) -> Value | None:
         if value is not None:
             return value
     return None
-
-
-def assignment_origin(
-    function: FunctionRef, value: Value, seeds: Sequence[Value] | None = None
-) -> Value:
-    """Follow a local variable to the expression assigned to it in `function`.
-
-    Names are resolved in the analysis: a use of `seed` after `seed = 42 + worker_id` is
-    the summary of `42 + worker_id` with the span of the use. Return that assignment's value
-    (with its own span), following chains of variables; otherwise `value` itself.
-    With `seeds` (every seed expression in `function`), a variable is followed only if
-    all its reads are among them, so that rewriting its assignment changes nothing else.
-    """
-    current = value
-    for _ in range(_MAX_DEPTH):
-        for assignment in function.function.assignments:
-            origin = assignment.value
-            if (
-                "." in assignment.target
-                or origin.span == current.span
-                or origin.span is None
-                or replace(current, span=origin.span) != origin
-            ):
-                continue
-            if seeds is not None:
-                uses = sum(replace(seed, span=origin.span) == origin for seed in seeds)
-                if uses < function.function.reads_of(assignment.target):
-                    return current
-            current = origin
-            break
-        else:
-            return current
-    return current

@@ -15,7 +15,7 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..types import Span
+from ..types import Location, Span
 from . import catalog
 from .facts import Kind, Value
 from .memo import per_project
@@ -80,9 +80,9 @@ class Seeding:
         return self.call.span
 
     @property
-    def places(self) -> tuple[Span, ...]:
-        """Return the span of the call, then where the helper it calls reseeds (if seen)."""
-        return (self.span, *self.inner)
+    def places(self) -> tuple[Location, ...]:
+        """Return the call, then where the helper it calls reseeds (if seen in its file)."""
+        return tuple(Location(self.function.path, span) for span in (self.span, *self.inner))
 
 
 _SEED_METHODS = frozenset({"seed", "manual_seed"})

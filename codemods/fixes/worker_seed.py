@@ -11,10 +11,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.assignment_origins import assignment_origin
 from ..analysis.facts import Assignment, FunctionFacts, Kind, Value
 from ..analysis.project import Project
 from ..analysis.refs import FunctionRef
-from ..analysis.seed_classification import SeedScope, Source, assignment_origin, seed_sources
+from ..analysis.seed_classification import SeedScope, Source, seed_sources
 from ..analysis.seeds import Seeding, SinkKind, additive_terms, seedings
 from ..types import (
     Edit,

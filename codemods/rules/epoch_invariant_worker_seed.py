@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..analysis.assignment_origins import assignment_origin
 from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import DatasetsOf
 from ..analysis.config_settings import setting_fixed_for_the_run
@@ -24,7 +25,6 @@ from ..analysis.seed_classification import (
     SeedScope,
     Source,
     Verdict,
-    assignment_origin,
     in_spawned_workers,
     seed_sources,
     verdict,
@@ -44,7 +44,7 @@ from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_once import runs_once_per_worker
 from ..fixes.worker_seed import WorkerSeedFix, merged_fix
 from ..rule import FixAvailability, FixSafety, Rule
-from ..types import Fix, Location, Safety
+from ..types import Fix, Safety
 
 
 @dataclass(frozen=True)
@@ -456,11 +456,7 @@ class EpochInvariantWorkerSeed(Rule):
                 message,
                 fix=merged_fix([call.fix for call in calls]),
                 severity=cause.severity,
-                related=tuple(
-                    Location(call.seeding.function.path, span)
-                    for call in calls
-                    for span in call.seeding.places
-                )[1:],
+                related=tuple(place for call in calls for place in call.seeding.places)[1:],
             )
 
     def _check_range(

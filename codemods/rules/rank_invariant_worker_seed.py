@@ -402,13 +402,8 @@ class RankInvariantWorkerSeed(Rule):
         message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
         if shared:
             message += f"mix the data-parallel rank into the worker seed{shared}"
-            self.report(
-                loader.function,
-                span,
-                message + "; not fixed here",
-                severity=severity,
-                related=seeded_by.places,
-            )
+            message += "; not fixed here"
+            self.report(loader.function, span, message, severity=severity, related=seeded_by.places)
             return
         message += "mix the rank into the worker seed"
         if unseen:
