@@ -16,6 +16,7 @@ from . import catalog
 from .candidates import CandidateSource, DatasetsOf
 from .config_files import config_strings_under
 from .facts import Kind, Value, string_literal
+from .imported_modules import module_attribute_lookup
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -94,14 +95,8 @@ def _constructing_parameter(project: Project, function: FunctionRef, depth: int)
 def _looked_up_by_name(project: Project, made: Value, function: FunctionRef) -> str | None:
     """Return the parameter a `getattr(importlib.import_module(module_path), name)` lookup
     in `function` is derived from (`module_path = path.rpartition(".")[0]`), if it is one."""
-    if made.base is None or not project.is_one_of(made.base, function.module, catalog.GETATTR):
-        return None
-    if len(made.args) != 2 or made.args[0].kind is not Kind.CALL:
-        return None
-    imported = made.args[0]
-    if imported.base is None or not project.is_one_of(
-        imported.base, function.module, catalog.IMPORT_MODULE
-    ):
+    imported = module_attribute_lookup(project, made, function.module)
+    if imported is None or len(made.args) != 2:
         return None
     unpacked = {name: value for name, _, _, value in function.function.unpacked}
     params = {name for arg in (*imported.args, made.args[1]) for name in _params_in(arg, unpacked)}

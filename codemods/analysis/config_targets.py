@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import catalog
 from .candidates import CandidateSource, DatasetsOf
 from .config_files import config_documents, config_files, strings_under
 from .facts import Kind, ModuleFacts, Value
+from .imported_modules import module_attribute_lookup
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -93,20 +93,8 @@ def _config_maker(
 def _imported_by_dotted_name(project: Project, value: Value, where: FunctionRef) -> str | None:
     """Return the key of `module, name = config["target"].rsplit(".", 1)` when `value` is
     `getattr(importlib.import_module(module), name)`: the class a config names by its path."""
-    if (
-        value.kind is not Kind.CALL
-        or value.base is None
-        or not project.is_one_of(value.base, where.module, catalog.GETATTR)
-        or len(value.args) < 2
-    ):
-        return None
-    imported = value.args[0]
-    if (
-        imported.kind is not Kind.CALL
-        or imported.base is None
-        or not project.is_one_of(imported.base, where.module, catalog.IMPORT_MODULE)
-        or not imported.args
-    ):
+    imported = module_attribute_lookup(project, value, where.module)
+    if imported is None or not imported.args:
         return None
     names = {
         option.name
@@ -136,19 +124,11 @@ def _target_read(value: Value) -> str | None:
 
 def _imports_by_name(project: Project, function: FunctionRef) -> bool:
     """Return True if `function` returns `getattr(importlib.import_module(...), ...)`."""
-    for value in function.function.returns:
-        for option in value.alternatives():
-            if (
-                option.kind is Kind.CALL
-                and option.base is not None
-                and project.is_one_of(option.base, function.module, catalog.GETATTR)
-                and option.args
-                and option.args[0].kind is Kind.CALL
-                and option.args[0].base is not None
-                and project.is_one_of(option.args[0].base, function.module, catalog.IMPORT_MODULE)
-            ):
-                return True
-    return False
+    return any(
+        module_attribute_lookup(project, option, function.module) is not None
+        for value in function.function.returns
+        for option in value.alternatives()
+    )
 
 
 @per_project

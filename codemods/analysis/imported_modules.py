@@ -32,6 +32,26 @@ class ImportedModules:
     suffix: str = ""
 
 
+def module_attribute_lookup(project: Project, value: Value, module: ModuleFacts) -> Value | None:
+    """Return the `importlib.import_module(...)` call of `getattr(importlib.import_module(m),
+    name)`, if `value` is such a lookup of a name in a module imported at run time."""
+    if (
+        value.kind is not Kind.CALL
+        or value.base is None
+        or len(value.args) < 2
+        or not project.is_one_of(value.base, module, catalog.GETATTR)
+    ):
+        return None
+    imported = value.args[0]
+    if (
+        imported.kind is not Kind.CALL
+        or imported.base is None
+        or not project.is_one_of(imported.base, module, catalog.IMPORT_MODULE)
+    ):
+        return None
+    return imported
+
+
 def imported_modules(project: Project, call: Value, where: FunctionRef) -> ImportedModules | None:
     """Return the project modules `call` may import, if it is `importlib.import_module(...)`
     of a literal name or of a literal package prefix and a part known only at run time; None

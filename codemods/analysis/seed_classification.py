@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..types import TorchTarget
 from . import catalog
 from .facts import Kind, ModuleFacts, Value
+from .memo import on_reentry, per_project
 from .passed_callables import bind_call
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
@@ -180,8 +181,6 @@ def seed_sources(project: Project, value: Value, scope: SeedScope) -> frozenset[
 class _Classifier:
     def __init__(self, project: Project) -> None:
         self.project = project
-        #: Class attributes whose stores are being classified (`CFG.seed = CFG.seed + 1`).
-        self._checking: set[str] = set()
 
     def sources(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         if depth > MAX_DEPTH:
@@ -280,30 +279,10 @@ class _Classifier:
                     return frozenset({Source.RUN_VALUE, *rank})
                 classes = [t for t in targets if isinstance(t, ClassRef)]
                 if classes and cut == len(parts) - 1:
-                    if self._stored_from_rank(classes, parts[-1]):
+                    if _stored_from_rank(self.project, tuple(classes), parts[-1]):
                         rank.add(Source.RANK)
                     return frozenset({Source.RUN_VALUE, *rank})
         return frozenset({Source.UNKNOWN})
-
-    def _stored_from_rank(self, classes: list[ClassRef], attribute: str) -> bool:
-        """Return True if the project stores a rank-dependent value as `attribute` of one of
-        `classes` (`CFG.seed = args.seed + rank`)."""
-        if attribute in self._checking:
-            return False  # the stored value reads the attribute itself: nothing new
-        self._checking.add(attribute)
-        try:
-            for function in self.project.functions_mentioning(attribute):
-                for store in function.function.attribute_stores:
-                    if store.attribute != attribute or store.base.kind is not Kind.NAME:
-                        continue
-                    owners = self.project.targets(store.base, function.module)
-                    if not set(owners) & set(classes):
-                        continue
-                    if Source.RANK in self.sources(store.value, SeedScope(function), 0):
-                        return True
-        finally:
-            self._checking.discard(attribute)
-        return False
 
     def _attribute(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
         base = value.base
@@ -451,6 +430,23 @@ class _Classifier:
                 if any(assignment.target == target for assignment in function.assignments):
                     return True
         return False
+
+
+@per_project
+@on_reentry(False)
+def _stored_from_rank(project: Project, classes: tuple[ClassRef, ...], attribute: str) -> bool:
+    """Return True if the project stores a rank-dependent value as `attribute` of one of
+    `classes` (`CFG.seed = args.seed + rank`). A store that reads the attribute itself
+    (`CFG.seed = CFG.seed + 1`) asks again: that read adds nothing."""
+    for function in project.functions_mentioning(attribute):
+        for store in function.function.attribute_stores:
+            if store.attribute != attribute or store.base.kind is not Kind.NAME:
+                continue
+            if not set(project.targets(store.base, function.module)) & set(classes):
+                continue
+            if Source.RANK in seed_sources(project, store.value, SeedScope(function)):
+                return True
+    return False
 
 
 def bind_arguments(
