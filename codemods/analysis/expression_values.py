@@ -260,14 +260,13 @@ class _ValueSummariser(_BindingCollector):
                         if inner.facts is not None:
                             inner.facts.free_names.add(name)
                 bindings = current.bindings[name]
-                narrowed = current is scope and seen is not None
-                if narrowed:
-                    bindings = [bindings[index] for index in seen]
+                narrowed = seen if current is scope else None
+                if narrowed is not None:
+                    bindings = [bindings[index] for index in narrowed]
                 # A module-level read that sees only some of the module's bindings of the
                 # name reads their values, not the module variable (which holds them all).
-                values = self._binding_values(
-                    name, current, bindings, depth, follow=narrowed and scope.kind == "module"
-                )
+                follow = narrowed is not None and scope.kind == "module"
+                values = self._binding_values(name, current, bindings, depth, follow=follow)
                 if len(values) == 1:
                     return values[0]
                 return Value(Kind.ALTERNATIVES, span, args=values)

@@ -147,8 +147,7 @@ def _helper_seedings(
                     # `self` are not all seen, and its seed's parameters are followed to them.
                     function = site.function
                     started = not project.callers(function) or (
-                        function.function.class_qualname is None
-                        and project.is_referenced(function)
+                        function.function.class_qualname is None and project.is_referenced(function)
                     )
                     if _seeds_from_own_parameter(project, function) and not started:
                         if function not in seen:
