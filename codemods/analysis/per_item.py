@@ -121,19 +121,15 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         seen[key] = current
         if len(current.chain) > MAX_PER_ITEM_DEPTH:
             continue
-        queue.extend(
-            replace(callee, chain=(*current.chain, *callee.chain[1:]))
-            for callee in _callees_of(project, replace(current, chain=current.chain[-1:]))
-        )
+        # What a function calls does not depend on the way to it, and many datasets reach
+        # the same helpers: found once per caller with its chain cut to itself.
+        found = _callees_of(project, replace(current, chain=current.chain[-1:]))
+        queue.extend(replace(one, chain=(*current.chain, *one.chain[1:])) for one in found)
     return tuple(seen.values())
 
 
 @per_project
 def _callees_of(project: Project, caller: Reached) -> tuple[Reached, ...]:
-    """Return what `caller` calls directly, with chains that start at `caller`.
-
-    The way to a function does not change what it calls, and many datasets reach the same
-    helpers: kept per caller with its chain cut to itself, then joined to each way."""
     return tuple(callees(project, caller))
 
 
