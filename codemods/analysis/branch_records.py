@@ -34,18 +34,21 @@ def if_branches(
     if body is None:
         return []
     if isinstance(node.test, ast.BoolOp):
-        return _joined_tests(node.test, body, value, span_of)
+        return _joined_tests(node.test, body, orelse, value, span_of)
     test = _branch_test(node.test, value)
     return [] if test is None else [replace(test, body=body, orelse=orelse)]
 
 
-def _joined_tests(test: ast.BoolOp, body: Span, value: Summarise, span_of: SpanOf) -> list[Branch]:
+def _joined_tests(
+    test: ast.BoolOp, body: Span, orelse: Span | None, value: Summarise, span_of: SpanOf
+) -> list[Branch]:
     """Return the branches of the operands of an `and` / `or` test.
 
     `if self.train and np.random.random() < p:`: what follows an operand (the rest of the
     test, and the body) runs only where that operand holds; after an operand of `or`, only
-    where it fails. An operand before it that draws (`np.random.random() < 0.5 or not
-    self.train`) decides nothing where it settles the test.
+    where it fails, and so does the `else` of an `or` (`if self.mode == "test" or
+    self.window: ... else: np.random.choice(...)`). An operand before it that draws
+    (`np.random.random() < 0.5 or not self.train`) decides nothing where it settles the test.
     """
     either = isinstance(test.op, ast.Or)
     found: list[Branch] = []
@@ -64,6 +67,8 @@ def _joined_tests(test: ast.BoolOp, body: Span, value: Summarise, span_of: SpanO
             last = span_of(operands[-1])
             span = Span(following.line, following.column, last.end_line, last.end_column)
             found.append(replace(branch, negated=not branch.negated, body=span))
+        if either and orelse is not None:
+            found.append(replace(branch, negated=not branch.negated, body=orelse))
         for earlier in operands[:index]:
             found.append(replace(branch, draw=span_of(earlier), settles=either))
     return found

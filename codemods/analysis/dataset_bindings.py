@@ -222,7 +222,11 @@ def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[
 
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
     """Return the classes of the elements of what project function call `call` returns
-    (`for dataset in build_datasets(cfg):`)."""
+    (`for dataset in build_datasets(cfg):`), or of a mapping's `values()`."""
+    mapping = _viewed_mapping(call)
+    if mapping is not None:
+        # `d.values()`, and `d.items()` looped as `for key, value in ...`: what `d` holds.
+        return datasets.elements_of(project, mapping, where, depth)
     split = _split_dataset(project, call, where)
     if split is not None:
         return datasets.classes_of(project, split, where, depth)
@@ -237,6 +241,14 @@ def returned_elements(project: Project, call: Value, where: FunctionRef, depth: 
             results.append(DatasetsOf((), False))
         results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
     return merge(results)
+
+
+def _viewed_mapping(call: Value) -> Value | None:
+    """Return `d` of a call `d.values()`."""
+    method = call.base
+    if method is None or method.kind is not Kind.ATTRIBUTE or method.name != "values":
+        return None
+    return None if call.args or call.keywords else method.base
 
 
 def _split_dataset(project: Project, call: Value, where: FunctionRef) -> Value | None:

@@ -57,8 +57,8 @@ _SKIPPED = frozenset(DEFAULT_EXCLUDES) | _VENDORED | _DOCUMENTATION
 
 def nested_files(root: Path) -> list[tuple[int, Path]]:
     """Return (depth, path) for each requirements*.txt, requirements/*.txt, env*.yml /
-    env*.yaml, pyproject.toml, setup.cfg and setup.py file below the root (not at it),
-    shallowest first, sorted within a depth."""
+    env*.yaml / conda*.yml / conda*.yaml, pyproject.toml, setup.cfg and setup.py file below
+    the root (not at it), shallowest first, sorted within a depth."""
     return once(("nested declaration files", root), lambda: list(_nested_files(root)))
 
 
@@ -124,6 +124,8 @@ _DECLARATION_PATTERNS = (
     "requirements*.txt",
     "env*.yml",
     "env*.yaml",
+    "conda*.yml",
+    "conda*.yaml",
     "pyproject.toml",
     "setup.cfg",
     "setup.py",

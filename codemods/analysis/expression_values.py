@@ -211,8 +211,13 @@ class _ValueSummariser(_BindingCollector):
 
     @staticmethod
     def _reaching(name: str, scope: _Scope, span: Span | None) -> tuple[int, ...] | None:
-        """Return which of a function's own bindings of `name` a read at `span` may see (by
-        index), or None for all of them."""
+        """Return which of a scope's own bindings of `name` a read at `span` may see (by
+        index), or None for all of them.
+
+        Module-level code runs top to bottom once, like a function's: a read there (in an
+        `if __name__ == "__main__":` block, say) sees the bindings before it, not those in
+        another arm. A function reading a module's name may run at any time and sees all.
+        """
         bindings = scope.bindings.get(name)
         if scope.kind == "module" and bindings and span is not None:
             # The bases of `class Dataset(Dataset)` read the import, not the class itself.
@@ -226,7 +231,7 @@ class _ValueSummariser(_BindingCollector):
                 return before or None
         if (
             span is None
-            or scope.kind != "function"
+            or scope.kind == "class"
             or not bindings
             or name in scope.globals
             or name in scope.nonlocals
@@ -255,9 +260,13 @@ class _ValueSummariser(_BindingCollector):
                         if inner.facts is not None:
                             inner.facts.free_names.add(name)
                 bindings = current.bindings[name]
-                if current is scope and seen is not None:
-                    bindings = [bindings[index] for index in seen]
-                values = self._binding_values(name, current, bindings, depth)
+                narrowed = seen if current is scope else None
+                if narrowed is not None:
+                    bindings = [bindings[index] for index in narrowed]
+                # A module-level read that sees only some of the module's bindings of the
+                # name reads their values, not the module variable (which holds them all).
+                follow = narrowed is not None and scope.kind == "module"
+                values = self._binding_values(name, current, bindings, depth, follow=follow)
                 if len(values) == 1:
                     return values[0]
                 return Value(Kind.ALTERNATIVES, span, args=values)

@@ -23,7 +23,8 @@ from .memo import per_project
 from .project import Project
 from .ranks import TorchSeeding, torch_seedings
 from .refs import ClassRef, FunctionRef
-from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules, seeding_carries_to
+from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules
+from .seeding_reach import seeding_carries_to
 from .self_calls import self_class
 
 #: `Trainer.from_argparse_args(...)` makes a Trainer as well.

@@ -121,8 +121,16 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         seen[key] = current
         if len(current.chain) > MAX_PER_ITEM_DEPTH:
             continue
-        queue.extend(callees(project, current))
+        # What a function calls does not depend on the way to it, and many datasets reach
+        # the same helpers: found once per caller with its chain cut to itself.
+        found = _callees_of(project, replace(current, chain=current.chain[-1:]))
+        queue.extend(replace(one, chain=(*current.chain, *one.chain[1:])) for one in found)
     return tuple(seen.values())
+
+
+@per_project
+def _callees_of(project: Project, caller: Reached) -> tuple[Reached, ...]:
+    return tuple(callees(project, caller))
 
 
 def callees(

@@ -143,10 +143,11 @@ def _helper_seedings(
                     # A plain function started by a launcher (`mp.spawn(run, args=...)`) or
                     # from the command line, which nothing calls by name, gets the same
                     # arguments in every process: its seeding counts where it is, not at its
-                    # callers. (A method's callers through `self` are not all seen.)
+                    # callers. So does a method nothing calls by name: its callers through
+                    # `self` are not all seen, and its seed's parameters are followed to them.
                     function = site.function
-                    started = function.function.class_qualname is None and (
-                        not project.callers(function) or project.is_referenced(function)
+                    started = not project.callers(function) or (
+                        function.function.class_qualname is None and project.is_referenced(function)
                     )
                     if _seeds_from_own_parameter(project, function) and not started:
                         if function not in seen:

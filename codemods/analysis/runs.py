@@ -22,7 +22,6 @@ from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import ClassRef, FunctionRef, Target, VariableRef
-from .seed_classification import SeedScope, bind_arguments, is_rank_name
 from .self_calls import calls_method
 
 #: How many levels of callers `entry_modules` follows.
@@ -383,44 +382,6 @@ def _calling_self(project: Project, name: str) -> tuple[FunctionRef, ...]:
             and call.base.base.kind is Kind.SELF
             for call in caller.function.calls
         )
-    )
-
-
-def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
-    """Return False if the function that seeds starts the loader's run only elsewhere.
-
-    `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
-    ranks start with their own RNG state; its direct call `train(0, ...)`, passing rank 0,
-    is a single-process run. Then `main`'s seeding does not reach a distributed `train`.
-    Checked for the loader's function and the functions that call it, a few levels up
-    (`mp.spawn(main_worker, ...)`, where `main_worker` makes the Trainer that builds it).
-    """
-    for function in callers_up(project, loader):
-        if function == seeding or not _hands_over(project, seeding, function):
-            continue
-        direct = [site for site in project.callers(function) if site.function == seeding]
-        if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
-            return False
-    return True
-
-
-def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
-    """Return True if `caller` passes `function` on as a value (to a launcher)."""
-    return any(
-        target == function
-        for name in caller.function.references
-        for target in project.resolve(name, caller.module)
-    )
-
-
-def _passes_rank_zero(function: FunctionRef, call: Value, caller: FunctionRef) -> bool:
-    """Return True if `call` passes 0 as the rank: to a parameter named so, or to the first,
-    which a launcher fills with the process index (`mp.spawn(train, ...)`, `train(0, 1)`)."""
-    bound = bind_arguments(function, call, SeedScope(caller))
-    first = function.function.params[:1]
-    return any(
-        (is_rank_name(param) or param in first) and value.kind is Kind.INT and value.number == 0
-        for param, (value, _) in bound.items()
     )
 
 

@@ -92,9 +92,10 @@ class _Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     facts: _FunctionBuilder | None = None
-    #: The lines (first, last) of the loops of a function's own code.
+    #: The lines (first, last) of the loops of a function's (or the module's) own code.
     loops: list[tuple[int, int]] = field(default_factory=list)
-    #: The `if` / `match` statements of a function's own code: their lines (first, last) and
+    #: The `if` / `match` statements of a function's (or the module's) own code: their lines
+    #: (first, last) and
     #: those of each arm, of which one run of the statement runs at most one.
     choices: list[tuple[tuple[int, int], tuple[tuple[int, int], ...]]] = field(default_factory=list)
 
@@ -243,9 +244,9 @@ class _BindingCollector:
                 kind = "import" if base is not None else "unknown"
                 scope.bind(alias.asname or alias.name, _Binding(kind, qualname, line=node.lineno))
             return
-        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind == "function":
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind != "class":
             scope.loops.append((node.lineno, node.end_lineno or node.lineno))
-        if isinstance(node, ast.If | ast.Match) and scope.kind == "function":
+        if isinstance(node, ast.If | ast.Match) and scope.kind != "class":
             scope.choices.append(choice_arms(node))
         if isinstance(node, ast.Global):
             scope.globals.update(node.names)

@@ -315,9 +315,11 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         aliases.add(".".join(relative))
         if relative[0] == "src" and len(relative) > 1:
             aliases.add(".".join(relative[1:]))
-        if not package:
-            # A script imports modules relative to its own directory, which may sit
-            # anywhere below the root: `dataloaders/dataset.py` (a namespace package) is
-            # `dataloaders.dataset` to a script beside `dataloaders/`.
-            aliases.update(".".join(relative[start:]) for start in range(1, len(relative)))
+        # A script imports modules relative to its own directory, which may sit anywhere
+        # below the root: `dataloaders/dataset.py` (a namespace package) is
+        # `dataloaders.dataset` to a script beside `dataloaders/`, and so is
+        # `ldm/data/imagenet.py` (a package inside a namespace package) `ldm.data.imagenet`
+        # to a script beside `ldm/`. The package's own dotted name stays whole.
+        first = len(relative) - 1 if not package else len(relative) - len(package) - 1
+        aliases.update(".".join(relative[start:]) for start in range(1, first + 1))
     return aliases

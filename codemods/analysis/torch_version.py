@@ -6,9 +6,10 @@ installed in the running environment, and finally "latest".
 
 Declarations are read, never executed, in this order (which breaks ties between equal
 versions): pyproject.toml, setup.cfg, setup.py, requirements*.txt at the root, then
-requirements/*.txt, Pipfile, env*.yml / env*.yaml (environment.yml, env.yml; each glob sorted
-by name). A requirements file is read at most once, however often it is included; a
-declaration found in an included file, or in the packaging files of a project package that a
+requirements/*.txt, Pipfile, env*.yml / env*.yaml (environment.yml, env.yml), conda*.yml /
+conda*.yaml (conda_env.yml, conda_environment.yaml); each glob sorted by name. A
+requirements file is read at most once, however often it is included; a declaration found
+in an included file, or in the packaging files of a project package that a
 requirements line installs by its path (`-e ./ops`), is attributed to that file. A line
 pinning with one `=` (`pytorch=1.4.0=py3.7_0`) belongs to a conda package list and is read
 with conda's names. When no file at the root declares the package, the shallowest requirement,
@@ -313,6 +314,10 @@ def _table_specs(value: object) -> Iterator[str]:
             yield version
 
 
+#: The conda environment files read at a folder, in this order (each glob sorted by name).
+ENVIRONMENT_FILES = ("env*.yml", "env*.yaml", "conda*.yml", "conda*.yaml")
+
+
 # --- Readers, one per file format ---
 
 
@@ -325,9 +330,9 @@ def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
     for path in sorted((root / "requirements").glob("*.txt")):
         yield path, _from_requirements
     yield root / "Pipfile", _from_pipfile
-    environments = [*root.glob("env*.yml"), *root.glob("env*.yaml")]
-    for path in sorted(environments):
-        yield path, _from_environment
+    for pattern in ENVIRONMENT_FILES:
+        for path in sorted(root.glob(pattern)):
+            yield path, _from_environment
 
 
 def _nested_reader(path: Path) -> _Reader:

@@ -25,8 +25,9 @@ from ..analysis.ranks import (
     worker_rank_source,
 )
 from ..analysis.refs import FunctionRef
-from ..analysis.runs import entry_modules, seeding_carries_to
+from ..analysis.runs import entry_modules
 from ..analysis.seed_descriptions import name_torch_seedings
+from ..analysis.seeding_reach import seeding_carries_to
 from ..analysis.worker_inits import worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule

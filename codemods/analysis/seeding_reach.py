@@ -1,0 +1,89 @@
+"""Whether a process's torch seeding reaches the distributed run that builds a loader.
+
+`main()` seeds torch, then starts the ranks: by a launcher it hands the rank's function to
+(`mp.spawn(train, ...)`), or by calling it: as a single-process run (`train(0, ...)`), or
+as one of the ranks a launcher such as torchrun starts, each running the seeding itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .facts import Kind, Value
+from .project import Project
+from .refs import FunctionRef
+from .runs import callers_up
+from .seed_classification import SeedScope, bind_arguments, is_rank_name
+
+
+def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
+    """Return False if the function that seeds starts the loader's run only elsewhere.
+
+    `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
+    ranks start with their own RNG state; its direct call `train(0, ...)`, passing rank 0,
+    is a single-process run. Then `main`'s seeding does not reach a distributed `train`.
+    Checked for the loader's function and the functions that call it, a few levels up
+    (`mp.spawn(main_worker, ...)`, where `main_worker` makes the Trainer that builds it).
+    """
+    for function in callers_up(project, loader):
+        if function == seeding or not _hands_over(project, seeding, function):
+            continue
+        direct = [site for site in project.callers(function) if site.function == seeding]
+        if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
+            return False
+    return True
+
+
+def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
+    """Return True if `caller` passes `function` on as a value (to a launcher)."""
+    return any(
+        target == function
+        for name in caller.function.references
+        for target in project.resolve(name, caller.module)
+    )
+
+
+def _passes_rank_zero(function: FunctionRef, call: Value, caller: FunctionRef) -> bool:
+    """Return True if `call` passes 0 as the rank: to a parameter named so, or to the first,
+    which a launcher fills with the process index (`mp.spawn(train, ...)`, `train(0, 1)`)."""
+    bound = bind_arguments(function, call, SeedScope(caller))
+    first = function.function.params[:1]
+    return any(
+        (is_rank_name(param) or param in first) and _is_zero(value, call, caller)
+        for param, (value, _) in bound.items()
+    )
+
+
+def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
+    """Return True for `0`, or for `args.gpu` that `caller` sets to 0, and to nothing else,
+    before `call` (`args.gpu = 0`, then `main_worker(args.gpu, args)`)."""
+    if value.kind is Kind.INT:
+        return value.number == 0
+    options = value.alternatives()
+    if not all(option.kind is Kind.ATTRIBUTE and option.base for option in options):
+        return False
+    name = options[0].name
+    objects = {_unplaced(option.base) for option in options if option.base is not None}
+    stores = [
+        store
+        for store in caller.function.attribute_stores
+        if store.attribute == name
+        and {_unplaced(option) for option in store.base.alternatives()} == objects
+    ]
+    return (
+        call.span is not None
+        and bool(stores)
+        and all(option.name == name for option in options)
+        and all(
+            store.value.kind is Kind.INT
+            and store.value.number == 0
+            and store.span.line < call.span.line
+            for store in stores
+        )
+    )
+
+
+def _unplaced(value: Value) -> Value:
+    """Return `value` without the place it is read at: each read of one local variable
+    carries its own span, around the same expression."""
+    return replace(value, span=None)
