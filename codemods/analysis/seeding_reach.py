@@ -60,9 +60,12 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
     if value.kind is Kind.INT:
         return value.number == 0
     options = value.alternatives()
-    if not all(option.kind is Kind.ATTRIBUTE and option.base for option in options):
-        return False
     name = options[0].name
+    if call.span is None or not all(
+        option.kind is Kind.ATTRIBUTE and option.base is not None and option.name == name
+        for option in options
+    ):
+        return False
     objects = {_unplaced(option.base) for option in options if option.base is not None}
     stores = [
         store
@@ -70,16 +73,11 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
         if store.attribute == name
         and {_unplaced(option) for option in store.base.alternatives()} == objects
     ]
-    return (
-        call.span is not None
-        and bool(stores)
-        and all(option.name == name for option in options)
-        and all(
-            store.value.kind is Kind.INT
-            and store.value.number == 0
-            and store.span.line < call.span.line
-            for store in stores
-        )
+    return bool(stores) and all(
+        store.value.kind is Kind.INT
+        and store.value.number == 0
+        and store.span.line < call.span.line
+        for store in stores
     )
 
 

@@ -320,6 +320,6 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         # `dataloaders.dataset` to a script beside `dataloaders/`, and so is
         # `ldm/data/imagenet.py` (a package inside a namespace package) `ldm.data.imagenet`
         # to a script beside `ldm/`. The package's own dotted name stays whole.
-        first = len(relative) - 1 if not package else len(relative) - len(package) - 1
-        aliases.update(".".join(relative[start:]) for start in range(1, first + 1))
+        outside = len(relative) - len(package) - 1  # the folders above the package
+        aliases.update(".".join(relative[start:]) for start in range(1, outside + 1))
     return aliases
