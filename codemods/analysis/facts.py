@@ -120,6 +120,11 @@ class Value:
             return tuple(option for arg in self.args for option in arg.alternatives())
         return (self,)
 
+    def placeless_options(self) -> frozenset[Value]:
+        """Return the possible values without the places they are read at: one expression
+        read twice (a local variable's two readings) gives the same options."""
+        return frozenset(replace(option, span=None) for option in self.alternatives())
+
     def keyword(self, name: str) -> Value | None:
         """Return the value passed as keyword `name` to this CALL, if it is spelled out."""
         for key, value in self.keywords:

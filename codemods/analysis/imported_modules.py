@@ -10,7 +10,7 @@ follows, if any): each is a candidate, and the run picks one by that part.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from . import catalog
 from .facts import Kind, ModuleFacts, Value, string_literal
@@ -119,7 +119,7 @@ def classes_looked_up(
     same = (
         imported.picked_by is not None
         and attribute is not None
-        and _same_value(imported.picked_by, attribute)
+        and imported.picked_by.placeless_options() == attribute.placeless_options()
     )
     found: list[ClassRef] = []
     names: list[str] = []
@@ -217,16 +217,6 @@ def _formatted(name: Value) -> Value:
 
 def _text(text: str) -> Value:
     return Value(Kind.CONSTANT, name=repr(text))
-
-
-def _same_value(a: Value, b: Value) -> bool:
-    """Return True if `a` and `b` are the same expression read twice (`name` in both
-    places), whatever the spans of the two readings."""
-    return _options(a) == _options(b)
-
-
-def _options(value: Value) -> tuple[Value, ...]:
-    return tuple(replace(option, span=None) for option in value.alternatives())
 
 
 def _absolute(name: str, package: str) -> str | None:

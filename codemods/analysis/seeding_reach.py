@@ -7,8 +7,6 @@ as one of the ranks a launcher such as torchrun starts, each running the seeding
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
@@ -66,12 +64,13 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
         for option in options
     ):
         return False
-    objects = {_unplaced(option.base) for option in options if option.base is not None}
+    objects = frozenset().union(
+        *(option.base.placeless_options() for option in options if option.base is not None)
+    )
     stores = [
         store
         for store in caller.function.attribute_stores
-        if store.attribute == name
-        and {_unplaced(option) for option in store.base.alternatives()} == objects
+        if store.attribute == name and store.base.placeless_options() == objects
     ]
     return bool(stores) and all(
         store.value.kind is Kind.INT
@@ -79,9 +78,3 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
         and store.span.line < call.span.line
         for store in stores
     )
-
-
-def _unplaced(value: Value) -> Value:
-    """Return `value` without the place it is read at: each read of one local variable
-    carries its own span, around the same expression."""
-    return replace(value, span=None)
