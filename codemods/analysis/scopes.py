@@ -342,9 +342,14 @@ class _BindingCollector:
         replacing: int | None = None,
     ) -> None:
         """Bind the names of `target` to `value`; `replacing`: the last line of a plain
-        assignment statement, whose name then holds that value alone."""
+        assignment statement, whose name then holds that value alone (unless the value reads
+        the name: `cfg = complete(cfg)` is read as either binding)."""
         if isinstance(target, ast.Name):
             kind = "assign" if value is not None else "unknown"
+            if value is not None and any(
+                isinstance(node, ast.Name) and node.id == target.id for node in ast.walk(value)
+            ):
+                replacing = None
             binding = _Binding(kind, node=value, line=target.lineno, replaces_until=replacing)
             scope.bind(target.id, binding)
         elif isinstance(target, ast.Tuple | ast.List):

@@ -74,9 +74,7 @@ def reachable(block: list[ast.stmt]) -> list[ast.stmt]:
 def unreachable(statement: ast.stmt) -> set[int]:
     """Return the ids of the statements of `statement`'s own blocks that never run."""
     return {
-        id(dead)
-        for block in _nested_blocks(statement)
-        for dead in block[len(reachable(block)) :]
+        id(dead) for block in _nested_blocks(statement) for dead in block[len(reachable(block)) :]
     }
 
 
