@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
-from .base_inits import base_init_callers
+from .base_inits import base_init_callers, hands_on_keywords
 from .branch_facts import Branch, literal_of, ordered_outcome, within
 from .facts import (
     Assignment,
@@ -280,13 +280,38 @@ class ConstructionArguments:
             if owner not in self._order:
                 continue
             passed = passed_argument(call, init.function, param)
-            if isinstance(passed, Known) or passed is None:
+            if passed is None and hands_on_keywords(call, caller.function):
+                options.append(self._forwarded(caller, init, param, index))
+            elif isinstance(passed, Known) or passed is None:
                 options.append(passed)
             elif passed.kind is Kind.PARAM:
                 options.append(self.at(caller, passed.name, index, depth + 1))
             else:
                 options.append(self._constant(passed, caller))
         return _union(options) if options else None
+
+    def _forwarded(
+        self, caller: FunctionRef, init: FunctionRef, param: str, index: int
+    ) -> Known | None:
+        """Return what `param` of `init` is when `caller`, the constructed class's own
+        `__init__`, hands its `**kwargs` on to it: the construction's keyword, or the default."""
+        if param in caller.function.params or self._overridden(caller):
+            return None
+        call, where = self._sites[index]
+        passed = call.keyword(param)
+        if passed is None:
+            if any(arg.kind is Kind.STARRED for arg in call.args) or any(
+                key is None for key, _ in call.keywords
+            ):
+                return None  # it may come in a `*args` / `**kwargs` of the construction
+            default = init.function.default_of(param)
+            return None if default is None else Known(frozenset({default}))
+        key = literal_key(passed)
+        if key is not None:
+            return Known(frozenset({key}))
+        if passed.kind is Kind.PARAM and call.span is not None:
+            return constrained(where, passed.name, call.span)
+        return self._constant(passed, where)
 
     def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
         """Return the literals a module-level constant passed in `where` may be."""
