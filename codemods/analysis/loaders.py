@@ -20,6 +20,7 @@ from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .settings_splats import left_at_default, settings_cannot_pass
+from .unbuilt_loaders import never_built
 from .version_tests import excluded_by_target
 from .worker_conditions import made_only_without_workers, persists
 
@@ -339,7 +340,7 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
                 continue  # `if torch.__version__ >= "1.8.0":`, not taken on the target
             if call.base is not None and call.base.kind is Kind.PARAM:
                 subclasses = _parameter_loader(project, function, call.base.name)
-                if subclasses is not None:
+                if subclasses is not None and not never_built(project, function, call):
                     found.append(LoaderCall(project, function, call, subclasses))
                 continue
             # Only a callee that spells a loader's name can be one: resolve no other.
@@ -352,6 +353,8 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             # `__init__`: that base `__init__` call is the loader, not each instantiation.
             if subclasses and all(_builds_own_dataset(project, r, building) for r in subclasses):
                 continue
+            if never_built(project, function, call):
+                continue  # `if test_set is not None:`, and every caller passes None
             found.append(LoaderCall(project, function, call, subclasses))
     return tuple(found)
 
