@@ -7,7 +7,8 @@ loader is never built, so nothing it would load can repeat across workers.
 
 from __future__ import annotations
 
-from .branch_feasibility import Known, outcome, passed_argument
+from .branch_feasibility import outcome
+from .caller_arguments import passed_by_every_caller
 from .facts import Value
 from .project import Project
 from .refs import FunctionRef
@@ -18,28 +19,18 @@ def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
     its parameters that no call of `function` takes: each caller passes a literal (or leaves
     the parameter to its literal default) that rules the arm out.
 
-    Only a plain function every caller of which the project shows counts: a method, or a
-    function handed on as a value, may be called in ways not seen.
+    Only a plain function every caller of which the project shows counts (see
+    `passed_by_every_caller`).
     """
     facts = function.function
     span = call.span
     if span is None:
         return False
-    tested = [
-        branch
-        for branch in facts.branches
-        if branch.subject in facts.params and branch.governs(span) is not None
-    ]
-    if not tested or facts.is_method or facts.nested:
-        return False
-    sites = project.callers(function)
-    if not sites or project.is_referenced(function):
-        return False
-    for branch in tested:
-        holds: set[bool | None] = set()
-        for site in sites:
-            passed = passed_argument(site.call, facts, branch.subject, bound=0)
-            holds.add(outcome(branch, passed) if isinstance(passed, Known) else None)
-        if len(holds) == 1 and (held := holds.pop()) is not None and branch.excludes(span, held):
+    for branch in facts.branches:
+        if branch.subject not in facts.params or branch.governs(span) is None:
+            continue
+        known = passed_by_every_caller(project, function, branch.subject)
+        held = None if known is None else outcome(branch, known)
+        if held is not None and branch.excludes(span, held):
             return True
     return False
