@@ -158,7 +158,10 @@ class _Extractor(_ExpressionVisitor):
     # --- pass 2: visit statements, summarise expressions ---
 
     def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
-        body = reachable(body)
+        if scope.kind != "module":
+            # A module's own top level is read whole: a top-level `raise` (or `sys.exit()`)
+            # stopping a file at import is rare, and must not silence the whole file.
+            body = reachable(body)
         for index, statement in enumerate(body):
             if (
                 isinstance(statement, ast.If)
