@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from .facts import Kind, Value
+from .facts import FunctionFacts, Kind, Value
 from .memo import per_project
 from .project import Project
 from .refs import FunctionRef
@@ -79,3 +79,26 @@ def base_init_callers(project: Project, init: FunctionRef) -> tuple[tuple[Value,
             (call, caller) for call, target in base_init_calls(project, caller) if target == init
         )
     return tuple(sorted(found, key=lambda pair: (pair[1].module.path, pair[1].function.span)))
+
+
+def hands_on_keywords(call: Value, caller: FunctionFacts) -> bool:
+    """Return True if `call` spreads the `**kwargs` of `caller` as they came
+    (`super().__init__(**kwargs)`): no keyword was added, changed or taken out first."""
+    if not caller.has_var_keyword or not caller.params:
+        return False
+    keywords = caller.params[-1]
+    spread = [value for key, value in call.keywords if key is None]
+    return (
+        len(spread) == 1
+        and spread[0].kind is Kind.PARAM
+        and spread[0].name == keywords
+        and not any(store.target == keywords for store in caller.item_stores)
+        and not any(
+            (base := made.base) is not None
+            and base.kind is Kind.ATTRIBUTE
+            and base.base is not None
+            and base.base.kind is Kind.PARAM
+            and base.base.name == keywords
+            for made in caller.calls
+        )
+    )

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from .branch_feasibility import Known, _attribute_values, passed_argument
+from .branch_feasibility import _attribute_values
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .known_values import Known, passed_argument
 from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
@@ -79,11 +80,14 @@ def _bound_by_call(
     base = call.base
     if base is None:
         return None
+    is_static = any("builtins.staticmethod" in d.qualnames for d in function.decorators)
+    if function.name == "__call__" and function.is_method and not is_static:
+        # `self.tokenizer(coords, shuffle=False)`: calling the object passes it as `self`.
+        return 1 if base.kind in (Kind.NAME, Kind.ATTRIBUTE) else None
     if base.kind is Kind.NAME and callee not in project.targets(base, near):
         return None
     if base.kind is Kind.ATTRIBUTE and base.name != function.name:
         return None
-    is_static = any("builtins.staticmethod" in d.qualnames for d in function.decorators)
     if not function.is_method or function.nested:
         return 0 if base.kind is Kind.NAME and not function.nested else None
     if is_static:

@@ -11,12 +11,13 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
-from .base_inits import base_init_callers
+from .base_inits import base_init_callers, hands_on_keywords
 from .branch_facts import Branch, literal_of, ordered_outcome, within
+from .caller_arguments import passed_by_every_caller
 from .facts import (
     Assignment,
     FunctionFacts,
@@ -25,6 +26,7 @@ from .facts import (
     literal_key,
     string_literal,
 )
+from .known_values import Known, literal_known, passed_argument, union_of
 from .module_constants import constant_keys
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
@@ -33,18 +35,6 @@ from .self_calls import stored_for_init
 if TYPE_CHECKING:
     from .candidates import Construction, DatasetsOf
     from .per_item import Reached
-
-
-@dataclass(frozen=True)
-class Known:
-    """What is known of a value at one construction."""
-
-    #: The literals it may be (repr keys); None if not known to be one of a few literals.
-    one_of: frozenset[str] | None = None
-    #: Literals it is known to differ from (an `elif` / `else` of `if mode == "train":`).
-    excluded: frozenset[str] = frozenset()
-    #: Its truth, when only that is known (`if flag:`).
-    truth: bool | None = None
 
 
 def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
@@ -172,10 +162,10 @@ def _attribute_values(
                 if option.kind is Kind.PARAM
                 else arguments.entry(init, option, index)
                 if looked_up(option) is not None
-                else _literal_known(option)
+                else literal_known(option)
                 for option in assignment.value.alternatives()
             )
-        known = _union(options)
+        known = union_of(options)
         if known is None:
             return None
         found.append(known)
@@ -252,8 +242,8 @@ class ConstructionArguments:
             if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
                 return None
             value = dict(option.keywords).get(key, default)
-            options.append(None if value is None else _literal_known(value))
-        return _union(options) if options else None
+            options.append(None if value is None else literal_known(value))
+        return union_of(options) if options else None
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
@@ -271,7 +261,11 @@ class ConstructionArguments:
         if not self._overridden(init):
             call, where = self._sites[index]
             known = _passed(call, where, init.function, param)
-            return known or self._constant(passed_argument(call, init.function, param), where)
+            passed = passed_argument(call, init.function, param)
+            if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
+                # A factory's parameter: what every call of the factory passes.
+                return passed_by_every_caller(self._project, where, passed.name)
+            return known or self._constant(passed, where)
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
@@ -280,13 +274,38 @@ class ConstructionArguments:
             if owner not in self._order:
                 continue
             passed = passed_argument(call, init.function, param)
-            if isinstance(passed, Known) or passed is None:
+            if passed is None and hands_on_keywords(call, caller.function):
+                options.append(self._forwarded(caller, init, param, index))
+            elif isinstance(passed, Known) or passed is None:
                 options.append(passed)
             elif passed.kind is Kind.PARAM:
                 options.append(self.at(caller, passed.name, index, depth + 1))
             else:
                 options.append(self._constant(passed, caller))
-        return _union(options) if options else None
+        return union_of(options) if options else None
+
+    def _forwarded(
+        self, caller: FunctionRef, init: FunctionRef, param: str, index: int
+    ) -> Known | None:
+        """Return what `param` of `init` is when `caller`, the constructed class's own
+        `__init__`, hands its `**kwargs` on to it: the construction's keyword, or the default."""
+        if param in caller.function.params or self._overridden(caller):
+            return None
+        call, where = self._sites[index]
+        passed = call.keyword(param)
+        if passed is None:
+            if any(arg.kind is Kind.STARRED for arg in call.args) or any(
+                key is None for key, _ in call.keywords
+            ):
+                return None  # it may come in a `*args` / `**kwargs` of the construction
+            default = init.function.default_of(param)
+            return None if default is None else Known(frozenset({default}))
+        key = literal_key(passed)
+        if key is not None:
+            return Known(frozenset({key}))
+        if passed.kind is Kind.PARAM and call.span is not None:
+            return constrained(where, passed.name, call.span)
+        return self._constant(passed, where)
 
     def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
         """Return the literals a module-level constant passed in `where` may be."""
@@ -341,23 +360,6 @@ def bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Va
         else:
             found.append(option)
     return tuple(found)
-
-
-def _literal_known(value: Value) -> Known | None:
-    key = literal_key(value)
-    return None if key is None else Known(frozenset({key}))
-
-
-def _union(options: list[Known | None]) -> Known | None:
-    """Return what is known of a value that may be any of `options`."""
-    if len(options) == 1:
-        return options[0]
-    keys: set[str] = set()
-    for option in options:
-        if option is None or option.one_of is None:
-            return None
-        keys |= option.one_of
-    return Known(frozenset(keys))
 
 
 def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span: Span) -> bool:
@@ -416,29 +418,6 @@ def _passed(
     if passed.kind is Kind.PARAM and call.span is not None:
         return constrained(where, passed.name, call.span)
     return None
-
-
-def passed_argument(
-    call: Value, init: FunctionFacts, param: str, bound: int = 1
-) -> Value | Known | None:
-    """Return the argument `call` passes as `param` of `init`: the value written, what is
-    known of it when it is a literal or left to its literal default, or None if unknown."""
-    passed = call.keyword(param)
-    index = init.params.index(param) - bound if param in init.params else -1
-    if passed is None and 0 <= index < len(call.args):
-        if any(arg.kind is Kind.STARRED for arg in call.args[: index + 1]):
-            return None  # the position may be filled from a `*args`
-        passed = call.args[index]
-    if passed is None:
-        if any(arg.kind is Kind.STARRED for arg in call.args) or any(
-            key is None for key, _ in call.keywords
-        ):
-            return None  # it may come in a `*args` / `**kwargs`
-        # Not passed: the parameter takes its default, as known as a literal written here.
-        default = init.default_of(param)
-        return None if default is None else Known(frozenset({default}))
-    key = literal_key(passed)
-    return passed if key is None else Known(frozenset({key}))
 
 
 def constrained(where: FunctionRef, param: str, span: Span) -> Known | None:

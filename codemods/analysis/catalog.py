@@ -18,6 +18,13 @@ TORCH_DATALOADERS = frozenset(
     }
 )
 
+#: Functions returning torch's loader classes as a pair: mmcv's `_get_dataloader()` gives
+#: `(DataLoader, PoolDataLoader)`, both torch's DataLoader outside the Parrots framework
+#: (`_, DataLoader = _get_dataloader()` in OpenMMLab dataset builders).
+TORCH_DATALOADER_PAIRS = frozenset(
+    {"mmcv.utils.parrots_wrapper._get_dataloader", "mmcv.utils._get_dataloader"}
+)
+
 #: torch's Dataset base classes; a project class deriving from one is a Dataset.
 TORCH_DATASET_BASES = frozenset(
     {

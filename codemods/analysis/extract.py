@@ -41,7 +41,7 @@ from .facts import (
 )
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
-from .statement_order import statement_reaches
+from .statement_order import reachable, statement_reaches, unreachable
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -158,6 +158,10 @@ class _Extractor(_ExpressionVisitor):
     # --- pass 2: visit statements, summarise expressions ---
 
     def _visit_body(self, body: list[ast.stmt], scope: _Scope) -> None:
+        if scope.kind != "module":
+            # A module's own top level is read whole: a top-level `raise` (or `sys.exit()`)
+            # stopping a file at import is rare, and must not silence the whole file.
+            body = reachable(body)
         for index, statement in enumerate(body):
             if (
                 isinstance(statement, ast.If)
@@ -189,10 +193,11 @@ class _Extractor(_ExpressionVisitor):
         branches = isinstance(node, _BRANCHING) and builder is not None
         if builder is not None and branches:
             builder.conditions += 1
+        dead = unreachable(node)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
-            elif isinstance(child, ast.stmt):
+            elif isinstance(child, ast.stmt) and id(child) not in dead:
                 self._visit_statement(child, scope)
             elif isinstance(child, ast.ExceptHandler | ast.match_case):
                 if builder is not None:

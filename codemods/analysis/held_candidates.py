@@ -18,9 +18,10 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from .branch_facts import Branch
-from .branch_feasibility import Known, constructed_with, outcome, passed_argument
+from .branch_feasibility import constructed_with, outcome
 from .datasets import dataset_classes
 from .facts import Kind, Value
+from .known_values import Known, passed_argument
 from .memo import per_project
 from .method_lookup import method_candidates
 from .per_item import Reached, reachable

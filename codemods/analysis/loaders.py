@@ -15,11 +15,13 @@ from .forwarded_arguments import (
     forwards_nothing_positional,
     literal_of_every_call,
 )
+from .loader_classes import loader_subclasses, parameter_loader
 from .loader_kwargs import KnownDict, each_branch_persists, splat_dict
 from .memo import per_project
 from .project import Project
-from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
+from .refs import ClassRef, FunctionRef
 from .settings_splats import left_at_default, settings_cannot_pass
+from .unbuilt_loaders import never_built
 from .version_tests import excluded_by_target
 from .worker_conditions import made_only_without_workers, persists
 
@@ -272,40 +274,6 @@ def _base_init_offset(callee: Value | None) -> int | None:
     return None
 
 
-def loader_subclasses(
-    project: Project, callee: Value, near: FunctionRef
-) -> tuple[ClassRef, ...] | None:
-    """Return the project subclasses `callee` denotes; None if it is not certainly a torch loader.
-
-    Every alternative must be torch's DataLoader or a project class deriving from it:
-    a third-party class that merely shares the name is never treated as torch's.
-    """
-    options = callee.alternatives()
-    if not options:
-        return None
-    subclasses: list[ClassRef] = []
-    for option in options:
-        if option.kind is not Kind.NAME:
-            return None
-        targets = project.targets(option, near.module)
-        if not targets:
-            return None
-        for target in targets:
-            if isinstance(target, ExternalRef):
-                if target.qualname not in catalog.TORCH_DATALOADERS:
-                    return None
-            elif isinstance(target, ClassRef):
-                if not project.derives_from(target, catalog.TORCH_DATALOADERS):
-                    return None
-                subclasses.append(target)
-            elif isinstance(target, VariableRef):
-                if not project.is_one_of(option, near.module, catalog.TORCH_DATALOADERS):
-                    return None
-            else:
-                return None
-    return tuple(dict.fromkeys(subclasses))
-
-
 def loader_names(project: Project) -> frozenset[str]:
     """Return the identifiers that may name a torch DataLoader class anywhere in the project.
 
@@ -338,12 +306,12 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             ):
                 continue  # `if torch.__version__ >= "1.8.0":`, not taken on the target
             if call.base is not None and call.base.kind is Kind.PARAM:
-                subclasses = _parameter_loader(project, function, call.base.name)
-                if subclasses is not None:
+                subclasses = parameter_loader(project, function, call.base.name)
+                if subclasses is not None and not never_built(project, function, call):
                     found.append(LoaderCall(project, function, call, subclasses))
                 continue
             # Only a callee that spells a loader's name can be one: resolve no other.
-            if call.base is None or not spelled(call.base) & names:
+            if call.base is None or not (spelled(call.base) | {call.base.name}) & names:
                 continue
             subclasses = loader_subclasses(project, call.base, function)
             if subclasses is None:
@@ -352,45 +320,10 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
             # `__init__`: that base `__init__` call is the loader, not each instantiation.
             if subclasses and all(_builds_own_dataset(project, r, building) for r in subclasses):
                 continue
+            if never_built(project, function, call):
+                continue  # `if test_set is not None:`, and every caller passes None
             found.append(LoaderCall(project, function, call, subclasses))
     return tuple(found)
-
-
-def _parameter_loader(
-    project: Project, function: FunctionRef, param: str
-) -> tuple[ClassRef, ...] | None:
-    """Return the project subclasses a call of parameter `param` makes, if it certainly makes
-    a torch DataLoader: `def loader(dataset, klass=DataLoader): return klass(dataset)`.
-
-    The parameter defaults to a loader class, and every call of the function in the project
-    gives it none or another loader class. A method, a nested function or one handed on as a
-    value may be called with any class: None.
-    """
-    facts = function.function
-    default = facts.named_default(param)
-    if default is None or facts.class_qualname is not None or facts.nested:
-        return None
-    found = loader_subclasses(project, default, function)
-    if found is None or project.is_referenced(function):
-        return None
-    subclasses = list(found)
-    index = facts.params.index(param)
-    for site in project.callers(function):
-        passed = site.call.keyword(param)
-        if passed is None and index < facts.positional_count:
-            if any(arg.kind is Kind.STARRED for arg in site.call.args[: index + 1]):
-                return None
-            if len(site.call.args) > index:
-                passed = site.call.args[index]
-        if passed is None:
-            if any(key is None for key, _ in site.call.keywords):
-                return None  # a `**splat` may pass it
-            continue
-        given = loader_subclasses(project, passed, site.function)
-        if given is None:
-            return None
-        subclasses.extend(given)
-    return tuple(dict.fromkeys(subclasses))
 
 
 def _builds_own_dataset(

@@ -18,9 +18,10 @@ from dataclasses import replace
 from functools import partial
 
 from ..types import Span
-from .branch_feasibility import Known, _attribute_values, constrained, constructed_with
+from .branch_feasibility import _attribute_values, constrained, constructed_with
 from .candidates import Construction, DatasetsOf
 from .facts import Kind, Value
+from .known_values import Known
 from .project import Project
 from .refs import ClassRef, FunctionRef
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..lines import source_lines
 from ..types import Span, shared_span
-from .binding_statements import appended, choice_arms, extends_sequence, grown_container
+from .binding_statements import appended, extends_sequence, grown_container
 from .branch_facts import Branch
 from .facts import (
     Assignment,
@@ -26,6 +26,7 @@ from .facts import (
     TypeTest,
     Value,
 )
+from .statement_flow import StatementFlow
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -80,6 +81,9 @@ class _Binding:
     line: int | None = None
     #: A `def` or `class` statement of the module's own top level (not in an `if`/`try`).
     top_level: bool = False
+    #: A plain assignment (`name = value`): the last line of its statement. A read below it,
+    #: in code that always runs it first, sees none of the bindings it replaces.
+    replaces_until: int | None = None
 
 
 @dataclass(eq=False)
@@ -92,52 +96,15 @@ class _Scope:
     globals: set[str] = field(default_factory=set)
     nonlocals: set[str] = field(default_factory=set)
     facts: _FunctionBuilder | None = None
-    #: The lines (first, last) of the loops of a function's (or the module's) own code.
-    loops: list[tuple[int, int]] = field(default_factory=list)
-    #: The `if` / `match` statements of a function's (or the module's) own code: their lines
-    #: (first, last) and
-    #: those of each arm, of which one run of the statement runs at most one.
-    choices: list[tuple[tuple[int, int], tuple[tuple[int, int], ...]]] = field(default_factory=list)
+    #: The compound statements of a function's (or the module's) own code.
+    flow: StatementFlow = field(default_factory=StatementFlow)
 
     def bind(self, name: str, binding: _Binding) -> None:
         self.bindings.setdefault(name, []).append(binding)
 
     def reaching(self, bindings: list[_Binding], line: int) -> list[_Binding]:
-        """Return the bindings of a function's own name that a read at `line` may see.
-
-        Straight-line code runs top to bottom: a binding on a later line is seen only when
-        a loop holds both (its next pass sees it). A binding in one arm of an `if` / `elif`
-        chain (or `match`) is not seen by a read in another arm, unless a loop holds the
-        whole statement. None of them (a read before any binding, as in code that is never
-        run that way): all, as without flow.
-        """
-        seen = [
-            binding
-            for binding in bindings
-            if binding.line is None
-            or (
-                (
-                    binding.line <= line
-                    or any(first <= line and binding.line <= last for first, last in self.loops)
-                )
-                and not self._in_other_arm(binding.line, line)
-            )
-        ]
-        return seen or bindings
-
-    def _in_other_arm(self, bound: int, read: int) -> bool:
-        """Return True if lines `bound` and `read` lie in different arms of one choice that
-        no loop repeats: a run that takes one arm never takes the other."""
-        for (first, last), arms in self.choices:
-            if not first <= read <= last or not first <= bound <= last:
-                continue
-            if any(start <= first and last <= end for start, end in self.loops):
-                continue
-            held = [index for index, (start, end) in enumerate(arms) if start <= bound <= end]
-            reading = [index for index, (start, end) in enumerate(arms) if start <= read <= end]
-            if held and reading and held[0] != reading[0]:
-                return True
-        return False
+        """Return the bindings of a function's own name that a read at `line` may see."""
+        return self.flow.reaching(bindings, line)
 
 
 @dataclass
@@ -244,10 +211,8 @@ class _BindingCollector:
                 kind = "import" if base is not None else "unknown"
                 scope.bind(alias.asname or alias.name, _Binding(kind, qualname, line=node.lineno))
             return
-        if isinstance(node, ast.For | ast.AsyncFor | ast.While) and scope.kind != "class":
-            scope.loops.append((node.lineno, node.end_lineno or node.lineno))
-        if isinstance(node, ast.If | ast.Match) and scope.kind != "class":
-            scope.choices.append(choice_arms(node))
+        if scope.kind != "class":
+            scope.flow.note(node)
         if isinstance(node, ast.Global):
             scope.globals.update(node.names)
             return
@@ -256,10 +221,10 @@ class _BindingCollector:
             return
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                self._bind_target(target, node.value, scope)
+                self._bind_target(target, node.value, scope, replacing=node.end_lineno)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
-                self._bind_target(node.target, node.value, scope)
+                self._bind_target(node.target, node.value, scope, replacing=node.end_lineno)
         elif isinstance(node, ast.Expr) and (added := appended(node, scope)) is not None:
             # `datasets.append(d)` on a list this scope made: the list also holds `d`.
             self._bind_target(added[0], added[1], scope)
@@ -368,10 +333,25 @@ class _BindingCollector:
             if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
                 scope.bind(sub.target.id, _Binding("assign", node=sub.value, line=sub.lineno))
 
-    def _bind_target(self, target: ast.expr, value: ast.expr | None, scope: _Scope) -> None:
+    def _bind_target(
+        self,
+        target: ast.expr,
+        value: ast.expr | None,
+        scope: _Scope,
+        *,
+        replacing: int | None = None,
+    ) -> None:
+        """Bind the names of `target` to `value`; `replacing`: the last line of a plain
+        assignment statement, whose name then holds that value alone (unless the value reads
+        the name: `cfg = complete(cfg)` is read as either binding)."""
         if isinstance(target, ast.Name):
             kind = "assign" if value is not None else "unknown"
-            scope.bind(target.id, _Binding(kind, node=value, line=target.lineno))
+            if value is not None and any(
+                isinstance(node, ast.Name) and node.id == target.id for node in ast.walk(value)
+            ):
+                replacing = None
+            binding = _Binding(kind, node=value, line=target.lineno, replaces_until=replacing)
+            scope.bind(target.id, binding)
         elif isinstance(target, ast.Tuple | ast.List):
             pairs: list[tuple[ast.expr, ast.expr | None]]
             if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):

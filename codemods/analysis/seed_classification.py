@@ -148,7 +148,9 @@ _PASS_THROUGH = frozenset(
     }
 )
 #: Methods whose result depends only on the object they are called on (and arguments).
-_PASS_THROUGH_METHODS = frozenset({"item", "timestamp", "__int__", "tolist", "encode", "hex"})
+_PASS_THROUGH_METHODS = frozenset(
+    {"item", "timestamp", "strftime", "__int__", "tolist", "encode", "hex"}
+)
 _RANK_NAMES = frozenset({"process_index", "local_process_index", "ordinal", "global_ordinal"})
 
 

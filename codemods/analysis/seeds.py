@@ -281,10 +281,15 @@ def _without_fallback_draws(project: Project, seed: Value, function: FunctionRef
         option
         for option in options
         if not parameters_of(option)
-        and seed_sources(project, option, scope) <= {Source.CLOCK, Source.ENTROPY}
+        and (sources := seed_sources(project, option, scope)) & _DRAWN
+        and sources <= _DRAWN | {Source.CONSTANT}
     ]
     kept = [option for option in options if option not in drawn]
     return kept[0] if drawn and len(kept) == 1 and parameters_of(kept[0]) else seed
+
+
+#: What a fallback seed is drawn from (constants may shape it: `os.urandom(2)`).
+_DRAWN = frozenset({Source.CLOCK, Source.ENTROPY})
 
 
 def _parameter_setting(value: Value, function: FunctionRef) -> str | None:

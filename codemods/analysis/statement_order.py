@@ -1,5 +1,6 @@
 """Which code runs only after a statement has run: the rest of its block, and past an `if`
-whose arm holds it, the code after that `if` when the arm is the one always taken."""
+whose arm holds it, the code after that `if` when the arm is the one always taken; and
+which code never runs: what follows a `return`, `raise`, `break` or `continue` in its block."""
 
 from __future__ import annotations
 
@@ -55,6 +56,26 @@ def _reaches(
         elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             for nested in _nested_blocks(statement):
                 yield from _reaches(nested, span_of, (), ())
+
+
+#: Statements after which the rest of their block never runs.
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def reachable(block: list[ast.stmt]) -> list[ast.stmt]:
+    """Return the statements of `block` up to the first that leaves it (`return`, `raise`,
+    `break`, `continue`): the ones after it never run."""
+    for index, statement in enumerate(block):
+        if isinstance(statement, _JUMPS):
+            return block[: index + 1]
+    return block
+
+
+def unreachable(statement: ast.stmt) -> set[int]:
+    """Return the ids of the statements of `statement`'s own blocks that never run."""
+    return {
+        id(dead) for block in _nested_blocks(statement) for dead in block[len(reachable(block)) :]
+    }
 
 
 def _nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:

@@ -18,7 +18,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
 from ..errors import FixError
-from ..types import Edit, Span
+from ..types import AddImport, Edit, Span
 from .code_style import DEFAULT_STYLE, CodeStyle
 from .edits import Staging, stage
 from .import_placement import place_new_imports, space_after_imports
@@ -105,7 +105,7 @@ def _apply_edits(text: str, edits: Sequence[Edit], style: CodeStyle) -> str:
             for access in assignment.references
         ]
 
-    transformer = EditTransformer(style.line_length)
+    transformer = EditTransformer(style.line_length, positions)
     staging = Staging(module, positions, find, find_optional, parents, references, transformer)
     for edit in dict.fromkeys(edits):
         stage(edit, staging)
@@ -117,10 +117,7 @@ def _apply_edits(text: str, edits: Sequence[Edit], style: CodeStyle) -> str:
     if transformer.pending_removals:
         raise FixError("a statement to remove was not found; fix not applied")
     if imports:
-        context = CodemodContext()
-        for item in dict.fromkeys(imports):
-            AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
-        with_imports = AddImportsVisitor(context).transform_module(fixed)
+        with_imports = _with_imports(fixed, imports)
         fixed = place_new_imports(fixed, with_imports, first_party=style.first_party)
     if unused_imports:
         context = CodemodContext()
@@ -140,3 +137,29 @@ def _apply_edits(text: str, edits: Sequence[Edit], style: CodeStyle) -> str:
     except SyntaxError as error:
         raise FixError(f"the fixed code would not parse ({error.msg}); not applied") from error
     return code
+
+
+def _with_imports(module: cst.Module, imports: Sequence[AddImport]) -> cst.Module:
+    """Return `module` through libcst's `AddImportsVisitor`, adding `imports`.
+
+    The visitor reads and changes only the module's head: its docstring, the import block
+    that follows, and the first statement after it (given a blank line). It copies and walks
+    the whole module, though, which for a large file costs more than the rest of a fix: it is
+    given the head alone, and the rest of the body is put back after it.
+    """
+    end = 1  # the first statement, a docstring or an import, may open the head
+    body = module.body
+    while end < len(body) and _imports_only(body[end]):
+        end += 1
+    head = module.with_changes(body=body[: end + 1])
+    context = CodemodContext()
+    for item in dict.fromkeys(imports):
+        AddImportsVisitor.add_needed_import(context, item.module, item.obj, item.asname)
+    added = AddImportsVisitor(context).transform_module(head)
+    return added.with_changes(body=[*added.body, *body[end + 1 :]])
+
+
+def _imports_only(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Import | cst.ImportFrom) for small in statement.body
+    )

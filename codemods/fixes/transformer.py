@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterator, Mapping
 from typing import TypeVar, cast
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
 from ..errors import FixError
 from ..types import AddHelper
@@ -78,9 +80,13 @@ def _is_import_block(statement: cst.BaseStatement) -> bool:
 
 
 class EditTransformer(cst.CSTTransformer):
-    def __init__(self, line_length: int) -> None:
+    def __init__(self, line_length: int, positions: Mapping[cst.CSTNode, CodeRange]) -> None:
         super().__init__()
         self.line_length = line_length
+        self._positions = positions
+        #: Where the nodes the edits name are: the pass enters only what contains one
+        #: (None: everything, as a node without a position might hold one).
+        self._edited: list[CodeRange] | None = None
         #: Calls given a new argument, whose statement may need splitting.
         self._grown: set[cst.CSTNode] = set()
         #: The indentation of each block being visited, outermost first.
@@ -126,6 +132,43 @@ class EditTransformer(cst.CSTTransformer):
     @property
     def pending_removals(self) -> bool:
         return bool(self.removals)
+
+    def _edited_nodes(self) -> Iterator[cst.CSTNode]:
+        """Yield every node an edit names (all are staged before the pass starts)."""
+        yield from self.keywords
+        yield from self.entries
+        yield from self.inserts
+        yield from self.parameters
+        yield from self.packs
+        yield from self.replacements
+        yield from self.wraps
+        yield from self.removals
+        yield from self.unread
+        for lines in self.unread.values():
+            yield from (line for line, _ in lines)
+        for kept in self.kept.values():
+            yield from kept
+        yield from self._hoisted
+        yield from self._hoist_before
+        yield from self._assignments
+        yield from self._renames
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # The node's own visit hook always runs, so the stacks the hooks push stay paired
+        # with its leave hook; only the children of a node that holds no edit are skipped
+        # (rewriting every node of a large module costs more than the rest of a fix).
+        return super().on_visit(node) and self._holds_edit(node)
+
+    def _holds_edit(self, node: cst.CSTNode) -> bool:
+        position = self._positions.get(node)
+        if position is None or self._edited is None:
+            return True
+        start, end = position.start, position.end
+        return any(
+            (start.line, start.column) <= (edited.start.line, edited.start.column)
+            and (edited.end.line, edited.end.column) <= (end.line, end.column)
+            for edited in self._edited
+        )
 
     # --- expressions ---
 
@@ -234,6 +277,9 @@ class EditTransformer(cst.CSTTransformer):
         return cst.FlattenSentinel(placed)
 
     def visit_Module(self, node: cst.Module) -> bool:
+        edited = list(self._edited_nodes())
+        if all(node in self._positions for node in edited):
+            self._edited = [self._positions[node] for node in edited]
         self._first_statement = node.body[0] if node.body else None
         self._newline = node.default_newline
         self._indent_unit = node.default_indent

@@ -1,0 +1,131 @@
+"""Which bindings of a name a read may see, from the lines of the statements around them.
+
+A scope's own code runs top to bottom, except where a loop repeats it or a choice (`if`,
+`match`) runs one arm of several. A plain assignment that always runs before a read (in the
+read's own block or one around it) hides every binding the read could only see through it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .binding_statements import choice_arms
+
+if TYPE_CHECKING:
+    from .scopes import _Binding
+
+#: First and last line of a statement or block.
+Lines = tuple[int, int]
+
+
+@dataclass
+class StatementFlow:
+    """The compound statements of a function's (or the module's) own code, by their lines."""
+
+    #: The loops: a binding on a later line is seen by a read its next pass makes.
+    loops: list[Lines] = field(default_factory=list)
+    #: The `if` / `match` statements and each arm, of which one run takes at most one.
+    choices: list[tuple[Lines, tuple[Lines, ...]]] = field(default_factory=list)
+    #: Every compound statement and its blocks (body, `else`, handlers, `finally`, cases).
+    blocks: list[tuple[Lines, tuple[Lines, ...]]] = field(default_factory=list)
+
+    def note(self, node: ast.stmt) -> None:
+        """Record the lines of compound statement `node` (any other statement is ignored)."""
+        lines = (node.lineno, node.end_lineno or node.lineno)
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            self.loops.append(lines)
+        if isinstance(node, ast.If | ast.Match):
+            self.choices.append(choice_arms(node))
+        blocks = [
+            block
+            for name in ("body", "orelse", "finalbody")
+            if (block := getattr(node, name, None))
+        ]
+        blocks += [handler.body for handler in getattr(node, "handlers", ())]
+        blocks += [case.body for case in getattr(node, "cases", ())]
+        statements = [block for block in blocks if isinstance(block[0], ast.stmt)]
+        if statements:
+            self.blocks.append(
+                (lines, tuple((block[0].lineno, _last_line(block)) for block in statements))
+            )
+
+    def reaching(self, bindings: list[_Binding], line: int) -> list[_Binding]:
+        """Return the bindings of a function's own name that a read at `line` may see.
+
+        Straight-line code runs top to bottom: a binding on a later line is seen only when
+        a loop holds both (its next pass sees it). A binding in one arm of an `if` / `elif`
+        chain (or `match`) is not seen by a read in another arm, unless a loop holds the
+        whole statement. The last plain assignment that always runs before the read hides
+        the bindings before it (and those a loop brings back, when it is inside that loop).
+        None of them (a read before any binding, as in code that is never run that way):
+        all, as without flow.
+        """
+        seen = [
+            binding
+            for binding in bindings
+            if binding.line is None
+            or (
+                (
+                    binding.line <= line
+                    or any(first <= line and binding.line <= last for first, last in self.loops)
+                )
+                and not self._in_other_arm(binding.line, line)
+            )
+        ]
+        hiding = [
+            binding
+            for binding in seen
+            if binding.line is not None
+            and binding.replaces_until is not None
+            and binding.replaces_until < line
+            and self._always_before(binding.line, line)
+        ]
+        if hiding:
+            last = max(hiding, key=lambda binding: binding.line or 0)
+            start = last.line or 0
+            seen = [
+                binding
+                for binding in seen
+                if binding is last
+                or (binding.line is not None and start < binding.line <= line)
+                or (
+                    binding.line is not None
+                    and binding.line > line
+                    and not any(first <= start and binding.line <= end for first, end in self.loops)
+                )
+            ]
+        return seen or bindings
+
+    def _in_other_arm(self, bound: int, read: int) -> bool:
+        """Return True if lines `bound` and `read` lie in different arms of one choice that
+        no loop repeats: a run that takes one arm never takes the other."""
+        for (first, last), arms in self.choices:
+            if not first <= read <= last or not first <= bound <= last:
+                continue
+            if any(start <= first and last <= end for start, end in self.loops):
+                continue
+            held = [index for index, (start, end) in enumerate(arms) if start <= bound <= end]
+            reading = [index for index, (start, end) in enumerate(arms) if start <= read <= end]
+            if held and reading and held[0] != reading[0]:
+                return True
+        return False
+
+    def _always_before(self, bound: int, read: int) -> bool:
+        """Return True if a run that reaches line `read` has run line `bound` (above it)
+        first: every compound statement around `bound` holds `read` in the same block."""
+        for (first, last), blocks in self.blocks:
+            if not first <= bound <= last:
+                continue
+            if not first <= read <= last:
+                return False
+            held = [index for index, (start, end) in enumerate(blocks) if start <= bound <= end]
+            reading = [index for index, (start, end) in enumerate(blocks) if start <= read <= end]
+            if not held or held != reading:
+                return False
+        return bound < read
+
+
+def _last_line(block: list[ast.stmt]) -> int:
+    return block[-1].end_lineno or block[-1].lineno
