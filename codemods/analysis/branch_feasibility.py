@@ -23,7 +23,6 @@ from .facts import (
     FunctionFacts,
     Kind,
     Value,
-    literal_key,
     string_literal,
 )
 from .known_values import Known, literal_known, passed_argument, union_of
@@ -259,13 +258,7 @@ class ConstructionArguments:
 
     def _resolve(self, init: FunctionRef, param: str, index: int, depth: int) -> Known | None:
         if not self._overridden(init):
-            call, where = self._sites[index]
-            known = _passed(call, where, init.function, param)
-            passed = passed_argument(call, init.function, param)
-            if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
-                # A factory's parameter: what every call of the factory passes.
-                return passed_by_every_caller(self._project, where, passed.name)
-            return known or self._constant(passed, where)
+            return self._at_construction(init, param, index)
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
@@ -275,7 +268,13 @@ class ConstructionArguments:
                 continue
             passed = passed_argument(call, init.function, param)
             if passed is None and hands_on_keywords(call, caller.function):
-                options.append(self._forwarded(caller, init, param, index))
+                # The constructed class's own `__init__` hands its `**kwargs` on whole.
+                forwarded = param not in caller.function.params and not self._overridden(caller)
+                options.append(
+                    self._at_construction(init, param, index, positional=False)
+                    if forwarded
+                    else None
+                )
             elif isinstance(passed, Known) or passed is None:
                 options.append(passed)
             elif passed.kind is Kind.PARAM:
@@ -284,28 +283,18 @@ class ConstructionArguments:
                 options.append(self._constant(passed, caller))
         return union_of(options) if options else None
 
-    def _forwarded(
-        self, caller: FunctionRef, init: FunctionRef, param: str, index: int
+    def _at_construction(
+        self, init: FunctionRef, param: str, index: int, *, positional: bool = True
     ) -> Known | None:
-        """Return what `param` of `init` is when `caller`, the constructed class's own
-        `__init__`, hands its `**kwargs` on to it: the construction's keyword, or the default."""
-        if param in caller.function.params or self._overridden(caller):
-            return None
+        """Return what construction `index` passes as `param` of `init` (see
+        `passed_argument` for `positional`); a factory's parameter passed on is what every
+        call of the factory passes."""
         call, where = self._sites[index]
-        passed = call.keyword(param)
-        if passed is None:
-            if any(arg.kind is Kind.STARRED for arg in call.args) or any(
-                key is None for key, _ in call.keywords
-            ):
-                return None  # it may come in a `*args` / `**kwargs` of the construction
-            default = init.function.default_of(param)
-            return None if default is None else Known(frozenset({default}))
-        key = literal_key(passed)
-        if key is not None:
-            return Known(frozenset({key}))
-        if passed.kind is Kind.PARAM and call.span is not None:
-            return constrained(where, passed.name, call.span)
-        return self._constant(passed, where)
+        known = _passed(call, where, init.function, param, positional=positional)
+        passed = passed_argument(call, init.function, param, positional=positional)
+        if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
+            return passed_by_every_caller(self._project, where, passed.name)
+        return known or self._constant(passed, where)
 
     def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
         """Return the literals a module-level constant passed in `where` may be."""
@@ -408,11 +397,18 @@ def open_to_call(
 
 
 def _passed(
-    call: Value, where: FunctionRef, init: FunctionFacts, param: str, bound: int = 1
+    call: Value,
+    where: FunctionRef,
+    init: FunctionFacts,
+    param: str,
+    bound: int = 1,
+    *,
+    positional: bool = True,
 ) -> Known | None:
     """Return what construction `call` (in `where`) passes as `param` of `__init__` `init`
-    (`bound`: how many leading parameters the call binds itself, 1 for `self`)."""
-    passed = passed_argument(call, init, param, bound)
+    (`bound`: how many leading parameters the call binds itself, 1 for `self`; see
+    `passed_argument` for `positional`)."""
+    passed = passed_argument(call, init, param, bound, positional=positional)
     if passed is None or isinstance(passed, Known):
         return passed
     if passed.kind is Kind.PARAM and call.span is not None:

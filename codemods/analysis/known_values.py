@@ -37,12 +37,15 @@ def union_of(options: list[Known | None]) -> Known | None:
 
 
 def passed_argument(
-    call: Value, init: FunctionFacts, param: str, bound: int = 1
+    call: Value, init: FunctionFacts, param: str, bound: int = 1, *, positional: bool = True
 ) -> Value | Known | None:
     """Return the argument `call` passes as `param` of `init`: the value written, what is
-    known of it when it is a literal or left to its literal default, or None if unknown."""
+    known of it when it is a literal or left to its literal default, or None if unknown.
+
+    `positional=False`: `call` reaches `init` through a `**kwargs` handed on whole, so only
+    its keywords do."""
     passed = call.keyword(param)
-    index = init.params.index(param) - bound if param in init.params else -1
+    index = init.params.index(param) - bound if param in init.params and positional else -1
     if passed is None and 0 <= index < len(call.args):
         if any(arg.kind is Kind.STARRED for arg in call.args[: index + 1]):
             return None  # the position may be filled from a `*args`
