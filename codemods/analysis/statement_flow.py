@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .binding_statements import choice_arms
+from .statement_order import nested_blocks
 
 if TYPE_CHECKING:
     from .scopes import _Binding
@@ -38,17 +39,10 @@ class StatementFlow:
             self.loops.append(lines)
         if isinstance(node, ast.If | ast.Match):
             self.choices.append(choice_arms(node))
-        blocks = [
-            block
-            for name in ("body", "orelse", "finalbody")
-            if (block := getattr(node, name, None))
-        ]
-        blocks += [handler.body for handler in getattr(node, "handlers", ())]
-        blocks += [case.body for case in getattr(node, "cases", ())]
-        statements = [block for block in blocks if isinstance(block[0], ast.stmt)]
-        if statements:
+        blocks = list(nested_blocks(node))
+        if blocks:
             self.blocks.append(
-                (lines, tuple((block[0].lineno, _last_line(block)) for block in statements))
+                (lines, tuple((block[0].lineno, _last_line(block)) for block in blocks))
             )
 
     def reaching(self, bindings: list[_Binding], line: int) -> list[_Binding]:

@@ -54,7 +54,7 @@ def _reaches(
                 if arm_span is not None:
                     yield from _reaches(arm, span_of, (rest, *outer_after), (arm_span, *outer_arms))
         elif not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for nested in _nested_blocks(statement):
+            for nested in nested_blocks(statement):
                 yield from _reaches(nested, span_of, (), ())
 
 
@@ -74,12 +74,13 @@ def reachable(block: list[ast.stmt]) -> list[ast.stmt]:
 def unreachable(statement: ast.stmt) -> set[int]:
     """Return the ids of the statements of `statement`'s own blocks that never run."""
     return {
-        id(dead) for block in _nested_blocks(statement) for dead in block[len(reachable(block)) :]
+        id(dead) for block in nested_blocks(statement) for dead in block[len(reachable(block)) :]
     }
 
 
-def _nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """Yield the statement lists a compound statement (not an `if`) holds."""
+def nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """Yield the statement lists a compound statement holds (body, `else`, `finally`, each
+    handler and case); none for any other statement."""
     for field_name in ("body", "orelse", "finalbody"):
         children = getattr(statement, field_name, None)
         if isinstance(children, list) and children and isinstance(children[0], ast.stmt):
