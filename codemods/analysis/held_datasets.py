@@ -98,7 +98,8 @@ def _held(
                         for part, how in _parts(value, resolve, attribute)
                     )
                 elif assignment.target == target:
-                    found.append(resolve(project, assignment.value, where, depth))
+                    running = where.run_on(ref) if owner != ref else where
+                    found.append(resolve(project, assignment.value, running, depth))
         for assignment in owner.cls.attributes:
             if assignment.target == attribute and assignment.value.kind is Kind.CALL:
                 module_code = owner.module.function("<module>")

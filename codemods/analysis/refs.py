@@ -36,10 +36,22 @@ class FunctionRef:
     function: FunctionFacts = field(compare=False, repr=False)
     path: Path
     qualname: str
+    #: For a method inherited by a known class: the class `self` belongs to when it runs
+    #: (a base's `prepare_data` read for a subclass, whose `self.transforms()` is its own).
+    receiver: ClassRef | None = None
 
     @classmethod
     def of(cls, module: ModuleFacts, facts: FunctionFacts) -> FunctionRef:
         return cls(module, facts, module.path, facts.qualname)
+
+    def run_on(self, receiver: ClassRef) -> FunctionRef:
+        """Return this method as it runs on an instance of `receiver`, a class inheriting it."""
+        return FunctionRef(self.module, self.function, self.path, self.qualname, receiver)
+
+    @property
+    def plain(self) -> FunctionRef:
+        """Return this function whatever instance it runs on."""
+        return FunctionRef.of(self.module, self.function) if self.receiver else self
 
 
 @dataclass(frozen=True)
