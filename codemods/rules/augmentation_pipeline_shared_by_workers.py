@@ -19,7 +19,6 @@ from ..analysis.augmentations import (
     reseeds_library_globally,
     reseeds_pipelines,
     seeded,
-    third_party_datasets,
     uses_any,
 )
 from ..analysis.dataset_arguments import applied_note
@@ -28,6 +27,7 @@ from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
+from ..analysis.pipeline_datasets import third_party_datasets
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import Creation, Place, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
@@ -257,17 +257,29 @@ class AugmentationPipelineSharedByWorkers(Rule):
             init = worker_init(loader)
             span = loader.call.span
             assert span is not None
+            pipeline = found.pipeline
+            location = self.location(pipeline.function.path, pipeline.span.line)
             message = (
-                f"`{found.dataset}` applies `{_short(found.pipeline)}` ({version.describe()}) "
-                "per item; every DataLoader worker gets a copy and nothing reseeds it, so "
-                "workers repeat each other's augmentations and every epoch repeats the previous one"
+                f"`{found.dataset}` applies `{_short(pipeline)}` (built at {location}, "
+                f"{version.describe()}) per item; every DataLoader worker gets a copy and "
+                "nothing reseeds it, so workers repeat each other's augmentations and every "
+                "epoch repeats the previous one"
             )
+            related = (Location(pipeline.function.path, pipeline.span),)
             fix = None
             if init.is_absent and init.lookup.presence is Presence.ABSENT:
-                fix = self._worker_init_fix(loader, library)
+                # The added worker_init_fn reseeds the loader's `dataset.transform`.
+                fix = self._worker_init_fix(loader, library) if found.held_as_transform else None
             elif init.function is not None and reseeds_pipelines(index, init.function):
                 continue
-            self.report(loader.function, span, message, fix=fix, severity=_severity(version))
+            self.report(
+                loader.function,
+                span,
+                message,
+                fix=fix,
+                severity=_severity(version),
+                related=related,
+            )
             return
 
     def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
