@@ -163,6 +163,8 @@ def _attribute_values(
                 if looked_up(option) is not None
                 else literal_known(option)
                 for option in assignment.value.alternatives()
+                # `self.occluders = load() if train else None`: the arm the arguments rule out.
+                if option.span is None or not arguments.rules_out(init, option.span, index)
             )
         known = union_of(options)
         if known is None:

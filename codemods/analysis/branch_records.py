@@ -78,7 +78,17 @@ def conditional_expression_branches(
     node: ast.IfExp, value: Summarise, span_of: SpanOf
 ) -> list[Branch]:
     """Return the branch `a if self.random_shift else b` records: `a` runs only where the
-    test holds, `b` only where it fails."""
+    test holds, `b` only where it fails. In `a if x and y else b`, `a` runs only where each
+    operand holds; in `a if x or y else b`, `b` only where each fails."""
+    if isinstance(node.test, ast.BoolOp):
+        either = isinstance(node.test.op, ast.Or)
+        governed = span_of(node.orelse if either else node.body)
+        operands = [_branch_test(operand, value) for operand in node.test.values]
+        return [
+            replace(branch, negated=branch.negated != either, body=governed)
+            for branch in operands
+            if branch is not None
+        ]
     test = _branch_test(node.test, value)
     if test is None:
         return []
