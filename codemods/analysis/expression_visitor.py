@@ -55,6 +55,8 @@ class _ExpressionVisitor(_ValueSummariser):
                     facts.calls.append(self.value(current, scope))
                     if facts.conditions:
                         facts.conditional_calls.append(self._positions.span(current))
+                        if facts.conditions == facts.if_conditions:
+                            facts.if_only_calls.append(self._positions.span(current))
                 for keyword in reversed(current.keywords):
                     push((keyword.value, False))
                 for arg in reversed(current.args):

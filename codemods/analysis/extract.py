@@ -193,6 +193,7 @@ class _Extractor(_ExpressionVisitor):
         branches = isinstance(node, _BRANCHING) and builder is not None
         if builder is not None and branches:
             builder.conditions += 1
+            builder.if_conditions += isinstance(node, ast.If)
         dead = unreachable(node)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -212,6 +213,7 @@ class _Extractor(_ExpressionVisitor):
                 self._visit_expression(child.context_expr, scope)
         if builder is not None and branches:
             builder.conditions -= 1
+            builder.if_conditions -= isinstance(node, ast.If)
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
         def summarise(expression: ast.expr) -> Value:
@@ -416,6 +418,7 @@ class _Extractor(_ExpressionVisitor):
                 loops=tuple(builder.loops),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
+                if_only_calls=tuple(builder.if_only_calls),
                 conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),

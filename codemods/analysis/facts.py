@@ -299,6 +299,8 @@ class FunctionFacts:
     #: Calls that run only under a condition (in the body of an `if`, a loop, a `match` or an
     #: `except` of this function's own code), by span.
     conditional_calls: tuple[Span, ...] = ()
+    #: Those of them under `if` statements only (no loop, `match` or `except` around them).
+    if_only_calls: tuple[Span, ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.
     conditional_stores: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.

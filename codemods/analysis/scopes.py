@@ -129,6 +129,10 @@ class _FunctionBuilder:
     conditional_stores: list[Span] = field(default_factory=list)
     #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
     conditions: int = 0
+    #: How many of those are `if` statements.
+    if_conditions: int = 0
+    #: Conditional calls under `if` statements only (no loop, `match` or `except`).
+    if_only_calls: list[Span] = field(default_factory=list)
 
 
 class _BindingCollector:
