@@ -364,11 +364,19 @@ def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span
     for branch in function.branches:
         if branch.subject not in function.params or branch.governs(span) is None:
             continue
-        known = _passed(call, where, function, branch.subject, bound=0)
+        known = passed_known(call, where, function, branch.subject)
         holds = None if known is None else outcome(branch, known)
         if holds is not None and branch.excludes(span, holds):
             return True
     return False
+
+
+def passed_known(
+    call: Value, where: FunctionRef, callee: FunctionFacts, param: str
+) -> Known | None:
+    """Return what `call` (in `where`) passes as `param` of plain function `callee`, read as
+    for a construction (literals, literal defaults, a parameter an enclosing `if` pins down)."""
+    return _passed(call, where, callee, param, bound=0)
 
 
 def open_to_call(
