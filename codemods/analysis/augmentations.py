@@ -46,7 +46,7 @@ from .pipeline_libraries import (
     library_named,
     pipeline_library,
 )
-from .pipeline_randomness import builds_random_pipeline, library_version
+from .pipeline_randomness import builds_random_pipeline, library_version, raises_from
 from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -118,7 +118,8 @@ class PipelineIndex(RngIndex):
             return
         if libraries:
             if builds_random_pipeline(self.project, value, where):
-                yield Creation(min(names), libraries[0], written_in, span)
+                raising = raises_from(self.project, value, where)
+                yield Creation(min(names), libraries[0], written_in, span, raises_from=raising)
             return
         for target in self.project.targets(value.base, where.module):
             if isinstance(target, ClassRef):

@@ -305,3 +305,41 @@ def _class_draws(project: Project, ref: ClassRef) -> bool:
                 ):
                     return True
     return False
+
+
+#: albumentations steps that take `size=` from 2.0 on: built with `height=` / `width=` instead
+#: (the older spelling, common in vendored YOLOv5 code), they raise.
+_SIZED_SINCE_2 = frozenset({"RandomResizedCrop", "RandomSizedCrop"})
+_ALBUMENTATIONS_2 = (2, 0, 0)
+
+
+def raises_from(project: Project, call: Value, where: FunctionRef) -> tuple[int, ...] | None:
+    """Return the albumentations release from which building pipeline `call` raises: one of
+    its steps, written out in its list, is made with arguments that release no longer takes."""
+    stack, seen = [*call.args, *(value for _, value in call.keywords)], 0
+    while stack and seen < _MAX_STEPS:
+        value, seen = stack.pop(), seen + 1
+        if value.kind is Kind.SEQUENCE:
+            stack.extend(value.args)
+        elif value.kind is Kind.CALL and value.base is not None:
+            if _sized_by_height(project, value, where):
+                return _ALBUMENTATIONS_2
+            stack.extend(value.args)
+    return None
+
+
+def _sized_by_height(project: Project, step: Value, where: FunctionRef) -> bool:
+    """Return True for `A.RandomResizedCrop(height=h, width=w)`, without `size=`."""
+    assert step.base is not None
+    names = project.qualnames(step.base, where.module)
+    return (
+        bool(names)
+        and pipeline_library(min(names)) is ALBUMENTATIONS
+        and min(names).rpartition(".")[2] in _SIZED_SINCE_2
+        and step.keyword("size") is None
+        and (step.keyword("height") is not None or step.keyword("width") is not None)
+    )
+
+
+#: How many parts of a pipeline's arguments are looked at for steps.
+_MAX_STEPS = 200

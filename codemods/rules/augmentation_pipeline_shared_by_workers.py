@@ -21,6 +21,7 @@ from ..analysis.augmentations import (
     seeded,
     uses_any,
 )
+from ..analysis.branch_facts import within
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
@@ -231,7 +232,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
                 is_seeded = seeded(obj.creation, project)
-                if not _affected(library, version, is_seeded):
+                if not _affected(library, version, is_seeded, obj.creation):
                     continue
                 if global_reseed and library.name == "imgaug" and not is_seeded:
                     continue  # it draws from the global RNG that per-item code reseeds
@@ -250,14 +251,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if value is None or not loader.may_start_workers() or library_worker_init_reseeds(loader):
             return
         for found in third_party_datasets(index, value, loader.function):
-            library = library_named(found.pipeline.rng_type)
+            pipeline = found.pipeline
+            library = library_named(pipeline.rng_type)
             version = library_version(self.project, library)
-            if not _affected(library, version, seeded(found.pipeline, self.project)):
+            if not _affected(library, version, seeded(pipeline, self.project), pipeline):
                 continue
             init = worker_init(loader)
             span = loader.call.span
             assert span is not None
-            pipeline = found.pipeline
             location = self.location(pipeline.function.path, pipeline.span.line)
             message = (
                 f"`{found.dataset}` applies `{_short(pipeline)}` (built at {location}, "
@@ -465,15 +466,13 @@ def _holds(use: RngUse, paths: set[tuple[str, ...]]) -> bool:
 
 
 def _inside(inner: Creation, outer: Creation) -> bool:
-    a, b = inner.span, outer.span
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (
-        b.end_line,
-        b.end_column,
-    )
+    return within(inner.span, outer.span)
 
 
-def _affected(library: Library, version: LibraryVersion, is_seeded: bool) -> bool:
-    if library is AUDIOMENTATIONS:
+def _affected(
+    library: Library, version: LibraryVersion, is_seeded: bool, pipeline: Creation
+) -> bool:
+    if library is AUDIOMENTATIONS or pipeline.never_built_on(version):
         return False
     if library is ALBUMENTATIONS:
         if version.distribution == "albumentationsx":
