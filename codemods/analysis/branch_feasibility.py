@@ -157,11 +157,7 @@ def _attribute_values(
             if arguments.rules_out(init, assignment.span, index):
                 continue
             options.extend(
-                arguments.at(init, option.name, index)
-                if option.kind is Kind.PARAM
-                else arguments.entry(init, option, index)
-                if looked_up(option) is not None
-                else literal_known(option)
+                _option_known(arguments, init, option, index)
                 for option in assignment.value.alternatives()
                 # `self.occluders = load() if train else None`: the arm the arguments rule out.
                 if option.span is None or not arguments.rules_out(init, option.span, index)
@@ -171,6 +167,22 @@ def _attribute_values(
             return None
         found.append(known)
     return found
+
+
+def _option_known(
+    arguments: ConstructionArguments, init: FunctionRef, option: Value, index: int
+) -> Known | None:
+    """Return what one option of a value `__init__` stores is known to be at construction
+    `index`: a parameter, an attribute `__init__` stores a parameter as (`self.augment` in
+    `self.mosaic = self.augment and not self.rect`), a lookup in one, or a literal."""
+    if option.kind is Kind.ATTRIBUTE and option.base is not None and option.base.kind is Kind.SELF:
+        param = decided_by_param(init, f"self.{option.name}")
+        return None if param is None else arguments.at(init, param, index)
+    if option.kind is Kind.PARAM:
+        return arguments.at(init, option.name, index)
+    if looked_up(option) is not None:
+        return arguments.entry(init, option, index)
+    return literal_known(option)
 
 
 def constructed_with(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .branch_records import conditional_expression_branches
+from .branch_records import conditional_expression_branches, operand_branches
 from .expression_values import _ValueSummariser
 from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value
 from .scopes import _Binding, _FunctionBuilder, _Scope
@@ -87,6 +87,13 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.IfExp)
                 facts.branches.extend(
                     conditional_expression_branches(
+                        current, lambda test: self.value(test, scope), self._positions.span
+                    )
+                )
+            if kind is ast.BoolOp and facts is not None:
+                assert isinstance(current, ast.BoolOp)
+                facts.branches.extend(
+                    operand_branches(
                         current, lambda test: self.value(test, scope), self._positions.span
                     )
                 )
