@@ -53,6 +53,8 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.Call)
                 if facts is not None:
                     facts.calls.append(self.value(current, scope))
+                    if facts.caught:
+                        facts.caught_calls.append(self._positions.span(current))
                     if facts.conditions:
                         facts.conditional_calls.append(self._positions.span(current))
                         if facts.conditions == facts.if_conditions:

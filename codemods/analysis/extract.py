@@ -195,11 +195,16 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions += 1
             builder.if_conditions += isinstance(node, ast.If)
         dead = unreachable(node)
+        caught = _caught_body(node) if builder is not None else frozenset()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
             elif isinstance(child, ast.stmt) and id(child) not in dead:
+                if builder is not None and id(child) in caught:
+                    builder.caught += 1
                 self._visit_statement(child, scope)
+                if builder is not None and id(child) in caught:
+                    builder.caught -= 1
             elif isinstance(child, ast.ExceptHandler | ast.match_case):
                 if builder is not None:
                     builder.conditions += 1
@@ -418,6 +423,7 @@ class _Extractor(_ExpressionVisitor):
                 loops=tuple(builder.loops),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
+                caught_calls=tuple(builder.caught_calls),
                 if_only_calls=tuple(builder.if_only_calls),
                 conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),
@@ -485,6 +491,22 @@ class _Extractor(_ExpressionVisitor):
 
 #: Statements whose bodies may not run: calls inside them happen only under a condition.
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
+#: What a handler catching "any error" names (or none: a bare `except:`).
+_BROAD_ERRORS = frozenset({"Exception", "BaseException", "ValueError"})
+
+
+def _caught_body(node: ast.stmt) -> frozenset[int]:
+    """Return the ids of the statements of a `try` body whose errors a handler catches
+    broadly (`except Exception:`): code there that raises is skipped, not fatal."""
+    if not isinstance(node, ast.Try | ast.TryStar):
+        return frozenset()
+    for handler in node.handlers:
+        names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if handler.type is None or any(
+            isinstance(name, ast.Name) and name.id in _BROAD_ERRORS for name in names
+        ):
+            return frozenset(id(statement) for statement in node.body)
+    return frozenset()
 
 
 def _at_position(whole: Value, position: int) -> Value:

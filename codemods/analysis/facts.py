@@ -301,6 +301,8 @@ class FunctionFacts:
     conditional_calls: tuple[Span, ...] = ()
     #: Those of them under `if` statements only (no loop, `match` or `except` around them).
     if_only_calls: tuple[Span, ...] = ()
+    #: Calls in the body of a `try` whose handler catches any error (`except Exception:`).
+    caught_calls: tuple[Span, ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.
     conditional_stores: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.

@@ -314,15 +314,19 @@ _ALBUMENTATIONS_2 = (2, 0, 0)
 
 
 def raises_from(project: Project, call: Value, where: FunctionRef) -> tuple[int, ...] | None:
-    """Return the albumentations release from which building pipeline `call` raises: one of
-    its steps, written out in its list, is made with arguments that release no longer takes."""
+    """Return the albumentations release from which building pipeline `call` fails: one of
+    its steps, written out in its list, is made with arguments that release no longer takes,
+    in a `try` that catches the error (YOLOv5's wrapper logs it and goes on without a
+    pipeline). Uncaught, the error would stop the program: code that runs at all runs on an
+    older release, which builds it."""
     stack, seen = [*call.args, *(value for _, value in call.keywords)], 0
     while stack and seen < _MAX_STEPS:
         value, seen = stack.pop(), seen + 1
         if value.kind is Kind.SEQUENCE:
             stack.extend(value.args)
         elif value.kind is Kind.CALL and value.base is not None:
-            if _sized_by_height(project, value, where):
+            caught = value.span in where.function.caught_calls
+            if caught and _sized_by_height(project, value, where):
                 return _ALBUMENTATIONS_2
             stack.extend(value.args)
     return None

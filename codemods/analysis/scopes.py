@@ -131,6 +131,9 @@ class _FunctionBuilder:
     conditions: int = 0
     #: How many of those are `if` statements.
     if_conditions: int = 0
+    #: How many `try` bodies with a broad handler enclose the statement being visited.
+    caught: int = 0
+    caught_calls: list[Span] = field(default_factory=list)
     #: Conditional calls under `if` statements only (no loop, `match` or `except`).
     if_only_calls: list[Span] = field(default_factory=list)
 
