@@ -408,9 +408,8 @@ class Project:
 
     def callers(self, ref: FunctionRef | ClassRef) -> list[CallSite]:
         """Return the calls in the project that call function (or instantiate class) `ref`."""
-        if isinstance(ref, FunctionRef):
-            return self._calls_by_target(ref.function.name).get(ref.plain, [])
-        return self._calls_by_target(ref.cls.name).get(ref, [])
+        name = ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name
+        return self._calls_by_target(name).get(ref, [])
 
     def _calls_by_target(self, name: str) -> dict[Target, list[CallSite]]:
         """Return the calls that may call something named `name`, by what they call.

@@ -38,7 +38,9 @@ class FunctionRef:
     qualname: str
     #: For a method inherited by a known class: the class `self` belongs to when it runs
     #: (a base's `prepare_data` read for a subclass, whose `self.transforms()` is its own).
-    receiver: ClassRef | None = None
+    #: Not part of its identity: it is the same function, its callers are the same; only
+    #: answers kept per function (`memo`) tell the receivers apart.
+    receiver: ClassRef | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, module: ModuleFacts, facts: FunctionFacts) -> FunctionRef:
@@ -47,11 +49,6 @@ class FunctionRef:
     def run_on(self, receiver: ClassRef) -> FunctionRef:
         """Return this method as it runs on an instance of `receiver`, a class inheriting it."""
         return FunctionRef(self.module, self.function, self.path, self.qualname, receiver)
-
-    @property
-    def plain(self) -> FunctionRef:
-        """Return this function whatever instance it runs on."""
-        return FunctionRef.of(self.module, self.function) if self.receiver else self
 
 
 @dataclass(frozen=True)
