@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..types import Span
 from .base_inits import base_init_callers, hands_on_keywords
 from .branch_facts import Branch, literal_of, ordered_outcome, within
-from .caller_arguments import passed_by_every_caller
+from .caller_arguments import passed_by_every_caller, written_by_every_caller
 from .facts import (
     Assignment,
     FunctionFacts,
@@ -251,12 +251,31 @@ class ConstructionArguments:
         if not isinstance(passed, Value):
             return None
         options: list[Known | None] = []
-        for option in bound_values(self._project, passed, where):
+        for option in self._dicts(passed, where):
             if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
                 return None
             value = dict(option.keywords).get(key, default)
             options.append(None if value is None else literal_known(value))
         return union_of(options) if options else None
+
+    def _dicts(self, passed: Value, where: FunctionRef) -> list[Value]:
+        """Return what a dict argument may be: bound values, and for a parameter of a plain
+        function (`extract(conf)` building `Dataset(audio_conf=conf)`), what its calls pass."""
+        found: list[Value] = []
+        for option in bound_values(self._project, passed, where):
+            written = (
+                written_by_every_caller(self._project, where, option.name)
+                if option.kind is Kind.PARAM
+                else None
+            )
+            if written is None:
+                found.append(option)
+                continue
+            for value, caller in written:
+                if not isinstance(value, Value):
+                    return [Value(Kind.UNKNOWN)]
+                found.extend(bound_values(self._project, value, caller))
+        return found
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
