@@ -126,6 +126,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 type_tests=tuple(builder.type_tests),
                 loops=tuple(builder.loops),
+                loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
             )
         )
@@ -248,7 +249,13 @@ class _Extractor(_ExpressionVisitor):
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
         if isinstance(node, ast.For | ast.AsyncFor):
-            builder.loops.extend(self._loop_elements(node.target, node.iter, scope))
+            elements = self._loop_elements(node.target, node.iter, scope)
+            builder.loops.extend(elements)
+            if not elements and isinstance(node.target, ast.Tuple):
+                iterable = self.value(node.iter, scope)
+                builder.loop_parts.extend(
+                    (part.id, iterable) for part in node.target.elts if isinstance(part, ast.Name)
+                )
             return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -421,6 +428,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),
+                loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
                 caught_calls=tuple(builder.caught_calls),

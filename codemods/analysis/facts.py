@@ -293,6 +293,9 @@ class FunctionFacts:
     #: Loop variables of this function's own code and what they take elements of:
     #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()
+    #: Loop variables unpacked from each element of an iterable (`for prob, p in
+    #: self.pipeline`): (name, the iterable); each takes a part of an element.
+    loop_parts: tuple[tuple[str, Value], ...] = ()
     #: Names bound by unpacking a value that is not a tuple display (`a, b = make()`):
     #: (name, its position, how many names the target has, the value).
     unpacked: tuple[tuple[str, int, int, Value], ...] = ()

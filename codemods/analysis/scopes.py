@@ -124,6 +124,7 @@ class _FunctionBuilder:
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)
+    loop_parts: list[tuple[str, Value]] = field(default_factory=list)
     unpacked: list[tuple[str, int, int, Value]] = field(default_factory=list)
     conditional_calls: list[Span] = field(default_factory=list)
     conditional_stores: list[Span] = field(default_factory=list)
