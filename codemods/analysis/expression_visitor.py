@@ -92,7 +92,11 @@ class _ExpressionVisitor(_ValueSummariser):
                         current, lambda test: self.value(test, scope), self._positions.span
                     )
                 )
-            if kind is ast.BoolOp and facts is not None:
+            if (
+                kind is ast.BoolOp
+                and facts is not None
+                and id(current) not in self._statement_tests
+            ):
                 assert isinstance(current, ast.BoolOp)
                 facts.branches.extend(
                     operand_branches(

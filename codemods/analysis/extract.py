@@ -222,6 +222,8 @@ class _Extractor(_ExpressionVisitor):
             builder.if_conditions -= isinstance(node, ast.If)
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
+        self._statement_tests.add(id(node.test))
+
         def summarise(expression: ast.expr) -> Value:
             return self.value(expression, scope)
 

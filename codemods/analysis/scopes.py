@@ -154,6 +154,9 @@ class _BindingCollector:
         self._comprehension_names: list[set[str]] = []
         #: Guard clauses (by node id): the statements after them, their implicit `else`.
         self._fallthrough: dict[int, Span | None] = {}
+        #: The tests of `if` statements (by node id), whose `and` / `or` operands the
+        #: statement's own branches already record.
+        self._statement_tests: set[int] = set()
         self._module_scope = _Scope("module", "", None)
         #: Names resolved in a scope, by the bindings a read may see (None: every one).
         self._names: dict[tuple[_Scope, str, tuple[int, ...] | None], Value] = {}
