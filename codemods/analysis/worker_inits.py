@@ -77,7 +77,7 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     options = lookup.value.alternatives() if lookup.value is not None else ()
     if len(options) < 2:
         return (_worker_init_of(loader, lookup),)
-    unseeded = _none_without_seed(lookup.value) if lookup.value is not None else None
+    unseeded = none_without_seed(lookup.value) if lookup.value is not None else None
     return tuple(
         replace(_worker_init_of(loader, replace(lookup, value=option)), without_seed=True)
         if option is unseeded
@@ -86,7 +86,7 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     )
 
 
-def _none_without_seed(choice: Value) -> Value | None:
+def none_without_seed(choice: Value) -> Value | None:
     """Return the None of `choice = f(seed=s) if s is not None else None` (or of `None if s is
     None else f(s)`): the option taken when the seed the other option is given is None."""
     test = choice.keyword("if") if choice.kind is Kind.ALTERNATIVES else None
