@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..types import Span
-from .facts import Kind, Value, number_literal
+from .branch_feasibility import bound_values
+from .facts import Kind, Value, literal_key, number_literal
 from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
 from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, Library, pipeline_library
@@ -145,11 +146,11 @@ def builds_random_pipeline(
         return _imgaug_draws(project, call, where, last)
     if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
         if last in APPLIED_BY_CHANCE:
-            return not _always_applied(project, call)
+            return not _always_applied(project, call, where)
         if last not in DETERMINISTIC_TRANSFORMS:
             return True
         probability = call.keyword("p")
-        return probability is not None and not _always_applied(project, call)
+        return probability is not None and not _always_applied(project, call, where)
     if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
         return True
     # A Compose draws only through the transforms it is given.
@@ -236,11 +237,12 @@ def _is_imgaug_augmenter(project: Project, value: Value, where: FunctionRef) -> 
     return bool(names) and all(pipeline_library(name) is IMGAUG for name in names)
 
 
-def _always_applied(project: Project, call: Value) -> bool:
-    """Return True for an albumentations transform applied to every image: `p=1`, or
-    `always_apply=True` before albumentations 2.0, which ignores it."""
+def _always_applied(project: Project, call: Value, where: FunctionRef) -> bool:
+    """Return True for an albumentations transform applied to every image or to none: `p=1`,
+    `p=0`, a name bound to either (`HorizontalFlip(p=HFLIP)` with `HFLIP = 1.0 if tta else
+    0.0`), or `always_apply=True` before albumentations 2.0, which ignores it."""
     probability = call.keyword("p")
-    if probability is not None and _certain(probability):
+    if probability is not None and _settled(project, probability, where):
         return True
     always = call.keyword("always_apply")
     if always is None or always.kind is not Kind.CONSTANT or always.name != "True":
@@ -249,11 +251,19 @@ def _always_applied(project: Project, call: Value) -> bool:
     return version.distribution == "albumentations" and version.within(None, (2, 0))
 
 
-def _certain(probability: Value) -> bool:
-    """Return True for a literal probability of 1 (`p=1` or `p=1.0`)."""
-    if probability.kind is Kind.INT:
-        return probability.number == 1
-    return probability.kind is Kind.CONSTANT and probability.name == "1.0"
+def _settled(project: Project, probability: Value, where: FunctionRef) -> bool:
+    """Return True if a probability is 0 or 1 wherever it comes from: then whether the
+    transform applies is decided, not drawn."""
+    options = [
+        option
+        for bound in bound_values(project, probability, where)
+        for option in bound.alternatives()
+    ]
+    return bool(options) and all(literal_key(option) in _DECIDED for option in options)
+
+
+#: Probabilities that decide: never, or always.
+_DECIDED = frozenset({"0", "1", "0.0", "1.0"})
 
 
 def _constant(value: Value) -> bool:
