@@ -95,6 +95,8 @@ class RankInvariantWorkerSeed(Rule):
         train_set = Crops()
         sampler = DistributedSampler(train_set)
         loader = DataLoader(train_set, sampler=sampler, num_workers=8)
+        for batch in loader:
+            ...
     ```
 
     Use instead:
