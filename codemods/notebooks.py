@@ -334,10 +334,8 @@ def locate(finding: Finding, text: str) -> Finding:
         span = place.span
         at, until = _cell_line(markers, span.line), _cell_line(markers, span.end_line)
         if at is not None and until is not None and at[0] == until[0] == cell:
-            # A place in the finding's own cell (a multi-line pipeline built above the loader).
-            related.append(
-                Location(place.path, Span(at[1], span.column, until[1], span.end_column))
-            )
+            moved = Span(at[1], span.column, until[1], span.end_column)
+            related.append(Location(place.path, moved))  # a place in the finding's own cell
     return replace(
         finding,
         cell=cell,

@@ -17,7 +17,7 @@ import ast
 from pathlib import Path
 
 from ..types import Span
-from .binding_statements import dict_values, grown_attribute, unpacked_pairs
+from .binding_statements import grown_attribute, unpacked_pairs
 from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
@@ -26,6 +26,7 @@ from .expression_visitor import (
     _literal_defaults,
     _only_raises,
     _parameter_names,
+    is_builtin,
 )
 from .facts import (
     UNKNOWN,
@@ -41,7 +42,7 @@ from .facts import (
 )
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
-from .statement_order import reachable, statement_reaches, unreachable
+from .statement_order import caught_body, reachable, statement_reaches, unreachable
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -196,7 +197,7 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions += 1
             builder.if_conditions += isinstance(node, ast.If)
         dead = unreachable(node)
-        caught = _caught_body(node) if builder is not None else frozenset()
+        caught = caught_body(node) if builder is not None else frozenset()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
@@ -251,13 +252,7 @@ class _Extractor(_ExpressionVisitor):
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
         if isinstance(node, ast.For | ast.AsyncFor):
-            elements = self._loop_elements(node.target, node.iter, scope)
-            builder.loops.extend(elements)
-            if not elements and isinstance(node.target, ast.Tuple):
-                iterable = self.value(node.iter, scope)
-                builder.loop_parts.extend(
-                    (part.id, iterable) for part in node.target.elts if isinstance(part, ast.Name)
-                )
+            self._record_loop(node.target, node.iter, scope, builder)
             return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -316,36 +311,6 @@ class _Extractor(_ExpressionVisitor):
                         )
                     )
 
-    def _loop_elements(
-        self, target: ast.expr, iterable: ast.expr, scope: _Scope
-    ) -> list[tuple[str, Value]]:
-        """Return each loop variable with the iterable it takes elements of: `for x in xs`,
-        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
-        if isinstance(target, ast.Name):
-            return [(target.id, self.value(iterable, scope))]
-        values = dict_values(target, iterable)
-        if values is not None:
-            # `for key, value in d.items()`: `value` takes the elements of `d.values()`.
-            return [(values[0], self.value(values[1], scope))]
-        if not (
-            isinstance(target, ast.Tuple)
-            and isinstance(iterable, ast.Call)
-            and not iterable.keywords
-            and not any(isinstance(arg, ast.Starred) for arg in iterable.args)
-        ):
-            return []
-        callee = self.value(iterable.func, scope)
-        sources: list[ast.expr | None] = []
-        if _is_builtin(callee, "zip") and len(iterable.args) == len(target.elts):
-            sources = list(iterable.args)
-        elif _is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
-            sources = [None, iterable.args[0]]
-        return [
-            (element.id, self.value(source, scope))
-            for element, source in zip(target.elts, sources, strict=False)
-            if isinstance(element, ast.Name) and source is not None
-        ]
-
     def _unpacked(
         self, target: ast.expr, value: ast.expr, scope: _Scope, builder: _FunctionBuilder
     ) -> dict[int, Value]:
@@ -390,7 +355,7 @@ class _Extractor(_ExpressionVisitor):
         """Summarise function `node`, defined in `scope`, whose decorators and defaults were
         visited where it is defined."""
         decorators = tuple(self.value(decorator, scope) for decorator in node.decorator_list)
-        is_static = any(_is_builtin(value, "staticmethod") for value in decorators)
+        is_static = any(is_builtin(value, "staticmethod") for value in decorators)
         params = _parameter_names(node.args)
         inner = _Scope("function", qualname, scope)
         builder = _FunctionBuilder(qualname)
@@ -501,29 +466,9 @@ class _Extractor(_ExpressionVisitor):
 
 #: Statements whose bodies may not run: calls inside them happen only under a condition.
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
-#: What a handler catching "any error" names (or none: a bare `except:`).
-_BROAD_ERRORS = frozenset({"Exception", "BaseException", "ValueError"})
-
-
-def _caught_body(node: ast.stmt) -> frozenset[int]:
-    """Return the ids of the statements of a `try` body whose errors a handler catches
-    broadly (`except Exception:`): code there that raises is skipped, not fatal."""
-    if not isinstance(node, ast.Try | ast.TryStar):
-        return frozenset()
-    for handler in node.handlers:
-        names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        if handler.type is None or any(
-            isinstance(name, ast.Name) and name.id in _BROAD_ERRORS for name in names
-        ):
-            return frozenset(id(statement) for statement in node.body)
-    return frozenset()
 
 
 def _at_position(whole: Value, position: int) -> Value:
     """Return `whole[position]`."""
     index = Value(Kind.INT, whole.span, number=position)
     return Value(Kind.SUBSCRIPT, whole.span, base=whole, args=(index,))
-
-
-def _is_builtin(value: Value, name: str) -> bool:
-    return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames
