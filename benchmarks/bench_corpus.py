@@ -65,7 +65,7 @@ def parsed_files(repositories: list[Path], torch_version: str | None) -> list[Pa
     parsed: set[Path] = set()
     original = summaries._parse
 
-    def recording(text: str, path: Path) -> ast.Module:
+    def recording(text: str, path: Path) -> tuple[ast.Module, bool]:
         parsed.add(path)
         return original(text, path)
 

@@ -332,9 +332,10 @@ def locate(finding: Finding, text: str) -> Finding:
             related.append(place)
             continue
         span = place.span
-        at = _cell_line(markers, span.line)
-        if at is not None and at[0] == cell and span.end_line == span.line:
-            related.append(Location(place.path, Span(at[1], span.column, at[1], span.end_column)))
+        at, until = _cell_line(markers, span.line), _cell_line(markers, span.end_line)
+        if at is not None and until is not None and at[0] == until[0] == cell:
+            moved = Span(at[1], span.column, until[1], span.end_column)
+            related.append(Location(place.path, moved))  # a place in the finding's own cell
     return replace(
         finding,
         cell=cell,

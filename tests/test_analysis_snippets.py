@@ -558,7 +558,7 @@ def test_a_sum_of_datasets_is_what_their_add_methods_return() -> None:
     [
         ("pl.Trainer().fit(None, loader)", True),
         ("pl.Trainer().validate(None, dataloaders=[loader])", True),
-        ("pl.Trainer().fit(None, datamodule=Frames())", False),
+        ("print(loader); pl.Trainer().fit(None, datamodule=Frames())", False),
         ("[batch for batch in loader]", False),
     ],
 )

@@ -77,6 +77,7 @@ class Experiment:
         if workers:
             self.train = DataLoader(Jitter(), batch_size=8, num_workers=workers)
         loader: DataLoader = DataLoader(Jitter(), batch_size=4, num_workers=2)
+        self.probe = loader
         return DataLoader(Jitter(), batch_size=4, num_workers=2, pin_memory=True)
 
 

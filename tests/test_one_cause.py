@@ -139,3 +139,48 @@ def test_related_places_in_other_files_carry_their_path(
     assert [
         (place["artifactLocation"]["uri"], place["region"]["startLine"]) for place in places
     ] == expected
+
+
+def test_a_pipeline_built_over_several_lines_of_a_notebook_cell_is_related(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """WS203 at a notebook's loader: the MONAI pipeline the cell builds above it, over
+    several lines, is a related place, counted from the cell's first line."""
+    cell = textwrap.dedent(
+        """\
+        from monai.data import CacheDataset
+        from monai.transforms import Compose, RandFlipd, RandRotate90d
+        from torch.utils.data import DataLoader
+
+        train_trans = Compose(
+            [RandFlipd(keys="image", prob=0.5), RandRotate90d(keys="image")]
+        )
+        train_ds = CacheDataset([], train_trans)
+        loader = DataLoader(train_ds, num_workers=2)
+        """
+    )
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]},
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": cell.splitlines(keepends=True),
+            },
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("monai==1.3.0\n", encoding="utf-8")
+    (tmp_path / "train.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["check", "--no-cache", "--select", "WS203", "--format", "json", "train.ipynb"]
+    output = CliRunner().invoke(main, arguments, catch_exceptions=False).stdout
+    (finding,) = json.loads(output)
+    assert (finding["cell"], finding["range"]["start"]["line"]) == (2, 9)
+    (place,) = finding["related"]
+    assert (place["start"]["line"], place["end"]["line"]) == (5, 7)

@@ -11,7 +11,10 @@ covered by the fixtures only.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
+import runpy
+from pathlib import Path
 
 import pytest
 from runtime_support import (
@@ -106,3 +109,16 @@ def test_fixed_pipeline_works_under_spawn(programs: Programs) -> None:
     assert duplicated_across_workers(draws) == 0
     forked = programs.draws(SEEDED, "after", num_workers=2, epochs=3, **FORK)
     assert values(draws) == values(forked)[: len(draws)]
+
+
+def test_crop_sized_by_height_builds_no_pipeline_on_albumentations_2() -> None:
+    """YOLOv5's wrapper builds `RandomResizedCrop(height=, width=)`: on albumentations 2.0 that
+    raises, so its pipeline never exists and the fixture that says so reports nothing."""
+    assert importlib.metadata.version("albumentations").startswith("2.0.")
+    fixture = (
+        Path(__file__).parent.parent
+        / "fixtures/augmentation_pipeline_shared_by_workers"
+        / "yolov5_crop_sized_by_height_on_albumentations_2_unchanged/before/augmentations.py"
+    )
+    wrapper = runpy.run_path(str(fixture))["Albumentations"]()
+    assert wrapper.transform is None

@@ -18,7 +18,6 @@ release: `numpy_global_transforms`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from .branch_feasibility import branch_not_taken
@@ -47,7 +46,7 @@ from .pipeline_libraries import (
     library_named,
     pipeline_library,
 )
-from .pipeline_randomness import builds_random_pipeline, library_version
+from .pipeline_randomness import builds_random_pipeline, library_version, raises_from
 from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -119,7 +118,8 @@ class PipelineIndex(RngIndex):
             return
         if libraries:
             if builds_random_pipeline(self.project, value, where):
-                yield Creation(min(names), libraries[0], written_in, span)
+                raising = raises_from(self.project, value, where)
+                yield Creation(min(names), libraries[0], written_in, span, raises_from=raising)
             return
         for target in self.project.targets(value.base, where.module):
             if isinstance(target, ClassRef):
@@ -189,52 +189,6 @@ class _PipelineScan(_Scan):
             and target.function.class_qualname is None
             for target in self.project.targets(base, self.function.module)
         )
-
-
-#: Third-party datasets that apply `transform` (keyword, or the second argument) per item.
-_THIRD_PARTY_DATASETS = frozenset(
-    {
-        "monai.data.Dataset",
-        "monai.data.CacheDataset",
-        "monai.data.PersistentDataset",
-        "monai.data.SmartCacheDataset",
-        "monai.data.LMDBDataset",
-        "monai.data.dataset.Dataset",
-        "monai.data.dataset.CacheDataset",
-        "monai.data.dataset.PersistentDataset",
-        "monai.data.dataset.SmartCacheDataset",
-        "monai.data.dataset.LMDBDataset",
-    }
-)
-
-
-@dataclass(frozen=True)
-class ThirdPartyDataset:
-    """A library dataset, built at a loader's dataset argument, applying a pipeline per item."""
-
-    #: The dataset class as it is called (`CacheDataset`).
-    dataset: str
-    pipeline: Creation
-
-
-def third_party_datasets(
-    index: PipelineIndex, value: Value, where: FunctionRef
-) -> Iterator[ThirdPartyDataset]:
-    """Yield the pipelines that a library dataset built as `value` applies per item."""
-    project = index.project
-    for option in value.alternatives():
-        if option.kind is not Kind.CALL or option.base is None:
-            continue
-        names = project.qualnames(option.base, where.module) & _THIRD_PARTY_DATASETS
-        if not names:
-            continue
-        transform = option.keyword("transform") or (
-            option.args[1] if len(option.args) > 1 else None
-        )
-        if transform is None:
-            continue
-        for creation in index.constructors(transform, where, None):
-            yield ThirdPartyDataset(min(names).rpartition(".")[2], creation)
 
 
 #: The libraries' in-place reseeding calls.

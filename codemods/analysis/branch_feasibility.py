@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..types import Span
 from .base_inits import base_init_callers, hands_on_keywords
 from .branch_facts import Branch, literal_of, ordered_outcome, within
-from .caller_arguments import passed_by_every_caller
+from .caller_arguments import passed_by_every_caller, written_by_every_caller
 from .facts import (
     Assignment,
     FunctionFacts,
@@ -157,18 +157,32 @@ def _attribute_values(
             if arguments.rules_out(init, assignment.span, index):
                 continue
             options.extend(
-                arguments.at(init, option.name, index)
-                if option.kind is Kind.PARAM
-                else arguments.entry(init, option, index)
-                if looked_up(option) is not None
-                else literal_known(option)
+                _option_known(arguments, init, option, index)
                 for option in assignment.value.alternatives()
+                # `self.occluders = load() if train else None`: the arm the arguments rule out.
+                if option.span is None or not arguments.rules_out(init, option.span, index)
             )
         known = union_of(options)
         if known is None:
             return None
         found.append(known)
     return found
+
+
+def _option_known(
+    arguments: ConstructionArguments, init: FunctionRef, option: Value, index: int
+) -> Known | None:
+    """Return what one option of a value `__init__` stores is known to be at construction
+    `index`: a parameter, an attribute `__init__` stores a parameter as (`self.augment` in
+    `self.mosaic = self.augment and not self.rect`), a lookup in one, or a literal."""
+    if option.kind is Kind.ATTRIBUTE and option.base is not None and option.base.kind is Kind.SELF:
+        param = decided_by_param(init, f"self.{option.name}")
+        return None if param is None else arguments.at(init, param, index)
+    if option.kind is Kind.PARAM:
+        return arguments.at(init, option.name, index)
+    if looked_up(option) is not None:
+        return arguments.entry(init, option, index)
+    return literal_known(option)
 
 
 def constructed_with(
@@ -237,12 +251,31 @@ class ConstructionArguments:
         if not isinstance(passed, Value):
             return None
         options: list[Known | None] = []
-        for option in bound_values(self._project, passed, where):
+        for option in self._dicts(passed, where):
             if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
                 return None
             value = dict(option.keywords).get(key, default)
             options.append(None if value is None else literal_known(value))
         return union_of(options) if options else None
+
+    def _dicts(self, passed: Value, where: FunctionRef) -> list[Value]:
+        """Return what a dict argument may be: bound values, and for a parameter of a plain
+        function (`extract(conf)` building `Dataset(audio_conf=conf)`), what its calls pass."""
+        found: list[Value] = []
+        for option in bound_values(self._project, passed, where):
+            written = (
+                written_by_every_caller(self._project, where, option.name)
+                if option.kind is Kind.PARAM
+                else None
+            )
+            if written is None:
+                found.append(option)
+                continue
+            for value, caller in written:
+                if not isinstance(value, Value):
+                    return [Value(Kind.UNKNOWN)]
+                found.extend(bound_values(self._project, value, caller))
+        return found
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
@@ -362,11 +395,19 @@ def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span
     for branch in function.branches:
         if branch.subject not in function.params or branch.governs(span) is None:
             continue
-        known = _passed(call, where, function, branch.subject, bound=0)
+        known = passed_known(call, where, function, branch.subject)
         holds = None if known is None else outcome(branch, known)
         if holds is not None and branch.excludes(span, holds):
             return True
     return False
+
+
+def passed_known(
+    call: Value, where: FunctionRef, callee: FunctionFacts, param: str
+) -> Known | None:
+    """Return what `call` (in `where`) passes as `param` of plain function `callee`, read as
+    for a construction (literals, literal defaults, a parameter an enclosing `if` pins down)."""
+    return _passed(call, where, callee, param, bound=0)
 
 
 def open_to_call(

@@ -9,6 +9,7 @@ decides which body runs.
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -78,11 +79,38 @@ def conditional_expression_branches(
     node: ast.IfExp, value: Summarise, span_of: SpanOf
 ) -> list[Branch]:
     """Return the branch `a if self.random_shift else b` records: `a` runs only where the
-    test holds, `b` only where it fails."""
+    test holds, `b` only where it fails. In `a if x and y else b`, `a` runs only where each
+    operand holds; in `a if x or y else b`, `b` only where each fails."""
+    if isinstance(node.test, ast.BoolOp):
+        either = isinstance(node.test.op, ast.Or)
+        governed = span_of(node.orelse if either else node.body)
+        operands = [_branch_test(operand, value) for operand in node.test.values]
+        return [
+            replace(branch, negated=branch.negated != either, body=governed)
+            for branch in operands
+            if branch is not None
+        ]
     test = _branch_test(node.test, value)
     if test is None:
         return []
     return [replace(test, body=span_of(node.body), orelse=span_of(node.orelse))]
+
+
+def operand_branches(node: ast.BoolOp, value: Summarise, span_of: SpanOf) -> list[Branch]:
+    """Return the branches `a and b` records: `b` is evaluated only where `a` holds (in
+    `a or b`, only where it fails), so `self.mosaic = augment and not rect` is `augment`
+    wherever `augment` is false."""
+    either = isinstance(node.op, ast.Or)
+    last = span_of(node.values[-1])
+    found: list[Branch] = []
+    for operand, following in itertools.pairwise(node.values):
+        branch = _branch_test(operand, value)
+        if branch is None:
+            continue
+        start = span_of(following)
+        rest = Span(start.line, start.column, last.end_line, last.end_column)
+        found.append(replace(branch, negated=branch.negated != either, body=rest))
+    return found
 
 
 def block_span(body: list[ast.stmt], span_of: SpanOf) -> Span | None:

@@ -19,19 +19,30 @@ def passed_by_every_caller(project: Project, function: FunctionRef, param: str) 
     literal defaults, module constants and constants of settings classes. None if one is
     anything else, or `function` may be called in ways not seen (a method, a nested
     function, one handed on as a value, one nothing calls)."""
+    passed = written_by_every_caller(project, function, param)
+    if passed is None:
+        return None
+    options: list[Known | None] = []
+    for value, caller in passed:
+        if isinstance(value, Value):
+            keys = constant_keys(project, value, caller.module)
+            value = None if keys is None else Known(keys)
+        if value is None:
+            return None
+        options.append(value)
+    return union_of(options)
+
+
+def written_by_every_caller(
+    project: Project, function: FunctionRef, param: str
+) -> list[tuple[Value | Known | None, FunctionRef]] | None:
+    """Return what each call of plain function `function` passes as `param` (as
+    `passed_argument` gives it), with the function the call is in; None if `function` may be
+    called in ways not seen."""
     facts = function.function
     if facts.is_method or facts.nested or param not in facts.params:
         return None
     sites = project.callers(function)
     if not sites or project.is_referenced(function):
         return None
-    options: list[Known | None] = []
-    for site in sites:
-        passed = passed_argument(site.call, facts, param, bound=0)
-        if isinstance(passed, Value):
-            keys = constant_keys(project, passed, site.function.module)
-            passed = None if keys is None else Known(keys)
-        if passed is None:
-            return None
-        options.append(passed)
-    return union_of(options)
+    return [(passed_argument(site.call, facts, param, bound=0), site.function) for site in sites]

@@ -57,7 +57,22 @@ def configured_datasets(project: Project, call: Value, where: FunctionRef) -> Da
     classes = named_datasets(project, maker[1])
     if not classes:
         return None
-    return DatasetsOf(classes, True, sources=(CandidateSource("configs", *maker),))
+    made = _as_construction(call)
+    return DatasetsOf(
+        classes,
+        True,
+        made=tuple((ref, (made, where)) for ref in classes),
+        sources=(CandidateSource("configs", *maker),),
+    )
+
+
+def _as_construction(call: Value) -> Value:
+    """Return `instantiate(cfg.dataset, split="test")` as the construction of the class the
+    configuration names: its keywords are the constructor's, and the rest may come from
+    the configuration (`**cfg.dataset`)."""
+    config = call.args[0] if call.args else Value(Kind.UNKNOWN)
+    keywords = tuple((key, value) for key, value in call.keywords if key is not None)
+    return replace(call, args=(), keywords=(*keywords, (None, config)))
 
 
 def _config_maker(

@@ -131,14 +131,16 @@ def distributed_evidence(project: Project) -> list[Evidence]:
         }
         for facts in module.functions_spelling(frozenset(words | aliases)):
             function = FunctionRef.of(module, facts)
-            for value in _values_in(function):
+            values = list(_values_in(function))
+            defaulted = _defaulted_by_or(values)
+            for value in values:
                 if value.span is None:
                     continue
                 label = _evidence_label(project, function, value)
                 if label is not None:
-                    fallback = (label.startswith("os.") and _has_fallback(value)) or (
-                        label in _RANK_READS and _tests_distributed_state(project, function)
-                    )
+                    fallback = (
+                        label.startswith("os.") and (_has_fallback(value) or id(value) in defaulted)
+                    ) or (label in _RANK_READS and _tests_distributed_state(project, function))
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
                     )
@@ -364,6 +366,20 @@ def _tests_distributed_state(project: Project, function: FunctionRef) -> bool:
 def _has_fallback(read: Value) -> bool:
     """Return True for `os.environ.get(key, default)` or `os.getenv(key, default)`."""
     return read.kind is Kind.CALL and (len(read.args) > 1 or read.keyword("default") is not None)
+
+
+def _defaulted_by_or(values: list[Value]) -> set[int]:
+    """Return the ids of the reads given a constant default by `or`
+    (`int(os.environ.get("NODE_RANK") or 0)`)."""
+    return {
+        id(option)
+        for value in values
+        if value.kind is Kind.ALTERNATIVES
+        and value.keyword("if") is None
+        and value.args
+        and value.args[-1].kind in (Kind.INT, Kind.CONSTANT)
+        for option in value.args[:-1]
+    }
 
 
 def _rank_variable(key: Value) -> str | None:

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from ..types import Span
 from .branch_facts import Branch, within
+from .branch_feasibility import outcome, passed_known, ruled_out_by_call
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
-from .facts import Value
+from .facts import Kind, Value
+from .known_values import passed_argument
 from .loaders import LoaderCall
 from .project import Project
-from .refs import FunctionRef
+from .refs import CallSite, FunctionRef
 from .runs import callers_up, entry_modules, overridden_in
 from .seed_classification import is_rank_name
 from .seeds import parameters_of
@@ -30,7 +32,7 @@ def job_of(
     shared = [
         item
         for item in evidence
-        if (run := evidence_runs(project, item.function) & entries & seeding_runs)
+        if (run := evidence_runs(project, item) & entries & seeding_runs)
         # Configuration files ask for several processes only in a run Hydra starts.
         and (not item.chosen_by_hydra or run & hydra_entry_files(project))
         # A rank read with a fallback shows a launcher may start the script that reads
@@ -56,17 +58,57 @@ def joins_job(
     """Return True if file `path` (any file, if None) holds evidence that a run of
     `entries` is distributed."""
     return any(
-        path in (None, item.function.path) and evidence_runs(project, item.function) & entries
+        path in (None, item.function.path) and evidence_runs(project, item) & entries
         for item in evidence
     )
 
 
-def evidence_runs(project: Project, function: FunctionRef) -> frozenset[Path]:
-    """Return the runs evidence in `function` shows distributed.
+def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
+    """Return the runs `evidence` shows distributed.
 
     Evidence in a method of an object a script makes (a model wrapping itself in DDP when
-    its options ask) does not show that each script making one is distributed."""
-    return entry_modules(project, function, through_objects=False)
+    its options ask) does not show that each script making one is distributed. Nor does
+    evidence in a shared helper under a test of its parameter (`if distributed:
+    DistributedSampler(...)`) show it for a caller whose arguments rule that branch out
+    (`create_loader(dataset)`, leaving `distributed=False`).
+    """
+    function, span = evidence.function, evidence.value.span
+    sites = project.callers(function)
+    if span is None or not sites or function.function.class_qualname is not None:
+        return entry_modules(project, function, through_objects=False)
+    kept = [site for site in sites if not _rules_out(project, site, function, span)]
+    if len(kept) == len(sites):
+        return entry_modules(project, function, through_objects=False)
+    return frozenset(
+        {function.path}.union(
+            *(entry_modules(project, site.function, through_objects=False) for site in kept)
+        )
+    )
+
+
+def _rules_out(project: Project, site: CallSite, callee: FunctionRef, span: Span) -> bool:
+    """Return True if the call at `site` never runs the code at `span` of `callee`: what it
+    passes rules out the branch around it, or it passes on its own caller's parameter
+    (`build_network(net, ddp)` in `trainer(..., ddp=True)`) and every call of it passes a
+    value that does (`trainer(0, 1, ddp=False)`)."""
+    if ruled_out_by_call(site.call, site.function, callee, span):
+        return True
+    caller = site.function.function
+    for branch in callee.function.branches:
+        if branch.subject not in callee.function.params or branch.governs(span) is None:
+            continue
+        passed = passed_argument(site.call, callee.function, branch.subject, 0)
+        if not isinstance(passed, Value) or passed.kind is not Kind.PARAM:
+            continue
+        outer = project.callers(site.function)
+        if outer and all(
+            (known := passed_known(call.call, call.function, caller, passed.name)) is not None
+            and (holds := outcome(branch, known)) is not None
+            and branch.excludes(span, holds)
+            for call in outer
+        ):
+            return True
+    return False
 
 
 def _replaced_in_run_of(project: Project, loader: LoaderCall, evidence: Evidence) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from .branch_records import conditional_expression_branches
+from .binding_statements import dict_values
+from .branch_records import conditional_expression_branches, operand_branches
 from .expression_values import _ValueSummariser
 from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value
 from .scopes import _Binding, _FunctionBuilder, _Scope
@@ -53,8 +54,12 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.Call)
                 if facts is not None:
                     facts.calls.append(self.value(current, scope))
+                    if facts.caught:
+                        facts.caught_calls.append(self._positions.span(current))
                     if facts.conditions:
                         facts.conditional_calls.append(self._positions.span(current))
+                        if facts.conditions == facts.if_conditions:
+                            facts.if_only_calls.append(self._positions.span(current))
                 for keyword in reversed(current.keywords):
                     push((keyword.value, False))
                 for arg in reversed(current.args):
@@ -85,6 +90,17 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.IfExp)
                 facts.branches.extend(
                     conditional_expression_branches(
+                        current, lambda test: self.value(test, scope), self._positions.span
+                    )
+                )
+            if (
+                kind is ast.BoolOp
+                and facts is not None
+                and id(current) not in self._statement_tests
+            ):
+                assert isinstance(current, ast.BoolOp)
+                facts.branches.extend(
+                    operand_branches(
                         current, lambda test: self.value(test, scope), self._positions.span
                     )
                 )
@@ -215,6 +231,50 @@ class _ExpressionVisitor(_ValueSummariser):
             if default is not None:
                 self._visit_expression(default, scope)
 
+    def _record_loop(
+        self, target: ast.expr, iterable: ast.expr, scope: _Scope, builder: _FunctionBuilder
+    ) -> None:
+        """Record the loop variables of `for target in iterable`: each with what it takes
+        elements of, or, unpacked from each element (`for prob, p in pipeline`), each with
+        the iterable it takes a part of an element of."""
+        elements = self._loop_elements(target, iterable, scope)
+        builder.loops.extend(elements)
+        if not elements and isinstance(target, ast.Tuple):
+            parts = self.value(iterable, scope)
+            builder.loop_parts.extend(
+                (part.id, parts) for part in target.elts if isinstance(part, ast.Name)
+            )
+
+    def _loop_elements(
+        self, target: ast.expr, iterable: ast.expr, scope: _Scope
+    ) -> list[tuple[str, Value]]:
+        """Return each loop variable with the iterable it takes elements of: `for x in xs`,
+        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
+        if isinstance(target, ast.Name):
+            return [(target.id, self.value(iterable, scope))]
+        values = dict_values(target, iterable)
+        if values is not None:
+            # `for key, value in d.items()`: `value` takes the elements of `d.values()`.
+            return [(values[0], self.value(values[1], scope))]
+        if not (
+            isinstance(target, ast.Tuple)
+            and isinstance(iterable, ast.Call)
+            and not iterable.keywords
+            and not any(isinstance(arg, ast.Starred) for arg in iterable.args)
+        ):
+            return []
+        callee = self.value(iterable.func, scope)
+        sources: list[ast.expr | None] = []
+        if is_builtin(callee, "zip") and len(iterable.args) == len(target.elts):
+            sources = list(iterable.args)
+        elif is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
+            sources = [None, iterable.args[0]]
+        return [
+            (element.id, self.value(source, scope))
+            for element, source in zip(target.elts, sources, strict=False)
+            if isinstance(element, ast.Name) and source is not None
+        ]
+
 
 def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
     names = [arg.arg for arg in (*args.posonlyargs, *args.args)]
@@ -268,3 +328,7 @@ def _only_raises(body: list[ast.stmt]) -> bool:
     """Return True if `body` (after a docstring) is a single `raise`."""
     statements = body[1:] if _has_docstring(body) else body
     return len(statements) == 1 and isinstance(statements[0], ast.Raise)
+
+
+def is_builtin(value: Value, name: str) -> bool:
+    return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames

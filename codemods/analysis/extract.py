@@ -17,7 +17,7 @@ import ast
 from pathlib import Path
 
 from ..types import Span
-from .binding_statements import dict_values, grown_attribute, unpacked_pairs
+from .binding_statements import grown_attribute, unpacked_pairs
 from .branch_records import block_span, if_branches
 from .expression_visitor import (
     _defaults,
@@ -26,6 +26,7 @@ from .expression_visitor import (
     _literal_defaults,
     _only_raises,
     _parameter_names,
+    is_builtin,
 )
 from .facts import (
     UNKNOWN,
@@ -41,7 +42,7 @@ from .facts import (
 )
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
-from .statement_order import reachable, statement_reaches, unreachable
+from .statement_order import caught_body, reachable, statement_reaches, unreachable
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -126,6 +127,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 type_tests=tuple(builder.type_tests),
                 loops=tuple(builder.loops),
+                loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
             )
         )
@@ -193,12 +195,18 @@ class _Extractor(_ExpressionVisitor):
         branches = isinstance(node, _BRANCHING) and builder is not None
         if builder is not None and branches:
             builder.conditions += 1
+            builder.if_conditions += isinstance(node, ast.If)
         dead = unreachable(node)
+        caught = caught_body(node) if builder is not None else frozenset()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
             elif isinstance(child, ast.stmt) and id(child) not in dead:
+                if builder is not None and id(child) in caught:
+                    builder.caught += 1
                 self._visit_statement(child, scope)
+                if builder is not None and id(child) in caught:
+                    builder.caught -= 1
             elif isinstance(child, ast.ExceptHandler | ast.match_case):
                 if builder is not None:
                     builder.conditions += 1
@@ -212,8 +220,11 @@ class _Extractor(_ExpressionVisitor):
                 self._visit_expression(child.context_expr, scope)
         if builder is not None and branches:
             builder.conditions -= 1
+            builder.if_conditions -= isinstance(node, ast.If)
 
     def _record_branch(self, node: ast.If, scope: _Scope, builder: _FunctionBuilder) -> None:
+        self._statement_tests.add(id(node.test))
+
         def summarise(expression: ast.expr) -> Value:
             return self.value(expression, scope)
 
@@ -241,7 +252,7 @@ class _Extractor(_ExpressionVisitor):
     def _record_assignment(self, node: ast.stmt, scope: _Scope, builder: _FunctionBuilder) -> None:
         targets: list[ast.expr]
         if isinstance(node, ast.For | ast.AsyncFor):
-            builder.loops.extend(self._loop_elements(node.target, node.iter, scope))
+            self._record_loop(node.target, node.iter, scope, builder)
             return
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -300,36 +311,6 @@ class _Extractor(_ExpressionVisitor):
                         )
                     )
 
-    def _loop_elements(
-        self, target: ast.expr, iterable: ast.expr, scope: _Scope
-    ) -> list[tuple[str, Value]]:
-        """Return each loop variable with the iterable it takes elements of: `for x in xs`,
-        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
-        if isinstance(target, ast.Name):
-            return [(target.id, self.value(iterable, scope))]
-        values = dict_values(target, iterable)
-        if values is not None:
-            # `for key, value in d.items()`: `value` takes the elements of `d.values()`.
-            return [(values[0], self.value(values[1], scope))]
-        if not (
-            isinstance(target, ast.Tuple)
-            and isinstance(iterable, ast.Call)
-            and not iterable.keywords
-            and not any(isinstance(arg, ast.Starred) for arg in iterable.args)
-        ):
-            return []
-        callee = self.value(iterable.func, scope)
-        sources: list[ast.expr | None] = []
-        if _is_builtin(callee, "zip") and len(iterable.args) == len(target.elts):
-            sources = list(iterable.args)
-        elif _is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
-            sources = [None, iterable.args[0]]
-        return [
-            (element.id, self.value(source, scope))
-            for element, source in zip(target.elts, sources, strict=False)
-            if isinstance(element, ast.Name) and source is not None
-        ]
-
     def _unpacked(
         self, target: ast.expr, value: ast.expr, scope: _Scope, builder: _FunctionBuilder
     ) -> dict[int, Value]:
@@ -374,7 +355,7 @@ class _Extractor(_ExpressionVisitor):
         """Summarise function `node`, defined in `scope`, whose decorators and defaults were
         visited where it is defined."""
         decorators = tuple(self.value(decorator, scope) for decorator in node.decorator_list)
-        is_static = any(_is_builtin(value, "staticmethod") for value in decorators)
+        is_static = any(is_builtin(value, "staticmethod") for value in decorators)
         params = _parameter_names(node.args)
         inner = _Scope("function", qualname, scope)
         builder = _FunctionBuilder(qualname)
@@ -414,8 +395,11 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 loops=tuple(builder.loops),
+                loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
+                caught_calls=tuple(builder.caught_calls),
+                if_only_calls=tuple(builder.if_only_calls),
                 conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
@@ -488,7 +472,3 @@ def _at_position(whole: Value, position: int) -> Value:
     """Return `whole[position]`."""
     index = Value(Kind.INT, whole.span, number=position)
     return Value(Kind.SUBSCRIPT, whole.span, base=whole, args=(index,))
-
-
-def _is_builtin(value: Value, name: str) -> bool:
-    return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames

@@ -293,12 +293,19 @@ class FunctionFacts:
     #: Loop variables of this function's own code and what they take elements of:
     #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()
+    #: Loop variables unpacked from each element of an iterable (`for prob, p in
+    #: self.pipeline`): (name, the iterable); each takes a part of an element.
+    loop_parts: tuple[tuple[str, Value], ...] = ()
     #: Names bound by unpacking a value that is not a tuple display (`a, b = make()`):
     #: (name, its position, how many names the target has, the value).
     unpacked: tuple[tuple[str, int, int, Value], ...] = ()
     #: Calls that run only under a condition (in the body of an `if`, a loop, a `match` or an
     #: `except` of this function's own code), by span.
     conditional_calls: tuple[Span, ...] = ()
+    #: Those of them under `if` statements only (no loop, `match` or `except` around them).
+    if_only_calls: tuple[Span, ...] = ()
+    #: Calls in the body of a `try` whose handler catches any error (`except Exception:`).
+    caught_calls: tuple[Span, ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.
     conditional_stores: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.

@@ -46,6 +46,31 @@ def held_elements(
     return held(project, ref, attribute, datasets.elements_of, made_by)
 
 
+@per_project
+def held_parts(
+    project: Project,
+    ref: ClassRef,
+    attribute: str,
+    made_by: tuple[Construction, ...] | None = None,
+) -> DatasetsOf:
+    """Return the project classes in the tuples of a list stored in `self.<attribute>`:
+    `self.pipeline = [(1.0, Noise())]`, read as `for prob, p in self.pipeline:`."""
+    return held(project, ref, attribute, _parts_of_elements, made_by)
+
+
+def _parts_of_elements(
+    project: Project, value: Value, where: FunctionRef, depth: int
+) -> DatasetsOf:
+    return merge(
+        [
+            merge([datasets.elements_of(project, item, where, depth + 1) for item in option.args])
+            if option.kind is Kind.SEQUENCE
+            else DatasetsOf((), False)
+            for option in value.alternatives()
+        ]
+    )
+
+
 def held(
     project: Project,
     ref: ClassRef,
@@ -98,7 +123,8 @@ def _held(
                         for part, how in _parts(value, resolve, attribute)
                     )
                 elif assignment.target == target:
-                    found.append(resolve(project, assignment.value, where, depth))
+                    running = where.run_on(ref) if owner != ref else where
+                    found.append(resolve(project, assignment.value, running, depth))
         for assignment in owner.cls.attributes:
             if assignment.target == attribute and assignment.value.kind is Kind.CALL:
                 module_code = owner.module.function("<module>")

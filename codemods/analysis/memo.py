@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from .facts import ModuleFacts, Value
+from .refs import FunctionRef
 
 if TYPE_CHECKING:
     from .project import Project
@@ -93,4 +94,6 @@ def _key(args: tuple[object, ...], kwargs: dict[str, object]) -> Hashable:
 def _part(argument: object) -> Hashable:
     if isinstance(argument, Value | ModuleFacts):
         return (type(argument), id(argument))
+    if isinstance(argument, FunctionRef) and argument.receiver is not None:
+        return (argument, argument.receiver)  # the method as it runs on a subclass
     return argument

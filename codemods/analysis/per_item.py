@@ -17,11 +17,19 @@ from . import catalog, held_datasets
 from .branch_arguments import KnownArguments, known_arguments
 from .branch_feasibility import branch_not_taken
 from .called_objects import run_when_called
-from .candidates import MAX_PER_ITEM_DEPTH, Construction, DatasetsOf
+from .candidates import MAX_PER_ITEM_DEPTH, Construction
 from .facts import Kind, Value
 from .function_registries import registered_functions
+from .held_calls import (
+    Callee,
+    extend_holder,
+    held_called,
+    held_elements_called,
+    looked_up_in,
+    loop_variable_called,
+)
 from .held_datasets import held_elements
-from .held_functions import functions_of, held_functions
+from .held_functions import functions_of
 from .memo import per_project
 from .method_lookup import method_candidates
 from .passed_callables import called_arguments
@@ -79,7 +87,7 @@ def per_item_code(
         entries = [
             Reached(function, self_class, (entry, function.qualname), holder, built, (), looked)
             for name in held_datasets.APPLIED_BY_TORCHVISION
-            for function, self_class, holder, built, looked in _held_called(
+            for function, self_class, holder, built, looked in held_called(
                 project, ref, name, made_by, ()
             )
             if built and any(_builds(project, site, ref) for _, site in built)
@@ -210,18 +218,7 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
                 yield Reached(ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3])
 
 
-#: A function a call runs: on which class's instance, as which held object, made by which
-#: constructor calls, and the modules its class was looked up in by name at run time.
-_Callee = tuple[
-    FunctionRef,
-    ClassRef | None,
-    tuple[str, ...] | None,
-    tuple[Construction, ...] | None,
-    tuple[str, ...],
-]
-
-
-def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterator[_Callee]:
+def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterator[Callee]:
     module = caller.function.module
     self_class = caller.self_class
     same = caller.holder
@@ -267,13 +264,19 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if callee.kind is Kind.UNKNOWN and callee.name:
         # `for t in self.transforms: x = t(x)`, `[t(x) for t in self.transforms]`: each
         # callable the held list holds.
-        for name, iterable in caller.function.function.loops:
-            if name == callee.name:
-                yield from _held_elements_called(project, caller, iterable)
+        yield from loop_variable_called(project, caller, callee.name, None)
+        return
+    if (
+        callee.kind is Kind.ATTRIBUTE
+        and callee.base is not None
+        and callee.base.kind is Kind.UNKNOWN
+    ):
+        # `for prob, p in self.pipeline: x = p.perturb(x)`: that method of each held object.
+        yield from loop_variable_called(project, caller, callee.base.name, callee.name)
         return
     if callee.kind is Kind.SUBSCRIPT and callee.base is not None:
         # `self.transform["joint"](x)`: any callable the held dict or list holds.
-        yield from _held_elements_called(project, caller, callee.base)
+        yield from held_elements_called(project, caller, callee.base)
         return
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
@@ -288,27 +291,27 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
         if found is not None:
             yield found[1], self_class, same, made_by, ()
             return
-        yield from _held_called(project, self_class, callee.name, made_by, same)
+        yield from held_called(project, self_class, callee.name, made_by, same)
         return
     if holder.kind is Kind.ATTRIBUTE and holder.base is not None and holder.base.kind is Kind.SELF:
         held = held_datasets.held(project, self_class, holder.name, sites=made_by)
-        looked_up = _looked_up_in(held)
+        looked_up = looked_up_in(held)
         for ref in held.classes:
             found = project.find_method(ref, callee.name)
             if found is not None:
                 built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-                yield found[1], ref, _extend(same, holder.name), built, looked_up
+                yield found[1], ref, extend_holder(same, holder.name), built, looked_up
         return
     container = holder.base if holder.kind is Kind.SUBSCRIPT else None
     if container is not None and container.kind is Kind.ATTRIBUTE and container.base is not None:
         if container.base.kind is Kind.SELF:
             # `self.datasets[i][index]`, `self.datasets[i].load(x)`: an element of a held list.
             held = held_elements(project, self_class, container.name, made_by)
-            looked_up = _looked_up_in(held)
+            looked_up = looked_up_in(held)
             for ref in held.classes:
                 found = project.find_method(ref, callee.name)
                 if found is not None:
-                    extended = _extend(same, container.name)
+                    extended = extend_holder(same, container.name)
                     built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
                     yield found[1], ref, extended, built, looked_up
         return
@@ -333,28 +336,7 @@ def _builds(project: Project, function: FunctionRef, ref: ClassRef) -> bool:
     )
 
 
-def _held_called(
-    project: Project,
-    self_class: ClassRef,
-    name: str,
-    made_by: tuple[Construction, ...] | None,
-    same: tuple[str, ...] | None,
-) -> Iterator[_Callee]:
-    """Yield what calling `self.<name>(x)`, an object the dataset holds, runs per item."""
-    held = held_datasets.held(project, self_class, name, sites=made_by)
-    looked_up = _looked_up_in(held)
-    for ref in held.classes:
-        built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-        for hook in run_when_called(project, ref):
-            yield hook, ref, _extend(same, name), built, looked_up
-    # ... or the callables a `Compose` it holds calls.
-    yield from _calls_of(project, held.contained, held)
-    # ... or a function (a closure a factory returned) it holds.
-    for held_function in held_functions(project, self_class, name, made_by):
-        yield held_function, None, None, None, ()
-
-
-def _made_here(project: Project, call: Value, caller: Reached, method: str) -> Iterator[_Callee]:
+def _made_here(project: Project, call: Value, caller: Reached, method: str) -> Iterator[Callee]:
     """Yield method `method` (`__call__`: what calling the object runs) of the project class
     whose instance `call` makes in `caller`'s own code, with that construction."""
     if call.base is None:
@@ -382,20 +364,6 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
             found = project.find_method(target, method)
             if found is not None:
                 yield found[1], target, None, made, ()
-
-
-def _held_elements_called(project: Project, caller: Reached, iterable: Value) -> Iterator[_Callee]:
-    """Yield what calling each element of `iterable` runs, for a list held on `self`."""
-    if caller.self_class is None:
-        return
-    for option in iterable.alternatives():
-        if (
-            option.kind is Kind.ATTRIBUTE
-            and option.base is not None
-            and option.base.kind is Kind.SELF
-        ):
-            held = held_elements(project, caller.self_class, option.name, caller.made_by)
-            yield from _calls_of(project, (*held.classes, *held.contained), held)
 
 
 def _mapped_function(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
@@ -427,7 +395,7 @@ def _mapped_calls(
         for inner in function.function.calls
     ):
         return
-    for element, element_class, element_holder, element_made, looked_up in _held_elements_called(
+    for element, element_class, element_holder, element_made, looked_up in held_elements_called(
         project, caller, iterable
     ):
         element_chain = (*chain, element.qualname)
@@ -475,25 +443,3 @@ def _base_method_on_self(project: Project, call: Value, caller: Reached) -> Func
         if isinstance(target, FunctionRef) and project.class_of_function(target) in order:
             return target
     return None
-
-
-def _extend(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
-    return None if holder is None else (*holder, attribute)
-
-
-def _calls_of(project: Project, classes: Sequence[ClassRef], held: DatasetsOf) -> Iterator[_Callee]:
-    """Yield what calling each class's instances runs: objects in a list, not an attribute.
-
-    `held` tells which constructor calls made them: what their `__init__` stored comes from
-    those calls only (an object picked from a candidate set is made by the call that picks
-    it, not by every construction of its class in the project).
-    """
-    looked_up = _looked_up_in(held)
-    for ref in classes:
-        for function in run_when_called(project, ref):
-            yield function, ref, None, held.made_by(ref), looked_up
-
-
-def _looked_up_in(held: DatasetsOf) -> tuple[str, ...]:
-    """Return the modules a held object's class is looked up in by name at run time."""
-    return tuple(source.function for source in held.sources if source.kind == "module")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..types import Span
-from .facts import Kind, Value, number_literal
+from .branch_feasibility import bound_values
+from .facts import Kind, Value, literal_key, number_literal
 from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
 from .pipeline_libraries import ALBUMENTATIONS, IMGAUG, MONAI, Library, pipeline_library
@@ -145,11 +146,11 @@ def builds_random_pipeline(
         return _imgaug_draws(project, call, where, last)
     if library is ALBUMENTATIONS and last not in ("Compose", "Sequential"):
         if last in APPLIED_BY_CHANCE:
-            return not _always_applied(project, call)
+            return not _always_applied(project, call, where)
         if last not in DETERMINISTIC_TRANSFORMS:
             return True
         probability = call.keyword("p")
-        return probability is not None and not _always_applied(project, call)
+        return probability is not None and not _always_applied(project, call, where)
     if library not in (ALBUMENTATIONS, MONAI) or last != "Compose":
         return True
     # A Compose draws only through the transforms it is given.
@@ -236,11 +237,12 @@ def _is_imgaug_augmenter(project: Project, value: Value, where: FunctionRef) -> 
     return bool(names) and all(pipeline_library(name) is IMGAUG for name in names)
 
 
-def _always_applied(project: Project, call: Value) -> bool:
-    """Return True for an albumentations transform applied to every image: `p=1`, or
-    `always_apply=True` before albumentations 2.0, which ignores it."""
+def _always_applied(project: Project, call: Value, where: FunctionRef) -> bool:
+    """Return True for an albumentations transform applied to every image or to none: `p=1`,
+    `p=0`, a name bound to either (`HorizontalFlip(p=HFLIP)` with `HFLIP = 1.0 if tta else
+    0.0`), or `always_apply=True` before albumentations 2.0, which ignores it."""
     probability = call.keyword("p")
-    if probability is not None and _certain(probability):
+    if probability is not None and _settled(project, probability, where):
         return True
     always = call.keyword("always_apply")
     if always is None or always.kind is not Kind.CONSTANT or always.name != "True":
@@ -249,11 +251,19 @@ def _always_applied(project: Project, call: Value) -> bool:
     return version.distribution == "albumentations" and version.within(None, (2, 0))
 
 
-def _certain(probability: Value) -> bool:
-    """Return True for a literal probability of 1 (`p=1` or `p=1.0`)."""
-    if probability.kind is Kind.INT:
-        return probability.number == 1
-    return probability.kind is Kind.CONSTANT and probability.name == "1.0"
+def _settled(project: Project, probability: Value, where: FunctionRef) -> bool:
+    """Return True if a probability is 0 or 1 wherever it comes from: then whether the
+    transform applies is decided, not drawn."""
+    options = [
+        option
+        for bound in bound_values(project, probability, where)
+        for option in bound.alternatives()
+    ]
+    return bool(options) and all(literal_key(option) in _DECIDED for option in options)
+
+
+#: Probabilities that decide: never, or always.
+_DECIDED = frozenset({"0", "1", "0.0", "1.0"})
 
 
 def _constant(value: Value) -> bool:
@@ -305,3 +315,45 @@ def _class_draws(project: Project, ref: ClassRef) -> bool:
                 ):
                     return True
     return False
+
+
+#: albumentations steps that take `size=` from 2.0 on: built with `height=` / `width=` instead
+#: (the older spelling, common in vendored YOLOv5 code), they raise.
+_SIZED_SINCE_2 = frozenset({"RandomResizedCrop", "RandomSizedCrop"})
+_ALBUMENTATIONS_2 = (2, 0, 0)
+
+
+def raises_from(project: Project, call: Value, where: FunctionRef) -> tuple[int, ...] | None:
+    """Return the albumentations release from which building pipeline `call` fails: one of
+    its steps, written out in its list, is made with arguments that release no longer takes,
+    in a `try` that catches the error (YOLOv5's wrapper logs it and goes on without a
+    pipeline). Uncaught, the error would stop the program: code that runs at all runs on an
+    older release, which builds it."""
+    stack, seen = [*call.args, *(value for _, value in call.keywords)], 0
+    while stack and seen < _MAX_STEPS:
+        value, seen = stack.pop(), seen + 1
+        if value.kind is Kind.SEQUENCE:
+            stack.extend(value.args)
+        elif value.kind is Kind.CALL and value.base is not None:
+            caught = value.span in where.function.caught_calls
+            if caught and _sized_by_height(project, value, where):
+                return _ALBUMENTATIONS_2
+            stack.extend(value.args)
+    return None
+
+
+def _sized_by_height(project: Project, step: Value, where: FunctionRef) -> bool:
+    """Return True for `A.RandomResizedCrop(height=h, width=w)`, without `size=`."""
+    assert step.base is not None
+    names = project.qualnames(step.base, where.module)
+    return (
+        bool(names)
+        and pipeline_library(min(names)) is ALBUMENTATIONS
+        and min(names).rpartition(".")[2] in _SIZED_SINCE_2
+        and step.keyword("size") is None
+        and (step.keyword("height") is not None or step.keyword("width") is not None)
+    )
+
+
+#: How many parts of a pipeline's arguments are looked at for steps.
+_MAX_STEPS = 200

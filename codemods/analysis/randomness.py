@@ -15,7 +15,7 @@ from .per_item import Reached, call_targets, callees, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 from .statement_order import StatementReach
-from .worker_once import taken_first_in_each_worker
+from .worker_once import in_every_worker, taken_first_in_each_worker
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,11 @@ def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False
             continue
         seen.add(current.function)
         for call in facts.calls:
-            if call.base is None or call.span in facts.conditional_calls:
+            if call.base is None:
+                continue
+            if call.span in facts.conditional_calls and not in_every_worker(
+                current.function, call.span
+            ):
                 continue
             if project.qualnames(call.base, current.function.module) & NUMPY_GLOBAL_SEED:
                 return True

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from . import library_seeders
+from .caller_arguments import written_by_every_caller
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
@@ -31,7 +32,7 @@ from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
 from .worker_conditions import unspanned
-from .worker_inits import WorkerInit, worker_init_choices
+from .worker_inits import WorkerInit, none_without_seed, worker_init_choices
 
 _SEEDING_WORDS = tuple(
     sorted(
@@ -342,7 +343,32 @@ def worker_rank_source(
         _init_rank_source(project, loader, init, unseen_as_absent)
         for init in worker_init_choices(loader)
     }
+    if answers == {RankDependence.PER_RANK, RankDependence.SAME} and _seed_left_none(
+        project, loader
+    ):
+        # OpenMMLab's `build_dataloader`: the loaders its callers build without a seed
+        # (validation, test) get no worker_init_fn at all.
+        return RankDependence.SAME
     return answers.pop() if len(answers) == 1 else RankDependence.UNKNOWN
+
+
+def _seed_left_none(project: Project, loader: LoaderCall) -> bool:
+    """Return True if `worker_init_fn=partial(seed_fn, seed=seed) if seed is not None else
+    None` gets its None from a call of the loader's function that leaves `seed` None."""
+    choice = loader.argument("worker_init_fn").value
+    test = choice.keyword("if") if choice is not None else None
+    if choice is None or test is None or none_without_seed(choice) is None:
+        return False
+    seed = next((value for value in test.args if not value.is_none), None)
+    if seed is None or seed.kind is not Kind.PARAM:
+        return False
+    passed = written_by_every_caller(project, loader.function, seed.name) or []
+    return any(
+        value.is_none
+        if isinstance(value, Value)
+        else bool(value and "None" in (value.one_of or ()))
+        for value, _ in passed
+    )
 
 
 def _init_rank_source(

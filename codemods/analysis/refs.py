@@ -36,10 +36,19 @@ class FunctionRef:
     function: FunctionFacts = field(compare=False, repr=False)
     path: Path
     qualname: str
+    #: For a method inherited by a known class: the class `self` belongs to when it runs
+    #: (a base's `prepare_data` read for a subclass, whose `self.transforms()` is its own).
+    #: Not part of its identity: it is the same function, its callers are the same; only
+    #: answers kept per function (`memo`) tell the receivers apart.
+    receiver: ClassRef | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, module: ModuleFacts, facts: FunctionFacts) -> FunctionRef:
         return cls(module, facts, module.path, facts.qualname)
+
+    def run_on(self, receiver: ClassRef) -> FunctionRef:
+        """Return this method as it runs on an instance of `receiver`, a class inheriting it."""
+        return FunctionRef(self.module, self.function, self.path, self.qualname, receiver)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from functools import cached_property
 from ..types import Span
 from . import catalog
 from .facts import Value
+from .package_versions import LibraryVersion
 from .per_item import Reached
 from .refs import ClassRef, FunctionRef
 
@@ -48,6 +49,13 @@ class Creation:
     draws_assumed: bool = False
     #: What a finding must add about how it knows that it draws (a candidate set).
     note: str | None = None
+    #: The library release from which building it raises (a step's arguments it no longer
+    #: takes), so that from there on no pipeline exists.
+    raises_from: tuple[int, ...] | None = None
+
+    def never_built_on(self, version: LibraryVersion) -> bool:
+        """Return True if building it raises on `version` of its library."""
+        return self.raises_from is not None and version.within(self.raises_from, None)
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,13 @@ class RngIndex:
                 if not isinstance(factory, FunctionRef):
                     continue
                 owner = self.project.class_of_function(factory)
-                for returned in factory.function.returns:
+                # `train_tf, val_tf = get_transforms(augmentation=None)`: what it returns then.
+                returns = (
+                    returned_for_call(value, where, factory)
+                    if owner is None
+                    else factory.function.returns
+                )
+                for returned in returns:
                     for option in returned.alternatives():
                         if option.kind is Kind.SEQUENCE and len(option.args) == count:
                             element = option.args[position]

@@ -124,11 +124,19 @@ class _FunctionBuilder:
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)
+    loop_parts: list[tuple[str, Value]] = field(default_factory=list)
     unpacked: list[tuple[str, int, int, Value]] = field(default_factory=list)
     conditional_calls: list[Span] = field(default_factory=list)
     conditional_stores: list[Span] = field(default_factory=list)
     #: How many `if` / loop / `match` / `except` bodies enclose the statement being visited.
     conditions: int = 0
+    #: How many of those are `if` statements.
+    if_conditions: int = 0
+    #: How many `try` bodies with a broad handler enclose the statement being visited.
+    caught: int = 0
+    caught_calls: list[Span] = field(default_factory=list)
+    #: Conditional calls under `if` statements only (no loop, `match` or `except`).
+    if_only_calls: list[Span] = field(default_factory=list)
 
 
 class _BindingCollector:
@@ -146,6 +154,9 @@ class _BindingCollector:
         self._comprehension_names: list[set[str]] = []
         #: Guard clauses (by node id): the statements after them, their implicit `else`.
         self._fallthrough: dict[int, Span | None] = {}
+        #: The tests of `if` statements (by node id), whose `and` / `or` operands the
+        #: statement's own branches already record.
+        self._statement_tests: set[int] = set()
         self._module_scope = _Scope("module", "", None)
         #: Names resolved in a scope, by the bindings a read may see (None: every one).
         self._names: dict[tuple[_Scope, str, tuple[int, ...] | None], Value] = {}

@@ -24,7 +24,9 @@ SelfCall = tuple[Value, FunctionRef]
 def self_class(project: Project, function: FunctionRef) -> ClassRef | None:
     """Return the class `self` is an instance of in `function`: a method's class, also for a
     function nested in a method (`def run_epoch(): ... self.train_set`), whose `self` is
-    the method's."""
+    the method's; for a method read as it runs on a subclass, that subclass."""
+    if function.receiver is not None:
+        return function.receiver
     facts = function.function
     while facts.class_qualname is None and ".<locals>." in facts.qualname:
         enclosing = function.module.function(facts.qualname.rpartition(".<locals>.")[0])

@@ -94,3 +94,21 @@ def _block_span(block: list[ast.stmt], span_of: Callable[[ast.AST], Span]) -> Sp
         return None
     first, last = span_of(block[0]), span_of(block[-1])
     return Span(first.line, first.column, last.end_line, last.end_column)
+
+
+#: What a handler catching "any error" names (or none: a bare `except:`).
+_BROAD_ERRORS = frozenset({"Exception", "BaseException", "ValueError"})
+
+
+def caught_body(node: ast.stmt) -> frozenset[int]:
+    """Return the ids of the statements of a `try` body whose errors a handler catches
+    broadly (`except Exception:`): code there that raises is skipped, not fatal."""
+    if not isinstance(node, ast.Try | ast.TryStar):
+        return frozenset()
+    for handler in node.handlers:
+        names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if handler.type is None or any(
+            isinstance(name, ast.Name) and name.id in _BROAD_ERRORS for name in names
+        ):
+            return frozenset(id(statement) for statement in node.body)
+    return frozenset()

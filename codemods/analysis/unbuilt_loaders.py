@@ -2,14 +2,16 @@
 
 `def get_dataloader(opt, train_set, test_set=None): ... if test_set is not None:
 DataLoader(test_set, ...)`, called only as `get_dataloader(opt, train_set, None)`: the test
-loader is never built, so nothing it would load can repeat across workers.
+loader is never built, so nothing it would load can repeat across workers. Nor does a
+loader bound to a name nothing reads (`loader = DataLoader(...)` left over beside the one a
+script uses): it is built, but never iterated, so it starts no worker.
 """
 
 from __future__ import annotations
 
 from .branch_feasibility import outcome
 from .caller_arguments import passed_by_every_caller
-from .facts import Value
+from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
 
@@ -34,3 +36,25 @@ def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
         if held is not None and branch.excludes(span, held):
             return True
     return False
+
+
+def never_iterated(function: FunctionRef, call: Value) -> bool:
+    """Return True if `call`, made in function `function`, is bound to local names that
+    nothing reads afterwards (`loader = DataLoader(...)` where the function goes on to use
+    another loader): nothing iterates it, so it starts no worker.
+
+    A function with nested functions is left alone: they may read the name.
+    """
+    facts = function.function
+    if facts.qualname == "<module>" or call.span is None:
+        return False
+    names = {
+        assignment.target
+        for assignment in facts.assignments
+        if assignment.value.kind is Kind.CALL and assignment.value.span == call.span
+    }
+    if not names or any("." in name or "[" in name for name in names):
+        return False
+    if function.module.functions_within(facts.qualname):
+        return False
+    return all(facts.reads_of(name) == 0 for name in names)

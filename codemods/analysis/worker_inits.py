@@ -29,6 +29,9 @@ class WorkerInit:
     factory: FunctionRef | None = None
     #: `factory` returns None on every path: no worker_init_fn runs.
     factory_returns_none: bool = False
+    #: The library seeding call passed in place of a function (`worker_init_fn=np.random.seed(1)`):
+    #: it runs once, in the main process, and passes its result, None.
+    seeding_call: str | None = None
     #: A None chosen only when no seed is given (`partial(seed_fn, seed=seed) if seed is not
     #: None else None`): the run asked for no seeding.
     without_seed: bool = False
@@ -39,8 +42,22 @@ class WorkerInit:
         call of a project factory that always returns None."""
         if self.lookup.presence is Presence.ABSENT or self.factory_returns_none:
             return True
+        if self.seeding_call is not None:
+            return True
         value = self.lookup.value
         return value is not None and value.is_none
+
+    @property
+    def why_none_runs(self) -> str:
+        """Return why no worker_init_fn runs although one is passed, as a message clause."""
+        if self.factory is not None:
+            return f"`{self.factory.function.name}` returns None, so "
+        if self.seeding_call is not None:
+            return (
+                f"`worker_init_fn={self.seeding_call}` runs once in the main process and "
+                "passes None, so "
+            )
+        return ""
 
 
 def worker_init(loader: LoaderCall) -> WorkerInit:
@@ -60,7 +77,7 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     options = lookup.value.alternatives() if lookup.value is not None else ()
     if len(options) < 2:
         return (_worker_init_of(loader, lookup),)
-    unseeded = _none_without_seed(lookup.value) if lookup.value is not None else None
+    unseeded = none_without_seed(lookup.value) if lookup.value is not None else None
     return tuple(
         replace(_worker_init_of(loader, replace(lookup, value=option)), without_seed=True)
         if option is unseeded
@@ -69,7 +86,7 @@ def worker_init_choices(loader: LoaderCall) -> tuple[WorkerInit, ...]:
     )
 
 
-def _none_without_seed(choice: Value) -> Value | None:
+def none_without_seed(choice: Value) -> Value | None:
     """Return the None of `choice = f(seed=s) if s is not None else None` (or of `None if s is
     None else f(s)`): the option taken when the seed the other option is given is None."""
     test = choice.keyword("if") if choice.kind is Kind.ALTERNATIVES else None
@@ -99,12 +116,22 @@ def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
     if option.kind is Kind.CALL and option.base is not None:
         if option.args and project.is_one_of(option.base, where, PARTIAL):
             return WorkerInit(lookup, project.function_of(option.args[0], where), via_partial=True)
+        names = project.qualnames(option.base, where) & _SEEDERS_RETURNING_NONE.keys()
+        if names:
+            return WorkerInit(lookup, seeding_call=_SEEDERS_RETURNING_NONE[min(names)])
         return _made_by_factory(lookup, project, option.base, where)
     if option.kind is Kind.ATTRIBUTE and lookup.presence is Presence.PASSED:
         # `worker_init_fn=dataset.pick_shard`: the method of the class the object is.
         methods = bound_methods(project, option, loader.function)
         return WorkerInit(lookup, methods[0] if len(methods) == 1 else None)
     return WorkerInit(lookup, project.function_of(option, where))
+
+
+#: Seeding functions whose call returns None, by qualname, as the message spells them.
+_SEEDERS_RETURNING_NONE = {
+    "numpy.random.seed": "np.random.seed(...)",
+    "random.seed": "random.seed(...)",
+}
 
 
 def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[FunctionRef, ...]:

@@ -28,13 +28,36 @@ def taken_first_in_each_worker(project: Project, reached: Reached, arm: Span) ->
         if branch.body != arm:
             continue
         if branch.subject == WORKER_INFO:
-            # `info is not None` or `info`: holds in every worker.
-            if branch.order is not None:
-                return False
-            return branch.literals == ("None",) if branch.negated else not branch.literals
+            return worker_info_arm(branch, arm)
         if branch.subject.startswith("self.") and branch.negated and branch.truth_test:
             return _flag_set_once(project, function, reached.self_class, branch)
     return False
+
+
+def worker_info_arm(branch: Branch, arm: Span) -> bool:
+    """Return True if `arm` of an `if` on `get_worker_info()` runs in every worker: the body
+    of `if info is not None:` (or `if info:`), the `else` of `if info is None:`."""
+    if branch.subject != WORKER_INFO or branch.order is not None:
+        return False
+    not_none = branch.literals == ("None",) if branch.negated else not branch.literals
+    if arm == branch.body:
+        return not_none
+    return arm == branch.orelse and branch.literals == ("None",) and not branch.negated
+
+
+def in_every_worker(function: FunctionRef, span: Span) -> bool:
+    """Return True if the code at `span` of a worker_init_fn sits only in `if` arms that every
+    worker takes (`if get_worker_info() is not None:`)."""
+    facts = function.function
+    if span not in facts.if_only_calls:
+        return False
+    arms = [
+        (branch, arm)
+        for branch in facts.branches
+        for arm in (branch.body, branch.orelse)
+        if arm is not None and within(span, arm)
+    ]
+    return bool(arms) and all(worker_info_arm(branch, arm) for branch, arm in arms)
 
 
 def runs_once_per_worker(

@@ -19,15 +19,16 @@ from ..analysis.augmentations import (
     reseeds_library_globally,
     reseeds_pipelines,
     seeded,
-    third_party_datasets,
     uses_any,
 )
+from ..analysis.branch_facts import within
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
+from ..analysis.pipeline_datasets import third_party_datasets
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.rng_object_records import Creation, Place, RngUse, UseKind
 from ..analysis.rng_objects import RngIndex
@@ -231,7 +232,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
                 is_seeded = seeded(obj.creation, project)
-                if not _affected(library, version, is_seeded):
+                if not _affected(library, version, is_seeded, obj.creation):
                     continue
                 if global_reseed and library.name == "imgaug" and not is_seeded:
                     continue  # it draws from the global RNG that per-item code reseeds
@@ -250,24 +251,36 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if value is None or not loader.may_start_workers() or library_worker_init_reseeds(loader):
             return
         for found in third_party_datasets(index, value, loader.function):
-            library = library_named(found.pipeline.rng_type)
+            pipeline = found.pipeline
+            library = library_named(pipeline.rng_type)
             version = library_version(self.project, library)
-            if not _affected(library, version, seeded(found.pipeline, self.project)):
+            if not _affected(library, version, seeded(pipeline, self.project), pipeline):
                 continue
             init = worker_init(loader)
             span = loader.call.span
             assert span is not None
+            location = self.location(pipeline.function.path, pipeline.span.line)
             message = (
-                f"`{found.dataset}` applies `{_short(found.pipeline)}` ({version.describe()}) "
-                "per item; every DataLoader worker gets a copy and nothing reseeds it, so "
-                "workers repeat each other's augmentations and every epoch repeats the previous one"
+                f"`{found.dataset}` applies `{_short(pipeline)}` (built at {location}, "
+                f"{version.describe()}) per item; every DataLoader worker gets a copy and "
+                "nothing reseeds it, so workers repeat each other's augmentations and every "
+                "epoch repeats the previous one"
             )
+            related = (Location(pipeline.function.path, pipeline.span),)
             fix = None
             if init.is_absent and init.lookup.presence is Presence.ABSENT:
-                fix = self._worker_init_fix(loader, library)
+                # The added worker_init_fn reseeds the loader's `dataset.transform`.
+                fix = self._worker_init_fix(loader, library) if found.held_as_transform else None
             elif init.function is not None and reseeds_pipelines(index, init.function):
                 continue
-            self.report(loader.function, span, message, fix=fix, severity=_severity(version))
+            self.report(
+                loader.function,
+                span,
+                message,
+                fix=fix,
+                severity=_severity(version),
+                related=related,
+            )
             return
 
     def _worker_init_fix(self, loader: LoaderCall, library: Library) -> Fix | None:
@@ -453,15 +466,13 @@ def _holds(use: RngUse, paths: set[tuple[str, ...]]) -> bool:
 
 
 def _inside(inner: Creation, outer: Creation) -> bool:
-    a, b = inner.span, outer.span
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (
-        b.end_line,
-        b.end_column,
-    )
+    return within(inner.span, outer.span)
 
 
-def _affected(library: Library, version: LibraryVersion, is_seeded: bool) -> bool:
-    if library is AUDIOMENTATIONS:
+def _affected(
+    library: Library, version: LibraryVersion, is_seeded: bool, pipeline: Creation
+) -> bool:
+    if library is AUDIOMENTATIONS or pipeline.never_built_on(version):
         return False
     if library is ALBUMENTATIONS:
         if version.distribution == "albumentationsx":

@@ -95,6 +95,8 @@ class RankInvariantWorkerSeed(Rule):
         train_set = Crops()
         sampler = DistributedSampler(train_set)
         loader = DataLoader(train_set, sampler=sampler, num_workers=8)
+        for batch in loader:
+            ...
     ```
 
     Use instead:
@@ -214,9 +216,10 @@ class RankInvariantWorkerSeed(Rule):
       but a bare `torch.multiprocessing.spawn` launch does not.
     - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
     - A `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed
-      is not None else None`, OpenMMLab's `build_dataloader`) is not reported, also for the
-      calls that leave the seed None (validation and test loaders): which datasets those
-      calls pass, and so what their workers draw, is not told apart from the other calls.
+      is not None else None`, OpenMMLab's `build_dataloader`) is reported when a call of the
+      builder leaves the seed None (a validation or test loader built without it): those
+      workers get no worker_init_fn. The finding has no fix, and which datasets those calls
+      pass is not told apart from the other calls'.
     - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
       every path, passes no worker_init_fn; the finding has no fix, because the call is not
       removed.

@@ -326,12 +326,9 @@ class UnseededNumpyInWorkers(Rule):
         # dataset may be draws nothing: the finding assumes the run picks one that does.
         severity = "info" if one_of is None else "warning" if one_of.quiet else "error"
         if init.is_absent:
-            none = ""
-            if init.factory is not None:
-                none = f"`{init.factory.function.name}` returns None, so "
             message = (
                 f"DataLoader workers start with identical NumPy RNG state on {version}: "
-                f"{where}, and {none}no worker_init_fn reseeds NumPy"
+                f"{where}, and {init.why_none_runs}no worker_init_fn reseeds NumPy"
             )
             if not loader.accepts_keyword("worker_init_fn"):
                 names = ", ".join(f"`{ref.name}.__init__`" for ref in loader.subclasses)
