@@ -138,7 +138,9 @@ def test_a_pipeline_built_over_several_lines_of_the_cell_is_a_related_place(repo
         _notebook(v4.new_markdown_cell("# Training"), v4.new_code_cell(code)), repo / "nb.ipynb"
     )
     settings = Settings(select=("WS203",), cache=False, jobs=1)
-    ((finding,),) = [getattr(result, "findings", ()) for result in run_paths([path], settings)]
+    (result,) = run_paths([path], settings)
+    assert isinstance(result, Unchanged | Changed)
+    (finding,) = result.findings
     assert (finding.cell, finding.span.line) == (2, 9)
     (place,) = finding.related
     assert (place.span.line, place.span.end_line) == (5, 7)
