@@ -119,6 +119,33 @@ def test_message_locations_inside_the_notebook_name_cells(repo: Path) -> None:
     assert "(nb.ipynb:cell 3:6)" in result.findings[0].message
 
 
+def test_a_pipeline_built_over_several_lines_of_the_cell_is_a_related_place(repo: Path) -> None:
+    """WS203 at a loader: the MONAI pipeline built above it, over several lines of the same
+    cell, is a related place counted from the cell's first line."""
+    (repo / "requirements.txt").write_text("monai==1.3.0\n", encoding="utf-8")
+    code = (
+        "from monai.data import CacheDataset\n"
+        "from monai.transforms import Compose, RandFlipd, RandRotate90d\n"
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "train_trans = Compose(\n"
+        '    [RandFlipd(keys="image", prob=0.5), RandRotate90d(keys="image")]\n'
+        ")\n"
+        "train_ds = CacheDataset([], train_trans)\n"
+        "loader = DataLoader(train_ds, num_workers=2)"
+    )
+    path = _write(
+        _notebook(v4.new_markdown_cell("# Training"), v4.new_code_cell(code)), repo / "nb.ipynb"
+    )
+    settings = Settings(select=("WS203",), cache=False, jobs=1)
+    (result,) = run_paths([path], settings)
+    assert isinstance(result, Unchanged | Changed)
+    (finding,) = result.findings
+    assert (finding.cell, finding.span.line) == (2, 9)
+    (place,) = finding.related
+    assert (place.span.line, place.span.end_line) == (5, 7)
+
+
 def test_dataset_from_a_module_is_found_for_a_notebook_loader(repo: Path) -> None:
     (repo / "data.py").write_text(
         "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"

@@ -19,8 +19,8 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from ..types import Location
 from . import library_seeders
-from .caller_arguments import written_by_every_caller
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
@@ -32,7 +32,7 @@ from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 from .seeds import SinkKind, seeding_parameters, seedings
 from .worker_conditions import unspanned
-from .worker_inits import WorkerInit, none_without_seed, worker_init_choices
+from .worker_inits import WorkerInit, seed_left_none, worker_init_choices
 
 _SEEDING_WORDS = tuple(
     sorted(
@@ -88,6 +88,12 @@ class TorchSeeding:
     def seeding_call(self) -> SeedingCall:
         """Return the call that seeds torch itself (inside a helper, if one is called)."""
         return self.inner or SeedingCall(self.function, self.call, self.label)
+
+    @property
+    def places(self) -> tuple[Location, ...]:
+        """Return the call that seeds torch, then the project helper call that runs it."""
+        calls = (self.seeding_call, self)
+        return tuple(Location(c.function.path, c.call.span) for c in calls if c.call.span)
 
 
 def torch_seedings(project: Project) -> list[TorchSeeding]:
@@ -343,32 +349,13 @@ def worker_rank_source(
         _init_rank_source(project, loader, init, unseen_as_absent)
         for init in worker_init_choices(loader)
     }
-    if answers == {RankDependence.PER_RANK, RankDependence.SAME} and _seed_left_none(
+    if answers == {RankDependence.PER_RANK, RankDependence.SAME} and seed_left_none(
         project, loader
     ):
         # OpenMMLab's `build_dataloader`: the loaders its callers build without a seed
         # (validation, test) get no worker_init_fn at all.
         return RankDependence.SAME
     return answers.pop() if len(answers) == 1 else RankDependence.UNKNOWN
-
-
-def _seed_left_none(project: Project, loader: LoaderCall) -> bool:
-    """Return True if `worker_init_fn=partial(seed_fn, seed=seed) if seed is not None else
-    None` gets its None from a call of the loader's function that leaves `seed` None."""
-    choice = loader.argument("worker_init_fn").value
-    test = choice.keyword("if") if choice is not None else None
-    if choice is None or test is None or none_without_seed(choice) is None:
-        return False
-    seed = next((value for value in test.args if not value.is_none), None)
-    if seed is None or seed.kind is not Kind.PARAM:
-        return False
-    passed = written_by_every_caller(project, loader.function, seed.name) or []
-    return any(
-        value.is_none
-        if isinstance(value, Value)
-        else bool(value and "None" in (value.one_of or ()))
-        for value, _ in passed
-    )
 
 
 def _init_rank_source(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import catalog
+from .caller_arguments import written_by_every_caller
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
 from .held_datasets import held_classes
@@ -102,6 +103,27 @@ def none_without_seed(choice: Value) -> Value | None:
     if none.is_none and given.kind is Kind.CALL and unspanned(subject) in map(unspanned, passed):
         return none
     return None
+
+
+def seed_left_none(project: Project, loader: LoaderCall) -> str | None:
+    """Return the parameter `seed` when `worker_init_fn=partial(seed_fn, seed=seed) if seed
+    is not None else None` gets its None from a call of the loader's function that leaves
+    `seed` None (OpenMMLab's validation loaders); None otherwise."""
+    choice = loader.argument("worker_init_fn").value
+    test = choice.keyword("if") if choice is not None else None
+    if choice is None or test is None or none_without_seed(choice) is None:
+        return None
+    seed = next((value for value in test.args if not value.is_none), None)
+    if seed is None or seed.kind is not Kind.PARAM:
+        return None
+    passed = written_by_every_caller(project, loader.function, seed.name) or []
+    left = any(
+        value.is_none
+        if isinstance(value, Value)
+        else bool(value and "None" in (value.one_of or ()))
+        for value, _ in passed
+    )
+    return seed.name if left else None
 
 
 def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from ..analysis.refs import FunctionRef
 from ..analysis.runs import entry_modules
 from ..analysis.seed_descriptions import name_torch_seedings
 from ..analysis.seeding_reach import seeding_carries_to
-from ..analysis.worker_inits import worker_init
+from ..analysis.worker_inits import seed_left_none, worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
 from ..types import Fix, Location, Safety, TorchTarget
@@ -216,10 +215,8 @@ class RankInvariantWorkerSeed(Rule):
       but a bare `torch.multiprocessing.spawn` launch does not.
     - A `worker_init_fn` defined outside the project, or a lambda, is not edited.
     - A `worker_init_fn` chosen by a seed (`partial(seed_fn, rank=rank, seed=seed) if seed
-      is not None else None`, OpenMMLab's `build_dataloader`) is reported when a call of the
-      builder leaves the seed None (a validation or test loader built without it): those
-      workers get no worker_init_fn. The finding has no fix, and which datasets those calls
-      pass is not told apart from the other calls'.
+      is not None else None`, OpenMMLab's `build_dataloader`) is reported, without a fix or
+      a named draw, when a call of the builder leaves the seed None (a validation loader).
     - `worker_init_fn=make_init(dataset)`, the call of a project function that returns None on
       every path, passes no worker_init_fn; the finding has no fix, because the call is not
       removed.
@@ -342,7 +339,7 @@ class RankInvariantWorkerSeed(Rule):
             shown.append(f"and {len(named) - _MAX_NAMED} more")
         text = f"every rank seeds torch alike ({'; '.join(shown)})"
         assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
-        places = dict.fromkeys(place for seeding, _ in jobs for place in _places(seeding))
+        places = dict.fromkeys(place for seeding, _ in jobs for place in seeding.places)
         return SeededAlike(text, jobs[0][1], assumed=assumed, places=tuple(places))
 
     def _report(
@@ -362,11 +359,11 @@ class RankInvariantWorkerSeed(Rule):
                 f", asking for several processes in {self._files(evidence.config_files)}, "
                 "assumed to be a configuration the run is given"
             )
-        certain = (
-            randomness.draw is not None
-            and not seeded_by.assumed
-            and not evidence.config_files
-            and not unseen
+        # Only the calls that leave the builder's seed None repeat: what they load is not
+        # told apart from what the other calls load, so no draw is named.
+        left = seed_left_none(self.project, loader)
+        certain = randomness.draw is not None and not (
+            seeded_by.assumed or evidence.config_files or unseen or left
         )
         severity = "error" if certain else "warning"
         shared = self._model_parallel_groups()
@@ -385,7 +382,13 @@ class RankInvariantWorkerSeed(Rule):
             )
             self.report(loader.function, span, message, severity=severity, related=seeded_by.places)
             return
-        if randomness.random:
+        if left is not None:
+            outcome = (
+                f"the calls of `{loader.function.function.name}` that leave `{left}` None give "
+                f"it no worker_init_fn: their workers' seeds ({self._seeded_rngs()}) are the "
+                "same on every rank"
+            )
+        elif randomness.random:
             outcome = (
                 "worker k of this DataLoader draws the same random numbers on every rank "
                 f"({self._draws(randomness)})"
@@ -487,13 +490,6 @@ class SeededAlike:
     #: Every seeding call it names, with the helper calls that run them (the finding's
     #: related places; the message names the first few).
     places: tuple[Location, ...]
-
-
-def _places(seeding: TorchSeeding) -> Iterator[Location]:
-    """Yield the call that seeds torch, then the project helper call that runs it."""
-    for call in (seeding.seeding_call, seeding):
-        if call.call.span is not None:
-            yield Location(call.function.path, call.call.span)
 
 
 def _safety(safe: bool) -> Safety:
