@@ -51,7 +51,8 @@ class Kind(enum.Enum):
     DICT = "dict"
     #: A tuple, list or set display: `args`.
     SEQUENCE = "sequence"
-    #: One of several values (`a if c else b`, `a or b`, a name bound more than once): `args`.
+    #: One of several values (`a if c else b`, `a or b`, a name bound more than once): `args`;
+    #: `name` is "and" or "or" for those operations.
     ALTERNATIVES = "alternatives"
     #: `*base` in a call.
     STARRED = "starred"
