@@ -90,9 +90,8 @@ class Evidence:
     config_files: tuple[Path, ...] = ()
     #: Hydra composes `config_files`, which only a run it starts reads.
     composed_by_hydra: bool = True
-    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`), or a
-    #: `get_rank()` behind a test that a process group is initialized: the code also runs
-    #: without a launcher, so the read alone does not show that one starts it.
+    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`): the
+    #: code also runs without a launcher, so the read alone does not show that one starts it.
     fallback: bool = False
 
     @property
@@ -137,10 +136,14 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                 if value.span is None:
                     continue
                 label = _evidence_label(project, function, value)
+                if label in _RANK_READS and _tests_distributed_state(project, function):
+                    # `get_rank()` behind `dist.is_initialized()`: code that runs with and
+                    # without a process group shows neither.
+                    continue
                 if label is not None:
-                    fallback = (
-                        label.startswith("os.") and (_has_fallback(value) or id(value) in defaulted)
-                    ) or (label in _RANK_READS and _tests_distributed_state(project, function))
+                    fallback = label.startswith("os.") and (
+                        _has_fallback(value) or id(value) in defaulted
+                    )
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
                     )
