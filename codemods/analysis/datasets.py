@@ -268,9 +268,10 @@ def _classes_of_option(
         return held
     if value.kind is Kind.RECURSIVE:
         return DatasetsOf((), True)  # what it holds comes with the name's other values
-    if value.kind in (Kind.CONSTANT, Kind.INT):
-        # A literal is no instance of a project class: a `self.parser = None` placeholder,
-        # replaced later, leaves the other values the only candidates.
+    if value.kind in (Kind.CONSTANT, Kind.INT, Kind.SEQUENCE):
+        # A literal (or a list display) is no instance of a project class: a
+        # `self.parser = None` or `train_dataset = []` placeholder, replaced later, leaves
+        # the other values the only candidates.
         return DatasetsOf((), True)
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
