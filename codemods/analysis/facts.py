@@ -352,6 +352,12 @@ class FunctionFacts:
         """Return True for a function defined directly in a class body."""
         return self.class_qualname is not None
 
+    @property
+    def shown(self) -> str:
+        """Return the name a message gives it: `WorkerInitObj.__call__` for the `__call__`
+        that calling an object runs, else its own name."""
+        return self.qualname if self.name == "__call__" else self.name
+
 
 @dataclass(frozen=True)
 class ClassFacts:
