@@ -129,7 +129,6 @@ class _Extractor(_ExpressionVisitor):
                 loops=tuple(builder.loops),
                 loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
-                if_only_calls=tuple(builder.if_only_calls),
             )
         )
         pending = {
@@ -193,8 +192,7 @@ class _Extractor(_ExpressionVisitor):
                 builder.returns.append(self.value(node.value, scope))
             if isinstance(node, ast.If):
                 self._record_branch(node, scope, builder)
-        # A script's `if __name__ == "__main__":` is how it runs, not a condition of its code.
-        branches = isinstance(node, _BRANCHING) and builder is not None and not _main_guard(node)
+        branches = isinstance(node, _BRANCHING) and builder is not None
         if builder is not None and branches:
             builder.conditions += 1
             builder.if_conditions += isinstance(node, ast.If)
@@ -468,19 +466,6 @@ class _Extractor(_ExpressionVisitor):
 
 #: Statements whose bodies may not run: calls inside them happen only under a condition.
 _BRANCHING = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Match)
-
-
-def _main_guard(node: ast.stmt) -> bool:
-    """Return True for `if __name__ == "__main__":`."""
-    test = node.test if isinstance(node, ast.If) else None
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and len(test.comparators) == 1
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value == "__main__"
-    )
 
 
 def _at_position(whole: Value, position: int) -> Value:

@@ -7,8 +7,7 @@ as one of the ranks a launcher such as torchrun starts, each running the seeding
 
 from __future__ import annotations
 
-from .catalog import RANK_ENVIRONMENT
-from .facts import Kind, Value, string_literal
+from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
 from .runs import callers_up
@@ -28,36 +27,9 @@ def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionR
         if function == seeding or not _hands_over(project, seeding, function):
             continue
         direct = [site for site in project.callers(function) if site.function == seeding]
-        if all(
-            _passes_rank_zero(function, site.call, seeding)
-            or _instead_of_launching(project, seeding, function, site.call)
-            for site in direct
-        ):
+        if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
             return False
     return True
-
-
-def _instead_of_launching(
-    project: Project, caller: FunctionRef, function: FunctionRef, call: Value
-) -> bool:
-    """Return True if `call` of `function` and each call of `caller` handing `function` to
-    a launcher run only under `if` statements: the layout of PyTorch's ImageNet example,
-    `if args.multiprocessing_distributed: mp.spawn(main_worker, ...)` `else:
-    main_worker(args.gpu, ...)`, where the direct call is the run of one process. Not when
-    `caller` reads a launcher's rank variable (`os.environ.get("LOCAL_RANK")`): then the
-    direct call may run in each rank that torchrun starts."""
-    if _reads_rank_environment(caller):
-        return False
-    guarded = set(caller.function.if_only_calls)
-    launches = [
-        launch.span
-        for launch in caller.function.calls
-        if any(
-            function in project.targets(passed, caller.module)
-            for passed in (*launch.args, *(value for _, value in launch.keywords))
-        )
-    ]
-    return call.span in guarded and bool(launches) and all(span in guarded for span in launches)
 
 
 def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
@@ -105,15 +77,4 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
         and store.value.number == 0
         and store.span.line < call.span.line
         for store in stores
-    )
-
-
-def _reads_rank_environment(function: FunctionRef) -> bool:
-    """Return True if a call of `function` is given the name of a launcher's rank variable
-    (`os.environ.get("LOCAL_RANK", 0)`, `int(os.environ["RANK"])`)."""
-    return any(
-        string_literal(key) in RANK_ENVIRONMENT
-        for call in function.function.calls
-        for passed in call.args
-        for key in (passed, *(passed.args[:1] if passed.kind is Kind.SUBSCRIPT else ()))
     )
