@@ -3,7 +3,7 @@ them is single-process, and whether each gets the class by a name looked up at r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .candidates import DatasetsOf
 from .config_targets import named_classes
@@ -81,3 +81,15 @@ def looked_up_in(
             return ()
         modules.extend(sources)
     return tuple(dict.fromkeys(modules))
+
+
+def with_bases(project: Project, classes: Iterable[ClassRef]) -> set[ClassRef]:
+    """Return `classes` and the project classes they derive from."""
+    found = set(classes)
+    found.update(
+        base
+        for ref in tuple(found)
+        for base in project.ancestors(ref)
+        if isinstance(base, ClassRef)
+    )
+    return found
