@@ -452,6 +452,8 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         elif option.kind is Kind.RECURSIVE:
             results.append(DatasetsOf((), True))
+        elif option.kind is Kind.UNKNOWN and option.name:
+            results.append(dataset_bindings.unpacked_elements(project, option.name, where, deeper))
         elif option.kind is Kind.BINOP and option.name in ("+", "*"):
             # `first + second` holds the elements of both; `[step] * n` those of the list.
             lists = [arg for arg in option.args if arg.kind is Kind.SEQUENCE]
