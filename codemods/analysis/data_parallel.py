@@ -105,6 +105,12 @@ class Evidence:
         that starts or joins the job."""
         return self.label.startswith("os.") or self.label in _RANK_READS
 
+    @property
+    def needs_a_group(self) -> bool:
+        """Return True for a call that raises unless a process group exists, which it does
+        not make: a `DistributedSampler` told no `num_replicas`, `get_rank()`."""
+        return self.label == "DistributedSampler" or self.label in _RANK_READS
+
 
 _RANK_READS = frozenset(name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS)
 #: What the launchers (`torchrun`, `torch.distributed.launch`, SLURM, MPI) put in each rank's
