@@ -449,11 +449,6 @@ ENVIRONMENT_CASES = [
         id="conda channel and other packages do not count",
     ),
     pytest.param(
-        {"requirement.txt": "numpy\ntorch==1.4.0\n"},
-        TorchTarget((1, 4, 0), source="requirement.txt"),
-        id="singular requirement.txt",
-    ),
-    pytest.param(
         {
             "environment.yml": "dependencies:\n  - python=3.8\n  - pip\n  - pip:\n"
             "      - torch==1.8.1+cu111\n      - -f https://example.com\n"
