@@ -14,6 +14,7 @@ from .data_parallel import Evidence
 from .facts import Kind, Value
 from .known_values import passed_argument
 from .loaders import LoaderCall
+from .memo import per_project
 from .project import Project
 from .refs import CallSite, FunctionRef
 from .runs import callers_up, entry_modules, overridden_in
@@ -60,10 +61,43 @@ def _no_group_in(
     `run` makes or joins: the project's scripts that run it make none (nor read a launcher's
     rank variable), so it would raise there. Code no project script runs (a library's
     loader builder) is run by programs that may make one."""
-    if not item.needs_a_group or not project.callers(item.function):
+    if not item.needs_a_group or not project.callers(item.function) or _uses_a_framework(project):
         return False
     return not any(
         not other.needs_a_group and evidence_runs(project, other) & run for other in evidence
+    )
+
+
+#: Training frameworks that make a process group for the code they run (an old Lightning
+#: `Trainer(distributed_backend=...)`, detectron2's `launch`, fairseq's `distributed_main`).
+_FRAMEWORKS = (
+    "pytorch_lightning",
+    "lightning",
+    "accelerate",
+    "deepspeed",
+    "horovod",
+    "detectron2",
+    "mmcv",
+    "mmengine",
+    "fairseq",
+    "transformers",
+    "ignite",
+    "colossalai",
+    "ray",
+    "composer",
+    "catalyst",
+)
+
+
+@per_project
+def _uses_a_framework(project: Project) -> bool:
+    """Return True if some module of the project imports a training framework."""
+    return any(
+        qualname.partition(".")[0] in _FRAMEWORKS
+        for module in project.modules_mentioning(*_FRAMEWORKS)
+        for _, values in module.bindings
+        for value in values
+        for qualname in value.qualnames
     )
 
 
