@@ -39,7 +39,7 @@ def job_of(
         # A rank read with a fallback shows a launcher may start the script that reads
         # it, not the scripts that call it (a helper reading the rank for its logs).
         and (not item.fallback or item.function.path in run)
-        and not _no_group_in(project, run, item, evidence)
+        and not _no_group_in(project, item, evidence)
         and not _replaced_in_run_of(project, loader, item)
     ]
     # Name evidence that rests on no configuration file chosen first, then the evidence
@@ -54,22 +54,20 @@ def job_of(
     return next(iter(shared), None)
 
 
-def _no_group_in(
-    project: Project, run: frozenset[Path], item: Evidence, evidence: list[Evidence]
-) -> bool:
-    """Return True if `item` needs a process group (a `DistributedSampler`) that nothing in
-    `run` makes or joins: the project's scripts that run it make none (nor read a launcher's
-    rank variable), so it would raise there. Code no project script runs (a library's
-    loader builder) is run by programs that may make one."""
+def _no_group_in(project: Project, item: Evidence, evidence: list[Evidence]) -> bool:
+    """Return True if `item` needs a process group (a `DistributedSampler`) that nothing
+    makes: the project makes or joins none anywhere (nor reads a launcher's rank variable,
+    nor imports a framework that makes one), so where its scripts run `item` it raises.
+    Code no project script runs (a library's loader builder) is run by programs that may
+    make one."""
     if not item.needs_a_group or not project.callers(item.function) or _uses_a_framework(project):
         return False
-    return not any(
-        not other.needs_a_group and evidence_runs(project, other) & run for other in evidence
-    )
+    return all(other.needs_a_group for other in evidence)
 
 
 #: Training frameworks that make a process group for the code they run (an old Lightning
-#: `Trainer(distributed_backend=...)`, detectron2's `launch`, fairseq's `distributed_main`).
+#: `Trainer(distributed_backend=...)`, detectron2's `launch`, fairseq's `distributed_main`,
+#: dora's `distrib.init()`).
 _FRAMEWORKS = (
     "pytorch_lightning",
     "lightning",
@@ -86,6 +84,7 @@ _FRAMEWORKS = (
     "ray",
     "composer",
     "catalyst",
+    "dora",
 )
 
 
