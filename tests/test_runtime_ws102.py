@@ -33,6 +33,7 @@ PROGRAMS = [
     "ws102_rank_partial",
     "ws102_dataset_worker_id",
     "ws102_dataset_seeded_once",
+    "ws102_worker_init_object",
 ]
 
 

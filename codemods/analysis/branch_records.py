@@ -37,7 +37,28 @@ def if_branches(
     if isinstance(node.test, ast.BoolOp):
         return _joined_tests(node.test, body, orelse, value, span_of)
     test = _branch_test(node.test, value)
-    return [] if test is None else [replace(test, body=body, orelse=orelse)]
+    if test is None:
+        return _local_conjunction_tests(node.test, body, orelse, value)
+    return [replace(test, body=body, orelse=orelse)]
+
+
+def _local_conjunction_tests(
+    test: ast.expr, body: Span, orelse: Span | None, value: Summarise
+) -> list[Branch]:
+    """Return the branches of a test of a local bound only to an `and`: after
+    `mosaic = self.mosaic and random.random() < p` (YOLOv5's `__getitem__`), `if mosaic:`
+    runs its body only where `self.mosaic` holds (`if not mosaic:`, its `else`)."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    if isinstance(test, ast.UnaryOp) and negated:
+        test = test.operand
+    governed = orelse if negated else body
+    if not isinstance(test, ast.Name) or governed is None:
+        return []
+    bound = value(test)
+    if bound.kind is not Kind.ALTERNATIVES or bound.name != "and":
+        return []
+    subjects = (_branch_subject(operand) for operand in bound.args)
+    return [Branch(subject, False, governed) for subject in subjects if subject is not None]
 
 
 def _joined_tests(

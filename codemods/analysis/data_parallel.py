@@ -90,9 +90,8 @@ class Evidence:
     config_files: tuple[Path, ...] = ()
     #: Hydra composes `config_files`, which only a run it starts reads.
     composed_by_hydra: bool = True
-    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`), or a
-    #: `get_rank()` behind a test that a process group is initialized: the code also runs
-    #: without a launcher, so the read alone does not show that one starts it.
+    #: A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`): the
+    #: code also runs without a launcher, so the read alone does not show that one starts it.
     fallback: bool = False
 
     @property
@@ -105,6 +104,12 @@ class Evidence:
         """Return True for a read of the rank (the environment, `get_rank()`), not a call
         that starts or joins the job."""
         return self.label.startswith("os.") or self.label in _RANK_READS
+
+    @property
+    def needs_a_group(self) -> bool:
+        """Return True for a call that raises unless a process group exists, which it does
+        not make: a `DistributedSampler` told no `num_replicas`, `get_rank()`."""
+        return self.label == "DistributedSampler" or self.label in _RANK_READS
 
 
 _RANK_READS = frozenset(name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS)
@@ -137,10 +142,14 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                 if value.span is None:
                     continue
                 label = _evidence_label(project, function, value)
+                if label in _RANK_READS and _tests_distributed_state(project, function):
+                    # `get_rank()` behind `dist.is_initialized()`: code that runs with and
+                    # without a process group shows neither.
+                    continue
                 if label is not None:
-                    fallback = (
-                        label.startswith("os.") and (_has_fallback(value) or id(value) in defaulted)
-                    ) or (label in _RANK_READS and _tests_distributed_state(project, function))
+                    fallback = label.startswith("os.") and (
+                        _has_fallback(value) or id(value) in defaulted
+                    )
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
                     )

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from . import catalog, datasets
 from .branch_feasibility import ruled_out_by_call
-from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, merge
+from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, Resolver, merge
 from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
 from .forwarded_arguments import forwarded, passed_argument
@@ -46,25 +46,35 @@ def classes_of_local(
 
 
 def unpacked_classes(
-    project: Project, value: Value, position: int, count: int, where: FunctionRef, depth: int
+    project: Project,
+    value: Value,
+    position: int,
+    count: int,
+    where: FunctionRef,
+    depth: int,
+    resolve: Resolver | None = None,
 ) -> DatasetsOf:
-    """Return the classes at `position` of the `count`-tuple `value` evaluates to."""
+    """Return the classes at `position` of the `count`-tuple `value` evaluates to (with
+    `resolve`, what it gives for what is there: `datasets.elements_of` for a list)."""
+    resolved = resolve or datasets.classes_of
     results: list[DatasetsOf] = []
     for option in value.alternatives():
         if option.kind is Kind.SEQUENCE and len(option.args) == count:
-            results.append(datasets.classes_of(project, option.args[position], where, depth))
+            results.append(resolved(project, option.args[position], where, depth))
             continue
         if option.kind is Kind.SEQUENCE and len(option.args) == 1 and count > 1:
             # `a, b = [make(s) for s in splits]`: the comprehension's element, at every place
             # (a one-element display would not unpack into several names).
-            results.append(datasets.classes_of(project, option.args[0], where, depth))
+            results.append(resolved(project, option.args[0], where, depth))
             continue
         if option.kind is not Kind.CALL or option.base is None:
             results.append(DatasetsOf((), False))
             continue
         split = _split_dataset(project, option, where)
         if split is not None:
-            results.append(datasets.classes_of(project, split, where, depth))
+            # `train, val = random_split(dataset, sizes)`: subsets of the one dataset.
+            found = datasets.classes_of(project, split, where, depth)
+            results.append(found if resolve is None else DatasetsOf((), False))
             continue
         functions = _called_functions(project, option.base, where)
         if not functions:
@@ -89,15 +99,26 @@ def unpacked_classes(
             known = bool(tuples or handed_on) and not others
             results.append(DatasetsOf((), known, sources=(source,)))
             results.extend(
-                datasets.classes_of(project, returned.args[position], function, depth + 1)
+                resolved(project, returned.args[position], function, depth + 1)
                 for returned in tuples
             )
             results.extend(
-                unpacked_classes(project, returned, position, count, function, depth + 1)
+                unpacked_classes(project, returned, position, count, function, depth + 1, resolve)
                 for returned in handed_on
                 if depth < MAX_RESOLUTION_DEPTH
             )
     return merge(results)
+
+
+def unpacked_elements(project: Project, name: str, where: FunctionRef, depth: int) -> DatasetsOf:
+    """Return the classes of the elements of the list local `name` of `where` unpacked from
+    a tuple (`train_ppl, val_ppl = get_pipelines()`); unknown if it is bound no such way."""
+    found = [
+        unpacked_classes(project, value, position, count, where, depth, datasets.elements_of)
+        for unpacked, position, count, value in where.function.unpacked
+        if unpacked == name
+    ]
+    return merge(found) if found else DatasetsOf((), False)
 
 
 def unpacked_class_objects(

@@ -3,10 +3,11 @@ them is single-process, and whether each gets the class by a name looked up at r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .candidates import DatasetsOf
-from .datasets import is_dataset
+from .config_targets import named_classes
+from .datasets import dataset_classes, is_dataset
 from .loaders import LoaderCall
 from .project import Project
 from .refs import ClassRef
@@ -28,9 +29,40 @@ def single_process_only(
         if any(dataset in project.mro(ref) for ref in datasets.classes)
     ]
     unresolved = [loader for loader, datasets in loaders if not datasets.complete]
+    if unresolved and _every_instance_placed(project, dataset, loaders):
+        unresolved = []  # none of its instances can reach those loaders
     if not explicit and not unresolved:
         return False
     return not any(loader.may_start_workers() for loader in (*explicit, *unresolved))
+
+
+def _every_instance_placed(
+    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
+) -> bool:
+    """Return True if every construction of `dataset` is one a loader is seen to load:
+    `DataLoader(model.training, num_workers=n)`, whose dataset is not resolved, gets none of
+    its instances. Not for a class made in other ways too: a registered or configured one,
+    or one another class derives from (its constructions make instances of `dataset`)."""
+    sites = project.callers(dataset)
+    if not sites or dataset.cls.decorators or _named_by_configs(project, dataset):
+        return False
+    if any(ref != dataset and dataset in project.mro(ref) for ref in dataset_classes(project)):
+        return False
+    placed = {
+        (where.path, call.span)
+        for _, datasets in loaders
+        for ref, (call, where) in datasets.made
+        if ref == dataset
+    }
+    return all((site.function.path, site.call.span) in placed for site in sites)
+
+
+def _named_by_configs(project: Project, ref: ClassRef) -> bool:
+    return any(ref in named_classes(project, key) for key in _CONFIG_KEYS)
+
+
+#: The keys under which configuration files name the classes they make.
+_CONFIG_KEYS = ("target", "_target_", "type", "class_path")
 
 
 def looked_up_in(
@@ -49,3 +81,15 @@ def looked_up_in(
             return ()
         modules.extend(sources)
     return tuple(dict.fromkeys(modules))
+
+
+def with_bases(project: Project, classes: Iterable[ClassRef]) -> set[ClassRef]:
+    """Return `classes` and the project classes they derive from."""
+    found = set(classes)
+    found.update(
+        base
+        for ref in tuple(found)
+        for base in project.ancestors(ref)
+        if isinstance(base, ClassRef)
+    )
+    return found

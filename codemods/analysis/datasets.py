@@ -5,7 +5,6 @@ a class stores in its attributes. What a worker runs for each item is in `per_it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
@@ -91,18 +90,6 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     return replace(
         found, classes=kept, made=tuple((ref, site) for ref, site in found.made if ref in kept)
     )
-
-
-def with_bases(project: Project, classes: Iterable[ClassRef]) -> set[ClassRef]:
-    """Return `classes` and the project classes they derive from."""
-    found = set(classes)
-    found.update(
-        base
-        for ref in tuple(found)
-        for base in project.ancestors(ref)
-        if isinstance(base, ClassRef)
-    )
-    return found
 
 
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
@@ -219,6 +206,17 @@ def _classes_of_option(
                 for assigned in target.values:
                     made = made_by_type(project, assigned, target.module)
                     results.append(DatasetsOf(made or (), made is not None))
+            elif (
+                isinstance(target, VariableRef)
+                and target.module.path == where.path
+                and all(assigned.kind is Kind.SUBSCRIPT for assigned in target.values)
+            ):
+                # A script's `StereoDataset = __datasets__[args.dataset]`, then
+                # `StereoDataset(path, False)`: as if the entry were called in place.
+                for assigned in target.values:
+                    results.append(
+                        _classes_of_option(project, replace(value, base=assigned), where, deeper)
+                    )
             elif isinstance(target, VariableRef) and any(
                 assigned.kind is Kind.CALL for assigned in target.values
             ):
@@ -268,9 +266,10 @@ def _classes_of_option(
         return held
     if value.kind is Kind.RECURSIVE:
         return DatasetsOf((), True)  # what it holds comes with the name's other values
-    if value.kind in (Kind.CONSTANT, Kind.INT):
-        # A literal is no instance of a project class: a `self.parser = None` placeholder,
-        # replaced later, leaves the other values the only candidates.
+    if value.kind in (Kind.CONSTANT, Kind.INT, Kind.SEQUENCE):
+        # A literal (or a list display) is no instance of a project class: a
+        # `self.parser = None` or `train_dataset = []` placeholder, replaced later, leaves
+        # the other values the only candidates.
         return DatasetsOf((), True)
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
@@ -281,7 +280,7 @@ def _classes_of_option(
         results = _from_variables(project, value, where, deeper, classes_of)
         return merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
-        return _classes_from_callers(project, value.name, where, deeper)
+        return from_callers(project, value.name, where, deeper, classes_of)
     if value.kind is Kind.UNKNOWN and value.name:
         local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
         return local if local is not None else DatasetsOf((), False)
@@ -453,6 +452,8 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
             )
         elif option.kind is Kind.RECURSIVE:
             results.append(DatasetsOf((), True))
+        elif option.kind is Kind.UNKNOWN and option.name:
+            results.append(dataset_bindings.unpacked_elements(project, option.name, where, deeper))
         elif option.kind is Kind.BINOP and option.name in ("+", "*"):
             # `first + second` holds the elements of both; `[step] * n` those of the list.
             lists = [arg for arg in option.args if arg.kind is Kind.SEQUENCE]
@@ -490,9 +491,3 @@ def _from_variables(
         else:
             results.append(DatasetsOf((), False))
     return results
-
-
-def _classes_from_callers(
-    project: Project, param: str, where: FunctionRef, depth: int
-) -> DatasetsOf:
-    return from_callers(project, param, where, depth, classes_of)

@@ -14,6 +14,7 @@ from .data_parallel import Evidence
 from .facts import Kind, Value
 from .known_values import passed_argument
 from .loaders import LoaderCall
+from .memo import per_project
 from .project import Project
 from .refs import CallSite, FunctionRef
 from .runs import callers_up, entry_modules, overridden_in
@@ -38,6 +39,7 @@ def job_of(
         # A rank read with a fallback shows a launcher may start the script that reads
         # it, not the scripts that call it (a helper reading the rank for its logs).
         and (not item.fallback or item.function.path in run)
+        and not _no_group_in(project, item, evidence)
         and not _replaced_in_run_of(project, loader, item)
     ]
     # Name evidence that rests on no configuration file chosen first, then the evidence
@@ -50,6 +52,52 @@ def job_of(
         )
     )
     return next(iter(shared), None)
+
+
+def _no_group_in(project: Project, item: Evidence, evidence: list[Evidence]) -> bool:
+    """Return True if `item` needs a process group (a `DistributedSampler`) that nothing
+    makes: the project makes or joins none anywhere (nor reads a launcher's rank variable,
+    nor imports a framework that makes one), so where its scripts run `item` it raises.
+    Code no project script runs (a library's loader builder) is run by programs that may
+    make one."""
+    if not item.needs_a_group or not project.callers(item.function) or _uses_a_framework(project):
+        return False
+    return all(other.needs_a_group for other in evidence)
+
+
+#: Training frameworks that make a process group for the code they run (an old Lightning
+#: `Trainer(distributed_backend=...)`, detectron2's `launch`, fairseq's `distributed_main`,
+#: dora's `distrib.init()`).
+_FRAMEWORKS = (
+    "pytorch_lightning",
+    "lightning",
+    "accelerate",
+    "deepspeed",
+    "horovod",
+    "detectron2",
+    "mmcv",
+    "mmengine",
+    "fairseq",
+    "transformers",
+    "ignite",
+    "colossalai",
+    "ray",
+    "composer",
+    "catalyst",
+    "dora",
+)
+
+
+@per_project
+def _uses_a_framework(project: Project) -> bool:
+    """Return True if some module of the project imports a training framework."""
+    return any(
+        qualname.partition(".")[0] in _FRAMEWORKS
+        for module in project.modules_mentioning(*_FRAMEWORKS)
+        for _, values in module.bindings
+        for value in values
+        for qualname in value.qualnames
+    )
 
 
 def joins_job(

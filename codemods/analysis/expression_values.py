@@ -114,6 +114,7 @@ class _ValueSummariser(_BindingCollector):
                 Kind.ALTERNATIVES,
                 span,
                 args=tuple(self.value(option, scope, deeper) for option in node.values),
+                name="and" if isinstance(node.op, ast.And) else "or",
             )
         if isinstance(node, ast.NamedExpr):
             return self.value(node.value, scope, deeper)

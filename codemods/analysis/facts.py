@@ -51,7 +51,8 @@ class Kind(enum.Enum):
     DICT = "dict"
     #: A tuple, list or set display: `args`.
     SEQUENCE = "sequence"
-    #: One of several values (`a if c else b`, `a or b`, a name bound more than once): `args`.
+    #: One of several values (`a if c else b`, `a or b`, a name bound more than once): `args`;
+    #: `name` is "and" or "or" for those operations.
     ALTERNATIVES = "alternatives"
     #: `*base` in a call.
     STARRED = "starred"
@@ -350,6 +351,12 @@ class FunctionFacts:
     def is_method(self) -> bool:
         """Return True for a function defined directly in a class body."""
         return self.class_qualname is not None
+
+    @property
+    def shown(self) -> str:
+        """Return the name a message gives it: `WorkerInitObj.__call__` for the `__call__`
+        that calling an object runs, else its own name."""
+        return self.qualname if self.name == "__call__" else self.name
 
 
 @dataclass(frozen=True)

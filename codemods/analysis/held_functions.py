@@ -11,6 +11,7 @@ from .candidates import MAX_RESOLUTION_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .held_datasets import held
 from .memo import per_project
+from .parameter_sources import from_callers
 from .project import Project
 from .refs import ClassRef, FunctionRef
 
@@ -36,6 +37,22 @@ def functions_of(
                     continue
                 for returned in factory.function.returns:
                     yield from functions_of(project, returned, factory, depth + 1)
+        elif option.kind is Kind.PARAM:
+            # `Crops(transform=transforms)` in `def train(transforms)`: what its callers pass.
+            yield from _passed_by_callers(project, option.name, where, depth + 1)
+
+
+def _passed_by_callers(
+    project: Project, param: str, where: FunctionRef, depth: int
+) -> tuple[FunctionRef, ...]:
+    found: list[FunctionRef] = []
+
+    def collect(project: Project, value: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+        found.extend(functions_of(project, value, where, depth))
+        return DatasetsOf((), True)
+
+    from_callers(project, param, where, depth, collect)
+    return tuple(found)
 
 
 @per_project

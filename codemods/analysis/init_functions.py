@@ -21,7 +21,7 @@ from .project import Project
 from .refs import FunctionRef, VariableRef
 from .seed_classification import SeedScope, Source, seed_sources
 from .seeds import Seeding, is_static, mentions, seedings
-from .worker_inits import PARTIAL, bound_methods
+from .worker_inits import PARTIAL, bound_methods, call_method, held_callables
 
 #: Words in a function's name or first parameter that say it is meant as a worker_init_fn.
 _WORKER_WORDS = ("worker",)
@@ -125,7 +125,8 @@ def _resolve(
         elif kind is Kind.NAME:
             yield from _resolve_name(project, option, where, positional, deeper)
         elif kind is Kind.ATTRIBUTE and option.base is not None:
-            for method in bound_methods(project, option, where):
+            methods = bound_methods(project, option, where)
+            for method in methods or held_callables(project, option, where):
                 yield method, positional, not is_static(method), False, option, where
         elif kind is Kind.PARAM:
             yield from _from_callers(project, option.name, where, positional, deeper)
@@ -151,6 +152,10 @@ def _returned(
     project: Project, call: Value, where: FunctionRef, positional: int, depth: int
 ) -> Iterator[_Found]:
     assert call.base is not None
+    called = call_method(project, call.base, where.module)
+    if called is not None:
+        yield called, positional, True, False, call, where
+        return
     factories = [
         target
         for target in project.targets(call.base, where.module)

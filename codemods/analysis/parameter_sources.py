@@ -15,7 +15,7 @@ from .forwarded_arguments import hides_arguments, spreads_own_keywords
 from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import FunctionRef
-from .self_calls import self_callers
+from .self_calls import self_callers, subclasses
 from .spread_arguments import gathered_arguments, positional_argument
 
 
@@ -59,6 +59,11 @@ def _calls_of_function(
         return None if sites is None else (list(sites), 1)
     if owner is not None:
         calls = [(site.call, site.function) for site in project.callers(owner)]
+        # A subclass that inherits this `__init__` runs it when made: `Coco(pipeline=p)`.
+        for subclass in subclasses(project, owner):
+            inherited = project.find_method(subclass, "__init__")
+            if inherited is not None and inherited[1] == where:
+                calls.extend((site.call, site.function) for site in project.callers(subclass))
         # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
         calls.extend(base_init_callers(project, where))
         # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.

@@ -145,6 +145,16 @@ _PASS_THROUGH = frozenset(
         "math.floor",
         "math.ceil",
         "math.trunc",
+        "math.fmod",
+        "math.modf",
+        "numpy.modf",
+        "numpy.mod",
+        "numpy.fmod",
+        "numpy.floor",
+        "numpy.ceil",
+        "numpy.trunc",
+        "numpy.round",
+        "numpy.abs",
     }
 )
 #: Methods whose result depends only on the object they are called on (and arguments).

@@ -144,7 +144,9 @@ def _worker_init_of(loader: LoaderCall, lookup: ArgumentLookup) -> WorkerInit:
         return _made_by_factory(lookup, project, option.base, where)
     if option.kind is Kind.ATTRIBUTE and lookup.presence is Presence.PASSED:
         # `worker_init_fn=dataset.pick_shard`: the method of the class the object is.
-        methods = bound_methods(project, option, loader.function)
+        methods = bound_methods(project, option, loader.function) or held_callables(
+            project, option, loader.function
+        )
         return WorkerInit(lookup, methods[0] if len(methods) == 1 else None)
     return WorkerInit(lookup, project.function_of(option, where))
 
@@ -166,6 +168,13 @@ def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[F
     return tuple(dict.fromkeys(method[1] for method in found if method is not None))
 
 
+def held_callables(project: Project, value: Value, where: FunctionRef) -> tuple[FunctionRef, ...]:
+    """Return the `__call__` methods of the project objects `value` (written in `where`) may
+    be: `worker_init_fn=self.worker_init`, where `__init__` stores a `WorkerInitObj(seed)`."""
+    found = (project.find_method(owner, "__call__") for owner in _owners(project, value, where))
+    return tuple(dict.fromkeys(method[1] for method in found if method is not None))
+
+
 def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
     """Return the project classes the object `holder` (written in `where`) may be."""
     own = project.class_of_function(where)
@@ -184,12 +193,16 @@ def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassR
 def _made_by_factory(
     lookup: ArgumentLookup, project: Project, callee: Value, where: ModuleFacts
 ) -> WorkerInit:
-    """Resolve `worker_init_fn=factory(...)` through what the project function returns.
+    """Resolve `worker_init_fn=factory(...)` through what the project function returns, and
+    `worker_init_fn=WorkerInitObj(seed)` to the `__call__` of the project class.
 
     A factory that returns None on every path passes no worker_init_fn; one that returns a
     single project function (or a `partial` of it) passes that function. Anything else, or a
     callee that is not one project function, stays unknown.
     """
+    called = call_method(project, callee, where)
+    if called is not None:
+        return WorkerInit(lookup, called)
     factories = [t for t in project.targets(callee, where) if isinstance(t, FunctionRef)]
     if len(factories) != 1 or factories[0].function.is_method:
         return WorkerInit(lookup)
@@ -212,3 +225,15 @@ def _made_by_factory(
         return WorkerInit(lookup, factory=factory)
     ((function, via_partial),) = found
     return WorkerInit(lookup, function, via_partial=via_partial, factory=factory)
+
+
+def call_method(project: Project, callee: Value, where: ModuleFacts) -> FunctionRef | None:
+    """Return the `__call__` run by calling an instance that `callee(...)` makes, when
+    `callee` is one project class (NVIDIA's `WorkerInitObj(seed)`, picklable where a closure
+    is not)."""
+    targets = project.targets(callee, where)
+    classes = [target for target in targets if isinstance(target, ClassRef)]
+    if len(classes) != 1 or len(targets) != 1:
+        return None
+    found = project.find_method(classes[0], "__call__")
+    return None if found is None else found[1]

@@ -269,7 +269,7 @@ class EpochInvariantWorkerSeed(Rule):
 
     def _init_subject(self, function: FunctionRef, loader: LoaderCall) -> str:
         facts = function.function
-        name = "a lambda worker_init_fn" if facts.is_lambda else f"worker_init_fn `{facts.name}`"
+        name = "a lambda worker_init_fn" if facts.is_lambda else f"worker_init_fn `{facts.shown}`"
         if function.path != loader.module.path and loader.call.span is not None:
             where = self.location(loader.module.path, loader.call.span.line)
             return f"{name} (of the DataLoader at {where})"

@@ -10,7 +10,8 @@ from ..analysis.candidate_notes import OneOf, candidate_note
 from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.collate_code import collate_draw
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset, with_bases
+from ..analysis.dataset_reach import with_bases
+from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.held_candidates import drawn_by_every_candidate
 from ..analysis.lightning_loaders import seeded_by_lightning
