@@ -42,9 +42,12 @@ def functions_of(
             yield from _passed_by_callers(project, option.name, where, depth + 1)
 
 
+@per_project
 def _passed_by_callers(
     project: Project, param: str, where: FunctionRef, depth: int
 ) -> tuple[FunctionRef, ...]:
+    """Return the project functions the callers of `where` pass as `param`. Kept: every
+    store of a held transform asks again for the same parameter."""
     found: list[FunctionRef] = []
 
     def collect(project: Project, value: Value, where: FunctionRef, depth: int) -> DatasetsOf:

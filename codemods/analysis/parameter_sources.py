@@ -12,6 +12,7 @@ from .base_inits import base_init_callers
 from .candidates import MAX_RESOLUTION_DEPTH, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
 from .forwarded_arguments import hides_arguments, spreads_own_keywords
+from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import FunctionRef
@@ -47,16 +48,18 @@ def from_callers(
     return merge(results)
 
 
+@per_project
 def _calls_of_function(
     project: Project, where: FunctionRef
-) -> tuple[list[tuple[Value, FunctionRef]], int] | None:
+) -> tuple[tuple[tuple[Value, FunctionRef], ...], int] | None:
     """Return the calls that run `where`, each with the function it is written in, and how
-    many parameters before the arguments they bind (1 for a method's `self`)."""
+    many parameters before the arguments they bind (1 for a method's `self`). Kept: each
+    parameter of a constructor asks again."""
     owner = project.class_of_function(where)
     if owner is not None and where.function.name != "__init__":
         # A helper method (`self._loader(self.train_set)`): its callers are its class's code.
         sites = self_callers(project, where)
-        return None if sites is None else (list(sites), 1)
+        return None if sites is None else (tuple(sites), 1)
     if owner is not None:
         calls = [(site.call, site.function) for site in project.callers(owner)]
         # A subclass that inherits this `__init__` runs it when made: `Coco(pipeline=p)`.
@@ -68,9 +71,9 @@ def _calls_of_function(
         calls.extend(base_init_callers(project, where))
         # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.
         calls.extend(looked_up_constructions(project, owner))
-        return (calls, 1) if calls else None
+        return (tuple(calls), 1) if calls else None
     calls = [(site.call, site.function) for site in project.callers(where)]
-    return (calls, 0) if calls else None
+    return (tuple(calls), 0) if calls else None
 
 
 def _from_keyword_callers(
