@@ -34,7 +34,8 @@ class Branch:
     literals: tuple[str, ...] = ()
     #: For an ordering test: the operator read with `subject` on its left ("<", "<=", ">",
     #: ">=") and what `subject` is compared with: a number's repr, or `UNIT_DRAW`. For
-    #: `subject.startswith("train")` (or `endswith`): the method and the literal's repr.
+    #: `subject.startswith("train")` (or `endswith`, or `"train" in subject`): the method
+    #: (`__contains__` for `in`) and the literal's repr.
     order: tuple[str, str] | None = None
     #: The span of the draw a `UNIT_DRAW` test makes: its value decides nothing but the test.
     #: For a test joined to a draw by `and` / `or`: the draw's operand (see `settles`).
@@ -85,12 +86,12 @@ def within(inner: Span, outer: Span) -> bool:
 
 
 def ordered_outcome(order: tuple[str, str], keys: Iterable[str]) -> bool | None:
-    """Return whether `subject <operator> other` (or `subject.startswith(other)`) holds for
-    each literal of `keys` the subject may be, or for none (None: it depends, or a value is
-    not of the type the test needs)."""
+    """Return whether `subject <operator> other` (or `subject.startswith(other)`, or
+    `other in subject`) holds for each literal of `keys` the subject may be, or for none
+    (None: it depends, or a value is not of the type the test needs)."""
     operator, other = order
     values = [literal_of(key) for key in keys]
-    if operator in ("startswith", "endswith"):
+    if operator in _STRING_TESTS:
         affix = literal_of(other)
         texts = [value for value in values if isinstance(value, str)]
         if not texts or len(texts) != len(values) or not isinstance(affix, str):
@@ -113,6 +114,10 @@ def ordered_outcome(order: tuple[str, str], keys: Iterable[str]) -> bool | None:
     results = {compare(number, bound) for number in numbers}
     return results.pop() if len(results) == 1 else None
 
+
+#: The string tests an `order` may name: `subject.startswith(x)`, `.endswith(x)`, and
+#: `x in subject` (`str.__contains__`).
+_STRING_TESTS = frozenset({"startswith", "endswith", "__contains__"})
 
 _COMPARE = {
     "<": operator_module.lt,

@@ -148,9 +148,9 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
     literals: tuple[str, ...] = ()
-    affix = _affix_test(test, value)
+    affix = _affix_test(test, value) or _substring_test(test, value)
     if affix is not None:
-        return replace(affix, negated=negated)
+        return replace(affix, negated=negated != affix.negated)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], _ORDERS):
             ordered = _ordered_test(test, value)
@@ -185,6 +185,23 @@ def _affix_test(test: ast.expr, value: Summarise) -> Branch | None:
     if subject is None:
         return None
     return Branch(subject, False, _NO_BODY, order=(test.func.attr, repr(test.args[0].value)))
+
+
+def _substring_test(test: ast.expr, value: Summarise) -> Branch | None:
+    """Return the branch of `"literal" in subject` (or `not in`), if it is one."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.In | ast.NotIn)
+        and isinstance(test.left, ast.Constant)
+        and isinstance(test.left.value, str)
+    ):
+        return None
+    subject = _branch_subject(value(test.comparators[0]))
+    if subject is None:
+        return None
+    negated = isinstance(test.ops[0], ast.NotIn)
+    return Branch(subject, negated, _NO_BODY, order=("__contains__", repr(test.left.value)))
 
 
 #: The comparison operators of an ordering test, as read with the subject on the left, and

@@ -122,6 +122,8 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
     """
     function, span = evidence.function, evidence.value.span
     sites = project.callers(function)
+    if not sites and never_runs(project, function):
+        return frozenset()
     if span is None or not sites or function.function.class_qualname is not None:
         return entry_modules(project, function, through_objects=False)
     kept = [site for site in sites if not _rules_out(project, site, function, span)]
@@ -131,6 +133,29 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
         {function.path}.union(
             *(entry_modules(project, site.function, through_objects=False) for site in kept)
         )
+    )
+
+
+def never_runs(project: Project, function: FunctionRef) -> bool:
+    """Return True for a function of a script that nothing runs: a plain module-level
+    function that no code calls, passes or stores, in a module whose own code calls its
+    functions (`if __name__ == "__main__": main()`, leaving an `init_dist` unused). A
+    library's function may be run by name from outside (a console script): not this."""
+    facts = function.function
+    if (
+        "." in facts.qualname
+        or facts.qualname == "<module>"
+        or facts.decorators
+        or callers_up(project, function) != (function,)
+        or project.is_referenced(function)
+    ):
+        return False
+    module_code = function.module.function("<module>")
+    return module_code is not None and any(
+        isinstance(target, FunctionRef) and target.path == function.path
+        for call in module_code.calls
+        if call.base is not None
+        for target in project.targets(call.base, function.module)
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .closed_bindings import returned_for_call
 from .facts import Kind, Value
 from .package_versions import LibraryVersion
 from .pipeline_libraries import ALBUMENTATIONS, pipeline_library
@@ -66,16 +67,26 @@ def applies_any(
     names: frozenset[str],
     *,
     imgaug_wrappers: bool = False,
+    depth: int = 0,
 ) -> str:
     """Return the first of the albumentations transforms `names` (and of its imgaug wrappers,
     if `imgaug_wrappers`) that the transform or pipeline `call` (in `where`) applies, through
     the containers it nests; "" if none.
 
-    Steps that cannot be seen (a list built elsewhere) are not known to be any of them. A
-    project subclass counts as its library base.
+    Steps that cannot be seen (a list loaded from a file) are not known to be any of them. A
+    project subclass counts as its library base, and a step or list a project function
+    returns (`crop(size)`, `[crop] + augmentations(name)`) is what it may return.
     """
     if not (names or imgaug_wrappers) or call.kind is not Kind.CALL or call.base is None:
         return ""
+    if depth < _MAX_DEPTH:
+        for returned, function in _returned_by(project, call, where):
+            for step in returned.alternatives():
+                found = applies_any(
+                    project, step, function, names, imgaug_wrappers=imgaug_wrappers, depth=depth + 1
+                )
+                if found:
+                    return found
     for qualname in sorted(_library_classes(project, call.base, where)):
         last = qualname.rpartition(".")[2]
         if imgaug_wrappers and last.startswith(IMGAUG_WRAPPERS):
@@ -84,16 +95,64 @@ def applies_any(
             return last  # Downscale's default range is one value: its draw changes nothing
         if last not in _CONTAINERS:
             continue
-        steps = call.keyword("transforms") or (call.args[0] if call.args else None)
-        for option, written_in in _lists(project, steps, where):
-            for item in option.args:
-                for step in item.alternatives():
-                    found = applies_any(
-                        project, step, written_in, names, imgaug_wrappers=imgaug_wrappers
-                    )
-                    if found:
-                        return found
+        for item, written_in in _steps(project, call, last, where, depth):
+            for step in item.alternatives():
+                found = applies_any(
+                    project,
+                    step,
+                    written_in,
+                    names,
+                    imgaug_wrappers=imgaug_wrappers,
+                    depth=depth + 1,
+                )
+                if found:
+                    return found
     return ""
+
+
+def _steps(
+    project: Project, call: Value, container: str, where: FunctionRef, depth: int
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield the transforms the container `call` (of class `container`) is given, with the
+    function each is written in: a list's items, and `OneOrOther(first, second)`'s two."""
+    if container == "OneOrOther" and call.keyword("transforms") is None:
+        given = [*call.args[:2], *(value for key, value in call.keywords if key in _ONE_OR_OTHER)]
+        yield from ((step, where) for step in given)
+        return
+    steps = call.keyword("transforms") or (call.args[0] if call.args else None)
+    yield from _items(project, steps, where, depth)
+
+
+_ONE_OR_OTHER = ("first", "second")
+
+
+def _items(
+    project: Project, steps: Value | None, where: FunctionRef, depth: int
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield the items of the lists `steps` may be, those of a list unpacked into it
+    (`[*augmentations, normalize]`) included, with the function each is written in."""
+    for option, written_in in _lists(project, steps, where, depth=depth):
+        for item in option.args:
+            if item.kind is Kind.STARRED and depth < _MAX_DEPTH:
+                yield from _items(project, item.base, written_in, depth + 1)
+            else:
+                yield item, written_in
+
+
+#: How many project functions and nested containers a pipeline is followed through.
+_MAX_DEPTH = 6
+
+
+def _returned_by(
+    project: Project, call: Value, where: FunctionRef
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield what the project function `call` calls may return there, with the function."""
+    assert call.base is not None
+    for target in project.targets(call.base, where.module):
+        if isinstance(target, FunctionRef):
+            plain = project.class_of_function(target) is None
+            returned = returned_for_call(call, where, target) if plain else target.function.returns
+            yield from ((value, target) for value in returned)
 
 
 def _given_scales(call: Value) -> bool:
@@ -101,13 +160,24 @@ def _given_scales(call: Value) -> bool:
 
 
 def _lists(
-    project: Project, steps: Value | None, where: FunctionRef, seen: frozenset[str] = frozenset()
+    project: Project,
+    steps: Value | None,
+    where: FunctionRef,
+    seen: frozenset[str] = frozenset(),
+    depth: int = 0,
 ) -> Iterator[tuple[Value, FunctionRef]]:
     """Yield the list displays `steps` may be, with the function each is written in: `steps`
-    itself, or the lists the methods of `where`'s class store in `self.<name>`."""
+    itself, the operands of a `+`, what a project function called returns, or the lists the
+    methods of `where`'s class store in `self.<name>`."""
     for option in () if steps is None else steps.alternatives():
         if option.kind is Kind.SEQUENCE:
             yield option, where
+        elif option.kind is Kind.BINOP and option.name == "+":
+            for operand in option.args:
+                yield from _lists(project, operand, where, seen, depth)
+        elif option.kind is Kind.CALL and option.base is not None and depth < _MAX_DEPTH:
+            for returned, function in _returned_by(project, option, where):
+                yield from _lists(project, returned, function, seen, depth + 1)
         elif option.kind is Kind.ATTRIBUTE and option.base and option.base.kind is Kind.SELF:
             target = f"self.{option.name}"
             if target not in seen:  # `self.a = self.b` and `self.b = self.a` end here

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from ..types import Span
 from .branch_feasibility import bound_values
+from .closed_bindings import returned_for_call
 from .facts import Kind, Value, literal_key, number_literal
 from .memo import per_project
 from .package_versions import LibraryVersion, detect_library
@@ -38,6 +39,9 @@ DETERMINISTIC_TRANSFORMS = frozenset(
         "Sequential",
     }
 )
+
+#: How many project functions a step is followed through (`center_crop(size)`).
+_MAX_FACTORY_DEPTH = 3
 
 #: albumentations transforms whose only draw is whether to apply them: with `p=1` they give
 #: every image the same treatment.
@@ -110,6 +114,8 @@ def builds_random_pipeline(
     call: Value,
     where: FunctionRef,
     taken: Callable[[Span], bool] | None = None,
+    *,
+    depth: int = 0,
 ) -> bool:
     """Return False for a call that builds only deterministic transforms.
 
@@ -131,6 +137,24 @@ def builds_random_pipeline(
         return any(
             _class_draws(project, ref) or _derives_from_container(project, ref)
             for ref in project_classes
+        )
+    factories = [
+        target
+        for target in project.targets(call.base, where.module)
+        if isinstance(target, FunctionRef) and project.class_of_function(target) is None
+    ]
+    if factories and depth < _MAX_FACTORY_DEPTH:
+        # A step a project function makes (`center_crop(size)`): what it may return there.
+        returned = [
+            (option, factory)
+            for factory in factories
+            for value in returned_for_call(call, where, factory)
+            for option in value.alternatives()
+        ]
+        return not returned or any(
+            option.kind is not Kind.CALL
+            or builds_random_pipeline(project, option, factory, depth=depth + 1)
+            for option, factory in returned
         )
     names = project.qualnames(call.base, where.module)
     if not names:
@@ -167,7 +191,8 @@ def builds_random_pipeline(
     # A step bound in several branches (`crop = A.RandomCrop(...)` or `A.Resize(...)`) draws
     # if any of its values does.
     return any(
-        option.kind is not Kind.CALL or builds_random_pipeline(project, option, where, taken)
+        option.kind is not Kind.CALL
+        or builds_random_pipeline(project, option, where, taken, depth=depth)
         for steps in lists
         for item in steps.args
         for option in item.alternatives()

@@ -310,6 +310,16 @@ class _Classifier:
             return frozenset({Source.UNKNOWN})
         rank = {Source.RANK} if is_rank_name(value.name) else set()
         if base.kind is Kind.SELF:
+            target = f"self.{value.name}"
+            stored = [
+                assignment.value
+                for assignment in scope.function.function.assignments
+                if assignment.target == target
+            ]
+            if stored:
+                # Stored by the function that reads it (`self.seed = cfg.seed + self.rank`
+                # in the `__init__` that then seeds from `self.seed`): what it stores.
+                return self._union(stored, scope, depth) | rank
             if self._changes_after_init(scope.self_class, value.name):
                 return frozenset({Source.UNKNOWN})
             return frozenset({Source.RUN_VALUE, *rank})
@@ -318,7 +328,8 @@ class _Classifier:
             return self.sources(base, scope, depth) | rank
         inner = self.sources(base, scope, depth)
         if Source.UNKNOWN in inner or Source.WORKER_ID in inner:
-            return frozenset({Source.UNKNOWN})
+            # `self.args.local_rank` of an object not known: still the rank, by its name.
+            return frozenset({Source.UNKNOWN, *rank})
         # `args.seed`, `cfg.data.seed`: an attribute of a fixed object is fixed too.
         return frozenset({Source.RUN_VALUE, *rank})
 

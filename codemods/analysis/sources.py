@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,6 +314,10 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         return aliases or {".".join(relative)}
     if relative:
         aliases.add(".".join(relative))
+        if root.name.isidentifier() and not _library_name(root.name):
+            # A repository imported under its own folder's name, its parent on `sys.path`
+            # (`import MambaCD.changedetection.datasets.imutils` in the `MambaCD` clone).
+            aliases.add(".".join([root.name, *relative]))
         if relative[0] == "src" and len(relative) > 1:
             aliases.add(".".join(relative[1:]))
         # A script imports modules relative to its own directory, which may sit anywhere
@@ -323,3 +328,9 @@ def module_aliases(path: Path, root: Path, packages: set[str]) -> set[str]:
         outside = len(relative) - len(package) - 1  # the folders above the package
         aliases.update(".".join(relative[start:]) for start in range(1, outside + 1))
     return aliases
+
+
+def _library_name(name: str) -> bool:
+    """Return True if `name` is a standard-library module or a library the rules are about:
+    a project folder so named (a clone of torch) does not stand for it."""
+    return name in sys.stdlib_module_names or name in INSTALLED_LIBRARIES
