@@ -97,6 +97,8 @@ def test_target_from_option_names_the_source_in_errors() -> None:
         pytest.param("torch<=1.8.1\n", ((1, 8, 1), False), id="inclusive upper bound is kept"),
         pytest.param("torch<2,<=1.8.1\n", ((1, 8, 1), False), id="tightest upper bound"),
         pytest.param("torch<1.9,<=1.9\n", ((1, 9), True), id="exclusive bound is tighter"),
+        pytest.param("torch=>1.5.0\n", ((1, 5, 0), False), id="misspelt minimum"),
+        pytest.param("torch=<1.8.1\n", ((1, 8, 1), False), id="misspelt inclusive upper bound"),
         pytest.param("torch!=1.8.0\n", None, id="exclusion alone does not constrain"),
         pytest.param("torch!=1.8.0,>=1.7\n", ((1, 7), False), id="exclusion is ignored"),
         pytest.param("torch\n", None, id="bare torch does not constrain"),
