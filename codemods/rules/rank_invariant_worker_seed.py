@@ -414,10 +414,10 @@ class RankInvariantWorkerSeed(Rule):
         elif reseeded:
             init = worker_init(loader).function
             assert init is not None
-            left = [name for name in self._worker_rngs() if name not in reseeded]
+            alike = [name for name in self._worker_rngs() if name not in reseeded]
             outcome = (
                 f"its worker_init_fn `{init.function.name}` tells ranks apart only for "
-                f"{_rng_names(reseeded)}: the seeds of {_rng_names(left)} in worker k of this "
+                f"{_rng_names(reseeded)}: the seeds of {_rng_names(alike)} in worker k of this "
                 "DataLoader are the same on every rank"
             ) + (
                 f", and it draws from them ({self._draws(randomness)})"
