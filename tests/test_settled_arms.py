@@ -13,7 +13,9 @@ from codemods.analysis.statement_order import settled_arms
 def _dead_lines(source: str) -> set[int]:
     tree = ast.parse(textwrap.dedent(source))
     dead = settled_arms(tree.body)
-    return {node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt) and id(node) in dead}
+    return {
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt) and id(node) in dead
+    }
 
 
 @pytest.mark.parametrize(
@@ -39,7 +41,7 @@ def test_tests_of_a_stored_literal(test: str, dead: set[int]) -> None:
 @pytest.mark.parametrize(
     "between",
     [
-        pytest.param('opt.kind = input()', id="stored again"),
+        pytest.param("opt.kind = input()", id="stored again"),
         pytest.param("configure(opt)", id="handed to a function"),
         pytest.param("opt.update(kind='grid')", id="a method of it called"),
         pytest.param("setup()", id="a function that may rebind globals"),
