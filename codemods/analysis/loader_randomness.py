@@ -18,13 +18,13 @@ from .ranks import _is_false
 from .refs import ClassRef
 
 #: Global-RNG draws in per-item code that come out the same on every rank.
+PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
 #: The per-item draws from each global RNG torch seeds in a worker, by the RNG's name.
 DRAWS_BY_RNG = {
     "torch": catalog.TORCH_DRAWS,
     "random": catalog.PYTHON_RANDOM_DRAWS,
     "numpy": NUMPY_GLOBAL_DRAWS,
 }
-PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
 _SHUFFLING_SAMPLERS = frozenset(
     {
         "torch.utils.data.DistributedSampler",

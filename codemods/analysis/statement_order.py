@@ -1,6 +1,7 @@
 """Which code runs only after a statement has run: the rest of its block, and past an `if`
 whose arm holds it, the code after that `if` when the arm is the one always taken; and
-which code never runs: what follows a `return`, `raise`, `break` or `continue` in its block."""
+which code never runs: what follows a `return`, `raise`, `break` or `continue` in its block,
+and the `if` arm an earlier literal store of the block rules out."""
 
 from __future__ import annotations
 
@@ -165,7 +166,7 @@ def _test_outcome(test: ast.expr, known: dict[str, object]) -> bool | None:
         return (value == literals[0]) == isinstance(op, ast.Eq)
     if isinstance(op, ast.In | ast.NotIn) and not isinstance(right, ast.Constant):
         return (value in literals) == isinstance(op, ast.In)
-    if isinstance(op, ast.Is | ast.IsNot) and literals[0] in (None, True, False):
+    if isinstance(op, ast.Is | ast.IsNot) and any(literals[0] is v for v in (None, True, False)):
         return (value is literals[0]) == isinstance(op, ast.Is)
     return None
 

@@ -265,8 +265,8 @@ class RankInvariantWorkerSeed(Rule):
                 is RankDependence.SAME
                 and not mentions_worker_seeding(project)
             )
-            left = self._left_alike(loader) if rank is RankDependence.PER_RANK else None
-            if rank is not RankDependence.SAME and not unseen and left is None:
+            partly = self._partly_reseeded(loader) if rank is RankDependence.PER_RANK else None
+            if rank is not RankDependence.SAME and not unseen and partly is None:
                 continue
             if built_on_rank_zero_only(project, loader):
                 continue  # no other rank has workers that could repeat its draws
@@ -301,22 +301,24 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            if left is not None:
-                self._report(loader, seeded_by, left[0], reseeded=left[1])
+            if partly is not None:
+                self._report(loader, seeded_by, partly[0], reseeded=partly[1])
             else:
                 self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
 
-    def _left_alike(self, loader: LoaderCall) -> tuple[LoaderRandomness, frozenset[str]] | None:
+    def _partly_reseeded(
+        self, loader: LoaderCall
+    ) -> tuple[LoaderRandomness, frozenset[str]] | None:
         """For a worker_init_fn that reseeds only some RNGs per rank: a per-item draw of the
         loader from another RNG torch seeds in its workers (alike on every rank), and the RNGs
         it reseeds."""
         reseeded = rngs_reseeded_per_rank(self.project, loader)
         if reseeded is None:
             return None
-        left = [DRAWS_BY_RNG[name] for name in self._worker_rngs() if name not in reseeded]
-        if not left:
+        alike = [DRAWS_BY_RNG[name] for name in self._worker_rngs() if name not in reseeded]
+        if not alike:
             return None
-        randomness = loader_randomness(self.project, loader, frozenset().union(*left))
+        randomness = loader_randomness(self.project, loader, frozenset().union(*alike))
         # Per-item code that draws only from what the function reseeds repeats nothing.
         seen = randomness.draw is not None or randomness.opaque
         return (randomness, reseeded) if seen else None
