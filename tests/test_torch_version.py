@@ -332,9 +332,9 @@ REQUIREMENTS_CASES = [
         id="requirements folder",
     ),
     pytest.param(
-        {"requirement.txt": "numpy\npytorch==1.2.0\n"},
-        TorchTarget((1, 2, 0), source="requirement.txt"),
-        id="singular requirement.txt",
+        {"requirement.txt": "torch==1.2.0\n", "requirement_voxel.txt": "torch==1.4.0\n"},
+        None,
+        id="files not named requirements are not read",
     ),
     pytest.param(
         {"requirements-dev.txt": "torch>=1.7\n"},

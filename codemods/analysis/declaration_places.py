@@ -121,7 +121,7 @@ def _declaration_files(directory: Path, entries: list[os.DirEntry[str]]) -> list
 
 
 _DECLARATION_PATTERNS = (
-    "requirement*.txt",
+    "requirements*.txt",
     "env*.yml",
     "env*.yaml",
     "conda*.yml",
