@@ -132,3 +132,30 @@ def test_fixed_ranks_differ_with_spawned_workers(program: Pair) -> None:
     assert {draw.value for draw in draws[0]}.isdisjoint(draw.value for draw in draws[1])
     for rank_draws in draws.values():
         assert duplicated_across_workers(rank_draws) == 0
+
+
+# --- a worker_init_fn of the project that tells ranks apart for NumPy only ---
+
+
+@pytest.fixture(scope="module")
+def numpy_only_program(tmp_path_factory: pytest.TempPathFactory) -> Pair:
+    directory: Path = tmp_path_factory.mktemp("ws104_numpy_only")
+    settings = Settings(jobs=1, select=("WS104",))
+    return fix_and_import("ws104_numpy_reseeded_per_rank", directory, settings)
+
+
+def test_numpy_only_reseed_leaves_ranks_drawing_alike(numpy_only_program: Pair) -> None:
+    draws = run_job(numpy_only_program.before, seed=0)
+    assert len(draws[0]) == len(draws[1]) == 2 * 2 * 4 * EPOCHS
+    assert values(draws[0]) == values(draws[1])
+
+
+def test_fixed_worker_init_tells_ranks_apart_for_every_rng(numpy_only_program: Pair) -> None:
+    source = numpy_only_program.fixed_source
+    assert "def seed_numpy_per_rank(worker_id):\n    seed_worker_per_rank(worker_id)\n" in source
+    first, second = run_job(numpy_only_program.after, seed=0), run_job(numpy_only_program.after)
+    assert {draw.value for draw in first[0]}.isdisjoint(draw.value for draw in first[1])
+    for rank_draws in first.values():
+        assert duplicated_across_workers(rank_draws) == 0
+        assert repeated_across_epochs(rank_draws) == 0
+    assert values(first[0]) == values(second[0])

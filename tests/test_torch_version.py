@@ -97,6 +97,8 @@ def test_target_from_option_names_the_source_in_errors() -> None:
         pytest.param("torch<=1.8.1\n", ((1, 8, 1), False), id="inclusive upper bound is kept"),
         pytest.param("torch<2,<=1.8.1\n", ((1, 8, 1), False), id="tightest upper bound"),
         pytest.param("torch<1.9,<=1.9\n", ((1, 9), True), id="exclusive bound is tighter"),
+        pytest.param("torch=>1.5.0\n", ((1, 5, 0), False), id="misspelt minimum"),
+        pytest.param("torch=<1.8.1\n", ((1, 8, 1), False), id="misspelt inclusive upper bound"),
         pytest.param("torch!=1.8.0\n", None, id="exclusion alone does not constrain"),
         pytest.param("torch!=1.8.0,>=1.7\n", ((1, 7), False), id="exclusion is ignored"),
         pytest.param("torch\n", None, id="bare torch does not constrain"),
@@ -135,7 +137,9 @@ def test_target_from_option_names_the_source_in_errors() -> None:
             None,
             id="torchvision and other torch packages are not torch",
         ),
-        pytest.param("pytorch==1.0\n", None, id="pytorch is only a conda name"),
+        pytest.param(
+            "pytorch==1.2.0\n", ((1, 2, 0), False), id="pytorch, conda's name, in a pip file"
+        ),
         pytest.param(
             "-e .\n--index-url https://example.com\ntorch==1.8\n",
             ((1, 8), False),
@@ -328,6 +332,11 @@ REQUIREMENTS_CASES = [
         id="requirements folder",
     ),
     pytest.param(
+        {"requirement.txt": "torch==1.2.0\n", "requirement_voxel.txt": "torch==1.4.0\n"},
+        None,
+        id="files not named requirements are not read",
+    ),
+    pytest.param(
         {"requirements-dev.txt": "torch>=1.7\n"},
         TorchTarget((1, 7), source="requirements-dev.txt"),
         id="requirements with a suffix",
@@ -458,11 +467,11 @@ ENVIRONMENT_CASES = [
     ),
     pytest.param(
         {
-            "environment.yml": "dependencies:\n  - pip:\n    - pytorch==1.0\n"
+            "environment.yml": "dependencies:\n  - pip:\n    - pytorch-lightning==1.0\n"
             "    - torchvision==0.9\n  - pytorch=1.8\n"
         },
         TorchTarget((1, 8), source="environment.yml"),
-        id="conda pip list uses pip names and ends with its indentation",
+        id="conda pip list ends with its indentation",
     ),
     pytest.param(
         {

@@ -136,6 +136,7 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
     )
 
 
+@per_project
 def never_runs(project: Project, function: FunctionRef) -> bool:
     """Return True for a function of a script that nothing runs: a plain module-level
     function that no code calls, passes or stores, in a module whose own code calls its

@@ -42,7 +42,14 @@ from .facts import (
 )
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
-from .statement_order import caught_body, reachable, statement_reaches, unreachable
+from .statement_order import (
+    caught_body,
+    nested_blocks,
+    reachable,
+    settled_arms,
+    statement_reaches,
+    unreachable,
+)
 
 
 def module_name_for(path: Path, root: Path) -> str:
@@ -164,6 +171,7 @@ class _Extractor(_ExpressionVisitor):
             # A module's own top level is read whole: a top-level `raise` (or `sys.exit()`)
             # stopping a file at import is rare, and must not silence the whole file.
             body = reachable(body)
+        self._never_run |= settled_arms(body)
         for index, statement in enumerate(body):
             if (
                 isinstance(statement, ast.If)
@@ -197,11 +205,17 @@ class _Extractor(_ExpressionVisitor):
             builder.conditions += 1
             builder.if_conditions += isinstance(node, ast.If)
         dead = unreachable(node)
+        for block in nested_blocks(node):
+            self._never_run |= settled_arms(block)
         caught = caught_body(node) if builder is not None else frozenset()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
-            elif isinstance(child, ast.stmt) and id(child) not in dead:
+            elif (
+                isinstance(child, ast.stmt)
+                and id(child) not in dead
+                and id(child) not in self._never_run
+            ):
                 if builder is not None and id(child) in caught:
                     builder.caught += 1
                 self._visit_statement(child, scope)

@@ -19,6 +19,12 @@ from .refs import ClassRef
 
 #: Global-RNG draws in per-item code that come out the same on every rank.
 PER_ITEM_DRAWS = NUMPY_GLOBAL_DRAWS | catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS
+#: The per-item draws from each global RNG torch seeds in a worker, by the RNG's name.
+DRAWS_BY_RNG = {
+    "torch": catalog.TORCH_DRAWS,
+    "random": catalog.PYTHON_RANDOM_DRAWS,
+    "numpy": NUMPY_GLOBAL_DRAWS,
+}
 _SHUFFLING_SAMPLERS = frozenset(
     {
         "torch.utils.data.DistributedSampler",
@@ -51,8 +57,11 @@ class LoaderRandomness:
         return self.draw is not None or (self.shuffles and self.opaque)
 
 
-def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
-    """Return what shows that `loader` hands out random items."""
+def loader_randomness(
+    project: Project, loader: LoaderCall, draws: frozenset[str] = PER_ITEM_DRAWS
+) -> LoaderRandomness:
+    """Return what shows that `loader` hands out random items (`draws`: the global-RNG
+    functions that count as a draw)."""
     datasets = datasets_of_loader(project, loader)
     draw, applied = None, ""
     # A third-party dataset applying project transforms runs code of its own as well.
@@ -68,7 +77,7 @@ def loader_randomness(project: Project, loader: LoaderCall) -> LoaderRandomness:
             or _inherits_per_item_code(project, ref)
             or any(_calls_unseen_code(project, reached) for reached in code)
         )
-        found = next(calls_to(project, code, PER_ITEM_DRAWS), None)
+        found = next(calls_to(project, code, draws), None)
         if found is not None:
             draw, applied = found, applied_note([datasets], ref)
             break

@@ -26,6 +26,7 @@ from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
+from .per_item import Reached, callees
 from .project import Project
 from .rank_reads import first_parameter, reads_rank
 from .refs import FunctionRef, VariableRef
@@ -382,6 +383,41 @@ def _init_rank_source(
     if reads_rank(project, init.function) or _seeds_from_entropy(project, init.function):
         return RankDependence.PER_RANK
     return RankDependence.SAME
+
+
+#: The global RNGs torch seeds in each worker from the worker's seed, as `seedings` names them.
+WORKER_SEEDED_RNGS = ("torch", "random", "numpy")
+
+
+def rngs_reseeded_per_rank(project: Project, loader: LoaderCall) -> frozenset[str] | None:
+    """Return the global RNGs the loader's one project worker_init_fn reseeds itself, when
+    it tells ranks apart by reading the rank or the clock; None when that is not all it is.
+
+    Such a function makes only those RNGs differ across ranks: `np.random.seed(worker_id +
+    time_ms)` leaves torch and `random` on torch's worker seeds, alike on every rank.
+    """
+    choices = worker_init_choices(loader)
+    if len(choices) != 1:
+        return None
+    init = choices[0]
+    function = init.function
+    if function is None or init.via_partial or init.factory is not None:
+        return None
+    if _init_rank_source(project, loader, init, False) is not RankDependence.PER_RANK:
+        return None
+    found = seedings(project, function)
+    helpers = {seeding.library for seeding in found if seeding.kind is SinkKind.PROJECT_FUNCTION}
+    own = Reached(function, None, (function.qualname,))
+    if any(callee.function.function.name not in helpers for callee in callees(project, own)):
+        return None  # a project function it calls may reseed more than is seen here
+    reseeded = {
+        library.removesuffix(".cuda")
+        for seeding in found
+        if seeding.kind in (SinkKind.GLOBAL, SinkKind.PROJECT_FUNCTION)
+        for library in (seeding.seeds or (seeding.library,))
+    }
+    # A function that reseeds no global RNG tells ranks apart some other way.
+    return frozenset(reseeded) if reseeded else None
 
 
 @per_project

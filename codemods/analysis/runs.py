@@ -76,6 +76,7 @@ def _callers(
         # that hold a function reads every module that mentions its name (`main`, `train`).
         yield from _table_callers(project, function)
         yield from _callers_of_returned(project, function)
+        yield from _registry_callers(project, function)
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
         if through_objects:
@@ -94,6 +95,49 @@ def _table_callers(project: Project, function: FunctionRef) -> Iterator[Function
         for caller in project.functions_mentioning(table.name):
             if any(_calls_entry_of(project, caller, call, table) for call in caller.function.calls):
                 yield caller
+
+
+#: The methods of a registry object whose call, as a decorator, registers the function.
+_REGISTERING = ("register", "register_module")
+
+
+def _registry_callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:
+    """Yield the functions that call an entry looked up in a registry holding `function`:
+    `@LOADERS.register("am@kaldi")` on it, then `LOADERS[fmt](**conf)` (or
+    `LOADERS.get(fmt)(...)`) elsewhere. Which entry runs is chosen at run time: each is a
+    candidate, in the caller's run."""
+    registries = {
+        qualname.rpartition(".")[0]
+        for decorator in function.function.decorators
+        if decorator.kind is Kind.CALL and decorator.base is not None
+        for qualname in _names(project, decorator.base, function.module)
+        if qualname.rpartition(".")[2] in _REGISTERING
+    }
+    for registry in sorted(registries):
+        for caller in project.functions_mentioning(registry.rpartition(".")[2]):
+            calls = caller.function.calls
+            if any(_looks_up(project, caller, call, registry) for call in calls):
+                yield caller
+
+
+def _looks_up(project: Project, caller: FunctionRef, call: Value, registry: str) -> bool:
+    """Return True if `call` calls what `registry[key]` or `registry.get(key)` gives."""
+    for callee in call.base.alternatives() if call.base is not None else ():
+        holder = None
+        if callee.kind is Kind.SUBSCRIPT:
+            holder = callee.base
+        elif callee.kind is Kind.CALL and callee.base is not None:
+            getter = callee.base
+            holder = getter.base if getter.kind is Kind.ATTRIBUTE and getter.name == "get" else None
+        if holder is not None and registry in _names(project, holder, caller.module):
+            return True
+    return False
+
+
+def _names(project: Project, value: Value, near: ModuleFacts) -> frozenset[str]:
+    """Return the qualified names a dotted name denotes, also those of project objects
+    (`ApsRegisters.loader`, a class attribute of the project) that hold no function."""
+    return frozenset(value.qualnames) | project.qualnames(value, near)
 
 
 def _callers_of_returned(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:

@@ -154,6 +154,9 @@ class _BindingCollector:
         self._comprehension_names: list[set[str]] = []
         #: Guard clauses (by node id): the statements after them, their implicit `else`.
         self._fallthrough: dict[int, Span | None] = {}
+        #: The statements of `if` arms that an earlier literal store rules out (see
+        #: `statement_order.settled_arms`): never summarised, like code after a `return`.
+        self._never_run: set[int] = set()
         #: The tests of `if` statements (by node id), whose `and` / `or` operands the
         #: statement's own branches already record.
         self._statement_tests: set[int] = set()

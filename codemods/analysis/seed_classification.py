@@ -212,7 +212,8 @@ class _Classifier:
         if kind is Kind.SUBSCRIPT and value.base is not None:
             if self._is_environment(value.base, scope):
                 return self._environment_key(value.args[0] if value.args else None)
-            return self._union([value.base, *value.args], scope, deeper)
+            holder = self._holder(value.base, scope, deeper)
+            return holder | self._union(list(value.args), scope, deeper)
         if kind in (Kind.BINOP, Kind.ALTERNATIVES, Kind.SEQUENCE):
             return self._union(list(value.args), scope, deeper)
         if kind in (Kind.UNKNOWN, Kind.RECURSIVE) and value.name and is_rank_name(value.name):
@@ -310,27 +311,43 @@ class _Classifier:
             return frozenset({Source.UNKNOWN})
         rank = {Source.RANK} if is_rank_name(value.name) else set()
         if base.kind is Kind.SELF:
-            target = f"self.{value.name}"
-            stored = [
-                assignment.value
-                for assignment in scope.function.function.assignments
-                if assignment.target == target
-            ]
+            stored = self._stored(value.name, scope)
             if stored:
-                # Stored by the function that reads it (`self.seed = cfg.seed + self.rank`
-                # in the `__init__` that then seeds from `self.seed`): what it stores.
+                # Stored by the function that reads it (`self.seed = cfg.seed + self.rank` in
+                # the `__init__` that then seeds from `self.seed`): what it stores.
                 return self._union(stored, scope, depth) | rank
-            if self._changes_after_init(scope.self_class, value.name):
-                return frozenset({Source.UNKNOWN})
-            return frozenset({Source.RUN_VALUE, *rank})
+            return self._self_attribute(value.name, scope) | rank
         if base.kind is Kind.CALL:
             # `uuid.uuid4().int`, `datetime.now().microsecond`: what the call depends on.
             return self.sources(base, scope, depth) | rank
-        inner = self.sources(base, scope, depth)
+        inner = self._holder(base, scope, depth)
         if Source.UNKNOWN in inner or Source.WORKER_ID in inner:
             # `self.args.local_rank` of an object not known: still the rank, by its name.
             return frozenset({Source.UNKNOWN, *rank})
         # `args.seed`, `cfg.data.seed`: an attribute of a fixed object is fixed too.
+        return frozenset({Source.RUN_VALUE, *rank})
+
+    def _holder(self, value: Value, scope: SeedScope, depth: int) -> frozenset[Source]:
+        """Classify an object a setting is read from (`self.config` of `self.config.seed`
+        or `self.config["seed"]`): one the instance holds is a setting of that object, even
+        when this function stored it from a parameter (`self.config = config`)."""
+        base = value.base
+        if value.kind is Kind.ATTRIBUTE and base is not None and base.kind is Kind.SELF:
+            return self._self_attribute(value.name, scope)
+        return self.sources(value, scope, depth)
+
+    @staticmethod
+    def _stored(name: str, scope: SeedScope) -> list[Value]:
+        """Return the values the scope's function stores as `self.<name>`."""
+        target = f"self.{name}"
+        assignments = scope.function.function.assignments
+        return [assignment.value for assignment in assignments if assignment.target == target]
+
+    def _self_attribute(self, name: str, scope: SeedScope) -> frozenset[Source]:
+        """Classify `self.<name>` as an attribute of the instance, set once or not."""
+        rank = {Source.RANK} if is_rank_name(name) else set()
+        if self._changes_after_init(scope.self_class, name):
+            return frozenset({Source.UNKNOWN})
         return frozenset({Source.RUN_VALUE, *rank})
 
     def _call(self, call: Value, scope: SeedScope, depth: int) -> frozenset[Source]:

@@ -1,6 +1,7 @@
 """Which code runs only after a statement has run: the rest of its block, and past an `if`
 whose arm holds it, the code after that `if` when the arm is the one always taken; and
-which code never runs: what follows a `return`, `raise`, `break` or `continue` in its block."""
+which code never runs: what follows a `return`, `raise`, `break` or `continue` in its block,
+and the `if` arm an earlier literal store of the block rules out."""
 
 from __future__ import annotations
 
@@ -76,6 +77,124 @@ def unreachable(statement: ast.stmt) -> set[int]:
     return {
         id(dead) for block in nested_blocks(statement) for dead in block[len(reachable(block)) :]
     }
+
+
+def settled_arms(block: list[ast.stmt]) -> set[int]:
+    """Return the ids of the statements of `if` arms in `block` that never run because an
+    earlier statement of the block sets what the `if` tests to a literal.
+
+    `opt = parser.parse_args()`, `opt.dataset_type = "splat"`, then `if opt.dataset_type ==
+    "splat": ... else: ...`: the `else` arm never runs. A later statement that may change
+    the value (stores it, hands the object on, calls a method of it, or calls a function by
+    bare name, which may rebind a global) makes the value unknown again.
+    """
+    settled: set[int] = set()
+    known: dict[str, object] = {}
+    for statement in block:
+        if isinstance(statement, ast.If) and known:
+            taken = _test_outcome(statement.test, known)
+            if taken is not None:
+                settled.update(id(dead) for dead in (statement.orelse if taken else statement.body))
+        if known:
+            _forget_changed(statement, known)
+        stored = _literal_store(statement)
+        if stored is not None:
+            known[stored[0]] = stored[1]
+    return settled
+
+
+#: Functions called by bare name that change no variable of their caller.
+_INERT_BUILTINS = frozenset(
+    {
+        *("print", "len", "int", "float", "str", "bool", "round", "abs", "min", "max", "sum"),
+        *("range", "enumerate", "zip", "sorted", "list", "tuple", "dict", "set", "isinstance"),
+    }
+)
+
+
+def _key(expression: ast.expr) -> str | None:
+    """Return `name` or `name.attribute` for an expression of that form."""
+    if isinstance(expression, ast.Name):
+        return expression.id
+    if isinstance(expression, ast.Attribute) and isinstance(expression.value, ast.Name):
+        return f"{expression.value.id}.{expression.attr}"
+    return None
+
+
+def _literal_store(statement: ast.stmt) -> tuple[str, object] | None:
+    """Return the key and literal of `name = literal` or `name.attribute = literal`."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        target, value = statement.target, statement.value
+    else:
+        return None
+    key = _key(target)
+    if key is None or not isinstance(value, ast.Constant):
+        return None
+    return key, value.value
+
+
+def _literals(expression: ast.expr) -> tuple[object, ...] | None:
+    if isinstance(expression, ast.Constant):
+        return (expression.value,)
+    if isinstance(expression, ast.Tuple | ast.List | ast.Set):
+        values = [element.value for element in expression.elts if isinstance(element, ast.Constant)]
+        return tuple(values) if len(values) == len(expression.elts) else None
+    return None
+
+
+def _test_outcome(test: ast.expr, known: dict[str, object]) -> bool | None:
+    """Return whether `test` holds, where it tests a known key; None where that is not told."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _test_outcome(test.operand, known)
+        return None if inner is None else not inner
+    key = _key(test)
+    if key is not None:
+        return bool(known[key]) if key in known else None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if _key(left) not in known and isinstance(op, ast.Eq | ast.NotEq):
+        left, right = right, left  # `"splat" == opt.dataset_type`
+    key = _key(left)
+    literals = _literals(right)
+    if key not in known or literals is None:
+        return None
+    value = known[key]
+    if isinstance(op, ast.Eq | ast.NotEq) and len(literals) == 1:
+        return (value == literals[0]) == isinstance(op, ast.Eq)
+    if isinstance(op, ast.In | ast.NotIn) and not isinstance(right, ast.Constant):
+        return (value in literals) == isinstance(op, ast.In)
+    if isinstance(op, ast.Is | ast.IsNot) and any(literals[0] is v for v in (None, True, False)):
+        return (value is literals[0]) == isinstance(op, ast.Is)
+    return None
+
+
+def _forget_changed(statement: ast.stmt, known: dict[str, object]) -> None:
+    """Drop from `known` what `statement` may change."""
+    nodes = list(ast.walk(statement))
+    called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+    # `opt.batch_size` read or stored (not called): the object itself is not handed on.
+    attribute_of = {
+        id(node.value)
+        for node in nodes
+        if isinstance(node, ast.Attribute) and id(node) not in called
+    }
+    for node in nodes:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id not in _INERT_BUILTINS
+        ):
+            known.clear()  # a function of the module may rebind a global it declares
+            return
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            known.pop(_key(node) or "", None)  # `opt.x = ...`, `del opt.x`
+        elif isinstance(node, ast.Name) and id(node) not in attribute_of:
+            # Rebound, or handed on whole (an argument, `opt.update(...)`, an alias).
+            for key in [key for key in known if key.split(".")[0] == node.id]:
+                del known[key]
 
 
 def nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:

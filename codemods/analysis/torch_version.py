@@ -67,7 +67,9 @@ _VERSION = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_OPERATOR = r"===|~=|==|!=|<=|>=|<|>|\^|~|="
+# `=>` and `=<` are common misspellings of `>=` and `<=`: pip rejects them, but what the
+# author declared is plain, and reading such a line as no bound at all would be wrong.
+_OPERATOR = r"===|~=|==|!=|<=|>=|=<|=>|<|>|\^|~|="
 _CLAUSE = re.compile(rf"({_OPERATOR})?(.+)")
 _SPACE_AFTER_OPERATOR = re.compile(rf"({_OPERATOR})\s+")
 _REQUIREMENT = re.compile(
@@ -78,13 +80,15 @@ _CONDA_SPEC = re.compile(r"(?:[\w.\-/]+::)?([A-Za-z0-9_.\-]+)(.*)", re.DOTALL)
 _INLINE_OPTION = re.compile(r"\s+--?[A-Za-z]")
 _INCLUDE = re.compile(r"(?:--requirement|-r)[\s=]*(\S.*)")
 _PACKAGE_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
-_CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=]")
+_CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=<>]")
 #: `  - pytorch=1.4.0=py3.7_0`: an environment's package list pasted into a requirements
 #: file. A pip option has no space after its dash (`-r`, `--index-url`).
 _LIST_ITEM = re.compile(r"^-\s+")
 _COMMENT = re.compile(r"(?:^|\s+)#.*$")
 _CONTINUATION = re.compile(r"\\\r?\n")
-_PIP_NAMES = frozenset({"torch"})
+# `pytorch==1.2.0` in a requirements file: PyPI's `pytorch` is a placeholder that refuses to
+# install, so the line can only mean torch itself (installed with conda, under that name).
+_PIP_NAMES = frozenset({"torch", "pytorch"})
 _CONDA_NAMES = frozenset({"torch", "pytorch"})
 _PARSE_ERRORS = (OSError, ValueError, SyntaxError, RecursionError, configparser.Error)
 
@@ -220,7 +224,7 @@ def _conjunction(spec: str) -> _Bound | None:
             continue
         if match[1] == "<":
             uppers.append((version, True))
-        elif match[1] == "<=":
+        elif match[1] in ("<=", "=<"):
             uppers.append((version, False))
         else:
             lowers.append(version)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,13 +14,15 @@ from ..analysis.distributed_runs import (
     separate_commands,
 )
 from ..analysis.lightning_loaders import seeded_by_lightning
-from ..analysis.loader_randomness import LoaderRandomness, loader_randomness
+from ..analysis.loader_randomness import DRAWS_BY_RNG, LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.ranks import (
+    WORKER_SEEDED_RNGS,
     RankDependence,
     TorchSeeding,
     generator_seeding,
     mentions_worker_seeding,
+    rngs_reseeded_per_rank,
     torch_seedings,
     worker_rank_source,
 )
@@ -262,7 +265,8 @@ class RankInvariantWorkerSeed(Rule):
                 is RankDependence.SAME
                 and not mentions_worker_seeding(project)
             )
-            if rank is not RankDependence.SAME and not unseen:
+            partly = self._partly_reseeded(loader) if rank is RankDependence.PER_RANK else None
+            if rank is not RankDependence.SAME and not unseen and partly is None:
                 continue
             if built_on_rank_zero_only(project, loader):
                 continue  # no other rank has workers that could repeat its draws
@@ -297,7 +301,27 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
+            if partly is not None:
+                self._report(loader, seeded_by, partly[0], reseeded=partly[1])
+            else:
+                self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
+
+    def _partly_reseeded(
+        self, loader: LoaderCall
+    ) -> tuple[LoaderRandomness, frozenset[str]] | None:
+        """For a worker_init_fn that reseeds only some RNGs per rank: a per-item draw of the
+        loader from another RNG torch seeds in its workers (alike on every rank), and the RNGs
+        it reseeds."""
+        reseeded = rngs_reseeded_per_rank(self.project, loader)
+        if reseeded is None:
+            return None
+        alike = [DRAWS_BY_RNG[name] for name in self._worker_rngs() if name not in reseeded]
+        if not alike:
+            return None
+        randomness = loader_randomness(self.project, loader, frozenset().union(*alike))
+        # Per-item code that draws only from what the function reseeds repeats nothing.
+        seen = randomness.draw is not None or randomness.opaque
+        return (randomness, reseeded) if seen else None
 
     def _seeding_of(
         self,
@@ -348,6 +372,7 @@ class RankInvariantWorkerSeed(Rule):
         seeded_by: SeededAlike,
         randomness: LoaderRandomness,
         unseen: bool = False,
+        reseeded: frozenset[str] = frozenset(),
     ) -> None:
         span = loader.call.span
         assert span is not None
@@ -387,6 +412,19 @@ class RankInvariantWorkerSeed(Rule):
                 f"the calls of `{loader.function.function.name}` that leave `{left}` None give "
                 f"it no worker_init_fn: their workers' seeds ({self._seeded_rngs()}) are the "
                 "same on every rank"
+            )
+        elif reseeded:
+            init = worker_init(loader).function
+            assert init is not None
+            alike = [name for name in self._worker_rngs() if name not in reseeded]
+            outcome = (
+                f"its worker_init_fn `{init.function.name}` tells ranks apart only for "
+                f"{_rng_names(reseeded)}: the seeds of {_rng_names(alike)} in worker k of this "
+                "DataLoader are the same on every rank"
+            ) + (
+                f", and it draws from them ({self._draws(randomness)})"
+                if randomness.draw is not None
+                else " (per-item code not visible here may draw from them)"
             )
         elif randomness.random:
             outcome = (
@@ -437,9 +475,12 @@ class RankInvariantWorkerSeed(Rule):
 
     def _seeded_rngs(self) -> str:
         """Name the RNGs torch seeds in each worker from its seed, on the target torch."""
-        if self.project.target.is_before((1, 9)):
-            return "torch and `random`"
-        return "torch, `random` and NumPy"
+        return _rng_names(self._worker_rngs())
+
+    def _worker_rngs(self) -> tuple[str, ...]:
+        """Return the global RNGs torch seeds in each worker from its seed, on the target."""
+        before_numpy = self.project.target.is_before((1, 9))
+        return WORKER_SEEDED_RNGS[:2] if before_numpy else WORKER_SEEDED_RNGS
 
     def _draws(self, randomness: LoaderRandomness) -> str:
         draw = randomness.draw
@@ -490,6 +531,16 @@ class SeededAlike:
     #: Every seeding call it names, with the helper calls that run them (the finding's
     #: related places; the message names the first few).
     places: tuple[Location, ...]
+
+
+def _rng_names(rngs: Iterable[str]) -> str:
+    """Name global RNGs as messages do, in the order torch seeds them: "torch, `random` and
+    NumPy"."""
+    order = {name: index for index, name in enumerate(WORKER_SEEDED_RNGS)}
+    shown = {"numpy": "NumPy", "random": "`random`", "torch": "torch"}
+    ordered = sorted(rngs, key=lambda name: (order.get(name, len(order)), name))
+    names = [shown.get(name, f"`{name}`") for name in ordered]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _safety(safe: bool) -> Safety:
