@@ -45,6 +45,7 @@ from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Sco
 from .statement_order import (
     caught_body,
     nested_blocks,
+    raise_skips,
     reachable,
     settled_arms,
     statement_reaches,
@@ -208,6 +209,9 @@ class _Extractor(_ExpressionVisitor):
         for block in nested_blocks(node):
             self._never_run |= settled_arms(block)
         caught = caught_body(node) if builder is not None else frozenset()
+        if builder is not None and caught:
+            assert isinstance(node, ast.Try | ast.TryStar)
+            builder.raise_skips.extend(raise_skips(node.body, self._positions.span))
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
@@ -413,6 +417,7 @@ class _Extractor(_ExpressionVisitor):
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
                 caught_calls=tuple(builder.caught_calls),
+                raise_skips=tuple(builder.raise_skips),
                 if_only_calls=tuple(builder.if_only_calls),
                 conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),

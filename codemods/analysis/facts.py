@@ -307,6 +307,8 @@ class FunctionFacts:
     if_only_calls: tuple[Span, ...] = ()
     #: Calls in the body of a `try` whose handler catches any error (`except Exception:`).
     caught_calls: tuple[Span, ...] = ()
+    #: For each of them, the code that does not run when it raises (see `raise_skips`).
+    raise_skips: tuple[tuple[Span, tuple[Span, ...]], ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.
     conditional_stores: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.

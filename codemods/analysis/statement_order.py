@@ -226,6 +226,50 @@ def nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
         yield child.body
 
 
+def raise_skips(
+    body: list[ast.stmt], span_of: Callable[[ast.AST], Span]
+) -> Iterator[tuple[Span, tuple[Span, ...]]]:
+    """Yield each call of `body`, a `try` body whose errors a handler catches, with the code
+    that does not run when the call raises: the rest of its statement, of its block, and of
+    each block around it up to `body` (the other arm of an `if` is not among them).
+
+    What is left out only makes less code skipped: past an inner `try` or `with`, which may
+    stop the error, only what follows inside; the call that takes the raising one as an
+    argument (`f(g())`)."""
+    yield from _skips(body, span_of, ())
+
+
+def _skips(
+    block: list[ast.stmt], span_of: Callable[[ast.AST], Span], outer: tuple[Span, ...]
+) -> Iterator[tuple[Span, tuple[Span, ...]]]:
+    for index, statement in enumerate(block):
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        rest = _block_span(block[index + 1 :], span_of)
+        after = outer if rest is None else (rest, *outer)
+        end = span_of(statement)
+        for call in _own_calls(statement):
+            span = span_of(call)
+            yield span, (Span(span.end_line, span.end_column, end.end_line, end.end_column), *after)
+        stops = isinstance(statement, ast.Try | ast.TryStar | ast.With | ast.AsyncWith)
+        for nested in nested_blocks(statement):
+            yield from _skips(nested, span_of, () if stops else after)
+
+
+def _own_calls(statement: ast.stmt) -> Iterator[ast.Call]:
+    """Yield the calls in the expressions of `statement` itself (not in the blocks it holds,
+    nor in the bodies of lambdas, which do not run there)."""
+    stack = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    stack.extend(item.context_expr for item in getattr(statement, "items", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+
+
 def _block_span(block: list[ast.stmt], span_of: Callable[[ast.AST], Span]) -> Span | None:
     if not block:
         return None
