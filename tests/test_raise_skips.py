@@ -1,4 +1,5 @@
-"""`raise_skips`: the code a caught `try` body skips when one of its calls raises."""
+"""`raise_skips`: the code a caught `try` body skips when one of its calls raises; and
+`always_raises`: a function body that never returns."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.statement_order import raise_skips
+from codemods.analysis.statement_order import always_raises, raise_skips
 from codemods.types import Span
 
 
@@ -96,3 +97,21 @@ def test_a_call_in_a_lambda_body_does_not_run_there() -> None:
     assert isinstance(body, ast.Try)
 
     assert [span.line for span, _ in raise_skips(body.body, _span_of)] == [3]
+
+
+@pytest.mark.parametrize(
+    ("body", "raises"),
+    [
+        pytest.param(
+            "np.random.seed(0)\nraise ValueError('not released')", True, id="after set-up"
+        ),
+        pytest.param(
+            "if missing:\n    raise ValueError()\nself.root = root", False, id="in a branch"
+        ),
+        pytest.param("if ready:\n    return\nraise ValueError()", False, id="a return before"),
+        pytest.param("def inner():\n    return 1\nraise ValueError()", True, id="a nested return"),
+        pytest.param("self.root = root", False, id="no raise"),
+    ],
+)
+def test_always_raises(body: str, raises: bool) -> None:
+    assert always_raises(ast.parse(body).body) is raises

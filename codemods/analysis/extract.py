@@ -43,6 +43,7 @@ from .facts import (
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 from .statement_order import (
+    always_raises,
     caught_body,
     nested_blocks,
     raise_skips,
@@ -406,6 +407,7 @@ class _Extractor(_ExpressionVisitor):
                 self_subscripts=tuple(builder.self_subscripts),
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
+                always_raises=always_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
                 has_var_positional=node.args.vararg is not None,
                 statement_calls=tuple(builder.statement_calls),

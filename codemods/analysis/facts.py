@@ -278,6 +278,8 @@ class FunctionFacts:
     has_docstring: bool = False
     #: The body (after a docstring) is one `raise`: a call never returns.
     only_raises: bool = False
+    #: The body raises at its top level, after any set-up: a call never returns either.
+    always_raises: bool = False
     #: The function has a `**kwargs`-style parameter.
     has_var_keyword: bool = False
     #: The function has a `*args`-style parameter (in `params` right after the positional).

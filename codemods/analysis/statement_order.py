@@ -14,7 +14,8 @@ from ..types import Span
 
 @dataclass(frozen=True)
 class StatementReach:
-    """A call that is a whole statement, and the code that runs only after it has run.
+    """A call that is a whole statement (or all of an assignment's value), and the code that
+    runs only after it has run.
 
     `after[0]` is the rest of the block the statement is in. When that block is an arm of an
     `if`, `arms[0]` is that arm, and `after[1]` the rest of the block the `if` is in: code
@@ -47,8 +48,9 @@ def _reaches(
     beyond it, when `block` is an arm of an `if` (`outer_arms[0]` is `block` itself)."""
     for index, statement in enumerate(block):
         rest = _block_span(block[index + 1 :], span_of)
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            yield StatementReach(span_of(statement.value), (rest, *outer_after), outer_arms)
+        made = _statement_call(statement)
+        if made is not None:
+            yield StatementReach(span_of(made), (rest, *outer_after), outer_arms)
         if isinstance(statement, ast.If):
             for arm in (statement.body, statement.orelse):
                 arm_span = _block_span(arm, span_of)
@@ -61,6 +63,38 @@ def _reaches(
 
 #: Statements after which the rest of their block never runs.
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _statement_call(statement: ast.stmt) -> ast.Call | None:
+    """Return the call a statement is, or assigns: `f(x)`, `x = f()`, `x: T = f()`."""
+    value = (
+        statement.value if isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign) else None
+    )
+    return value if isinstance(value, ast.Call) else None
+
+
+def always_raises(body: list[ast.stmt]) -> bool:
+    """Return True if a function with `body` never returns: a `raise` at its top level, with
+    no `return` before it (a placeholder: `raise ValueError("not released")` after some
+    set-up)."""
+    for statement in body:
+        if isinstance(statement, ast.Raise):
+            return True
+        if _returns(statement):
+            return False
+    return False
+
+
+def _returns(statement: ast.stmt) -> bool:
+    """Return True if `statement` may return or yield from the function it is in."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def reachable(block: list[ast.stmt]) -> list[ast.stmt]:

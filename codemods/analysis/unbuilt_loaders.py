@@ -9,11 +9,14 @@ script uses): it is built, but never iterated, so it starts no worker.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .branch_facts import within
 from .branch_feasibility import outcome
 from .caller_arguments import passed_by_every_caller
 from .facts import Kind, Value
 from .project import Project
-from .refs import FunctionRef
+from .refs import ClassRef, FunctionRef, Target
 
 
 def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
@@ -36,6 +39,44 @@ def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
         if held is not None and branch.excludes(span, held):
             return True
     return False
+
+
+def after_a_call_that_raises(project: Project, function: FunctionRef, call: Value) -> bool:
+    """Return True if `call` follows, in its block, a statement that calls a project
+    function, or makes an instance of a project class, that never returns: its `__init__`
+    raises (a placeholder, `raise ValueError("This dataset wasn't released")`), so nothing
+    after it runs. Every function or class the callee may be must raise so."""
+    span = call.span
+    if span is None:
+        return False
+    facts = function.function
+    for reach in facts.statement_reaches:
+        rest = reach.after[0] if reach.after else None
+        if rest is None or not within(span, rest):
+            continue
+        for made in facts.calls:
+            if (
+                made.span == reach.call
+                and made.base is not None
+                and _never_returns(project, project.targets(made.base, function.module))
+            ):
+                return True
+    return False
+
+
+def _never_returns(project: Project, targets: Sequence[Target]) -> bool:
+    runs: list[FunctionRef] = []
+    for target in targets:
+        if isinstance(target, ClassRef):
+            found = project.find_method(target, "__init__")
+            if found is None:
+                return False
+            runs.append(found[1])
+        elif isinstance(target, FunctionRef):
+            runs.append(target)
+        else:
+            return False
+    return bool(runs) and all(function.function.always_raises for function in runs)
 
 
 def never_iterated(function: FunctionRef, call: Value) -> bool:
