@@ -67,10 +67,9 @@ _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 def _statement_call(statement: ast.stmt) -> ast.Call | None:
     """Return the call a statement is, or assigns: `f(x)`, `x = f()`, `x: T = f()`."""
-    value = (
-        statement.value if isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign) else None
-    )
-    return value if isinstance(value, ast.Call) else None
+    if not isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign):
+        return None
+    return statement.value if isinstance(statement.value, ast.Call) else None
 
 
 def always_raises(body: list[ast.stmt]) -> bool:

@@ -4,7 +4,8 @@
 DataLoader(test_set, ...)`, called only as `get_dataloader(opt, train_set, None)`: the test
 loader is never built, so nothing it would load can repeat across workers. Nor does a
 loader bound to a name nothing reads (`loader = DataLoader(...)` left over beside the one a
-script uses): it is built, but never iterated, so it starts no worker.
+script uses): it is built, but never iterated, so it starts no worker. Nor is one that
+follows, in its block, the making of a dataset whose `__init__` always raises.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _never_returns(project: Project, targets: Sequence[Target]) -> bool:
             if found is None:
                 return False
             runs.append(found[1])
-        elif isinstance(target, FunctionRef):
+        elif isinstance(target, FunctionRef) and target.function.class_qualname is None:
+            # Not a method: a subclass may override one that only raises (an abstract one).
             runs.append(target)
         else:
             return False
