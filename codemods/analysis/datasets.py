@@ -30,6 +30,7 @@ from .dataset_registries import (
 )
 from .facts import Kind, Value
 from .forwarded_calls import forwarded_to_builder, through_splats
+from .loader_kwargs import stored_items
 from .loaders import LoaderCall, loader_calls
 from .memo import per_project
 from .module_lookups import (
@@ -426,9 +427,11 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
                 else classes_of(project, element, where, depth)
                 for element in option.args
             )
-        elif option.kind is Kind.DICT and option.keywords:
-            # `datasets["train"]` of a dict: any of its values.
-            results.extend(classes_of(project, item, where, depth) for _, item in option.keywords)
+        elif option.kind is Kind.DICT and (
+            items := [item for _, item in option.keywords] + stored_items(where.function, option)
+        ):
+            # `datasets["train"]` of a dict: any of its values, written out or stored later.
+            results.extend(classes_of(project, item, where, depth) for item in items)
         elif (
             option.kind is Kind.ATTRIBUTE
             and option.base is not None

@@ -7,10 +7,11 @@ does `**self.loader_args` when the class stores one dict there and never changes
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .facts import Assignment, FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
 from .refs import FunctionRef, VariableRef
 from .self_calls import subclasses
@@ -35,6 +36,31 @@ class KnownDict:
     branch_entries: tuple[tuple[tuple[str | None, Value], ...], ...] = ()
 
 
+def assignments_of(function: FunctionFacts, values: Iterable[Value]) -> list[Assignment]:
+    """Return the assignments in `function` that bind a local name to one of `values`.
+
+    A local name's summary is the value it is bound to, with the span of the name where it
+    is read; the assignment carries the span of the value itself.
+    """
+    return [
+        assignment
+        for assignment in function.assignments
+        if assignment.value.span is not None
+        and any(
+            value.span is not None
+            and replace(value, span=assignment.value.span) == assignment.value
+            for value in values
+        )
+    ]
+
+
+def stored_items(function: FunctionFacts, mapping: Value) -> list[Value]:
+    """Return the values `function` stores into the local dict `mapping` by `name[key] = v`
+    (`transforms = {}`, then `transforms["train"] = Compose(...)`)."""
+    names = {assignment.target for assignment in assignments_of(function, (mapping,))}
+    return [store.value for store in function.item_stores if store.target in names]
+
+
 def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
     """Return `known` as assigned in `function`, with the `name[key] = value` stores it makes.
 
@@ -42,17 +68,7 @@ def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
     name. The assignment's own value carries the span of the dict literal, which is where
     an entry can be added.
     """
-    dicts = known.branches or (known.value,)
-    origins = [
-        assignment
-        for assignment in function.assignments
-        if assignment.value.span is not None
-        and any(
-            option.span is not None
-            and replace(option, span=assignment.value.span) == assignment.value
-            for option in dicts
-        )
-    ]
+    origins = assignments_of(function, known.branches or (known.value,))
     if not origins:
         return known
     names = {assignment.target for assignment in origins}
