@@ -13,6 +13,7 @@ from dataclasses import replace
 from . import catalog, datasets
 from .branch_feasibility import ruled_out_by_call
 from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, Resolver, merge
+from .datapipes import called_alternatives
 from .dataset_registries import ReturnedClasses, classes_denoted
 from .facts import Kind, Value
 from .forwarded_arguments import forwarded, passed_argument
@@ -244,6 +245,15 @@ def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[
 def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
     """Return the classes of the elements of what project function call `call` returns
     (`for dataset in build_datasets(cfg):`), or of a mapping's `values()`."""
+    if called_alternatives(call):
+        # `d.values()` where `d` was bound more than once: the values of each.
+        assert call.base is not None
+        return merge(
+            [
+                returned_elements(project, replace(call, base=option), where, depth)
+                for option in call.base.alternatives()
+            ]
+        )
     mapping = _viewed_mapping(call)
     if mapping is not None:
         # `d.values()`, and `d.items()` looped as `for key, value in ...`: what `d` holds.

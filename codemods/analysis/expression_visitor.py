@@ -249,7 +249,8 @@ class _ExpressionVisitor(_ValueSummariser):
         self, target: ast.expr, iterable: ast.expr, scope: _Scope
     ) -> list[tuple[str, Value]]:
         """Return each loop variable with the iterable it takes elements of: `for x in xs`,
-        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise."""
+        and `for a, b in zip(xs, ys)` / `for i, x in enumerate(xs)` element-wise, nested
+        tuples included."""
         if isinstance(target, ast.Name):
             return [(target.id, self.value(iterable, scope))]
         values = dict_values(target, iterable)
@@ -269,11 +270,17 @@ class _ExpressionVisitor(_ValueSummariser):
             sources = list(iterable.args)
         elif is_builtin(callee, "enumerate") and len(target.elts) == 2 and iterable.args:
             sources = [None, iterable.args[0]]
-        return [
-            (element.id, self.value(source, scope))
-            for element, source in zip(target.elts, sources, strict=False)
-            if isinstance(element, ast.Name) and source is not None
-        ]
+        found: list[tuple[str, Value]] = []
+        for element, source in zip(target.elts, sources, strict=False):
+            if source is None:
+                continue
+            if isinstance(element, ast.Name):
+                found.append((element.id, self.value(source, scope)))
+            else:
+                # `for i, (key, value) in enumerate(d.items())`: the inner tuple takes the
+                # elements of `d.items()` as a loop over it would.
+                found.extend(self._loop_elements(element, source, scope))
+        return found
 
 
 def _parameter_names(args: ast.arguments) -> tuple[str, ...]:
