@@ -48,6 +48,8 @@ def test_tests_of_a_stored_literal(test: str, dead: set[int]) -> None:
         pytest.param("opt = load()", id="the object rebound"),
         pytest.param("alias = opt", id="aliased"),
         pytest.param("for opt.kind in kinds:\n    pass", id="a loop target"),
+        pytest.param("def opt():\n    pass", id="a definition of its name"),
+        pytest.param("@register(opt)\ndef helper():\n    pass", id="a decorator given it"),
     ],
 )
 def test_what_may_change_the_value_unsettles_it(between: str) -> None:
@@ -55,18 +57,21 @@ def test_what_may_change_the_value_unsettles_it(between: str) -> None:
     assert _dead_lines(source) == set()
 
 
-def test_reads_and_other_stores_keep_it_settled() -> None:
+def test_reads_other_stores_and_definitions_keep_it_settled() -> None:
     source = """\
     opt.kind = "mesh"
     opt.batch_size = 16
     print(opt.batch_size, len(opt.name))
     random.seed(opt.seed)
+    def configure(options):
+        options.kind = "grid"
+        log(options)
     if opt.kind == "mesh":
         a = 1
     else:
         b = 2
     """
-    assert _dead_lines(source) == {8}
+    assert _dead_lines(source) == {11}
 
 
 def test_only_the_same_block_counts() -> None:

@@ -107,6 +107,21 @@ def open_value(value: Value, closed: Callable[[Span], bool]) -> Value:
     return open_(value)
 
 
+def returned_by(
+    project: Project, call: Value, where: FunctionRef
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield what each project function `call` (in `where`) calls may return there, with the
+    function: a plain function only what the branches open to the call's arguments return,
+    a method whatever it returns."""
+    if call.base is None:
+        return
+    for target in project.targets(call.base, where.module):
+        if isinstance(target, FunctionRef):
+            plain = project.class_of_function(target) is None
+            returned = returned_for_call(call, where, target) if plain else target.function.returns
+            yield from ((value, target) for value in returned)
+
+
 def returned_for_call(call: Value, where: FunctionRef, factory: FunctionRef) -> tuple[Value, ...]:
     """Return what plain function `factory` may return when `call` (in `where`) calls it:
     the returns and local bindings in branches the call's arguments close are left out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .closed_bindings import returned_for_call
+from .closed_bindings import returned_by
 from .facts import Kind, Value
 from .package_versions import LibraryVersion
 from .pipeline_libraries import ALBUMENTATIONS, pipeline_library
@@ -80,7 +80,7 @@ def applies_any(
     if not (names or imgaug_wrappers) or call.kind is not Kind.CALL or call.base is None:
         return ""
     if depth < _MAX_DEPTH:
-        for returned, function in _returned_by(project, call, where):
+        for returned, function in returned_by(project, call, where):
             for step in returned.alternatives():
                 found = applies_any(
                     project, step, function, names, imgaug_wrappers=imgaug_wrappers, depth=depth + 1
@@ -143,18 +143,6 @@ def _items(
 _MAX_DEPTH = 6
 
 
-def _returned_by(
-    project: Project, call: Value, where: FunctionRef
-) -> Iterator[tuple[Value, FunctionRef]]:
-    """Yield what the project function `call` calls may return there, with the function."""
-    assert call.base is not None
-    for target in project.targets(call.base, where.module):
-        if isinstance(target, FunctionRef):
-            plain = project.class_of_function(target) is None
-            returned = returned_for_call(call, where, target) if plain else target.function.returns
-            yield from ((value, target) for value in returned)
-
-
 def _given_scales(call: Value) -> bool:
     return any(key in ("scale_min", "scale_max", "scale_range") for key, _ in call.keywords)
 
@@ -176,7 +164,7 @@ def _lists(
             for operand in option.args:
                 yield from _lists(project, operand, where, seen, depth)
         elif option.kind is Kind.CALL and option.base is not None and depth < _MAX_DEPTH:
-            for returned, function in _returned_by(project, option, where):
+            for returned, function in returned_by(project, option, where):
                 yield from _lists(project, returned, function, seen, depth + 1)
         elif option.kind is Kind.ATTRIBUTE and option.base and option.base.kind is Kind.SELF:
             target = f"self.{option.name}"

@@ -20,7 +20,7 @@ from dataclasses import replace
 from ..types import Span
 from . import catalog
 from .candidates import MAX_CALL_DEPTH, Construction
-from .closed_bindings import returned_for_call, stored_when_made
+from .closed_bindings import returned_by, returned_for_call, stored_when_made
 from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
 from .facts import Kind, ModuleFacts, Value
 from .held_candidates import run_by_holders
@@ -81,24 +81,14 @@ class RngIndex:
         for unpacked, position, count, value in where.function.unpacked:
             if unpacked != name or value.kind is not Kind.CALL or value.base is None:
                 continue
-            for factory in self.project.targets(value.base, where.module):
-                if not isinstance(factory, FunctionRef):
-                    continue
+            # `train_tf, val_tf = get_transforms(augmentation=None)`: what it returns then.
+            for returned, factory in returned_by(self.project, value, where):
                 owner = self.project.class_of_function(factory)
-                # `train_tf, val_tf = get_transforms(augmentation=None)`: what it returns then.
-                returns = (
-                    returned_for_call(value, where, factory)
-                    if owner is None
-                    else factory.function.returns
-                )
-                for returned in returns:
-                    for option in returned.alternatives():
-                        if option.kind is Kind.SEQUENCE and len(option.args) == count:
-                            element = option.args[position]
-                            for creation in self.constructors(element, factory, owner, depth + 1):
-                                yield replace(
-                                    creation, factory=creation.factory or factory.qualname
-                                )
+                for option in returned.alternatives():
+                    if option.kind is Kind.SEQUENCE and len(option.args) == count:
+                        element = option.args[position]
+                        for creation in self.constructors(element, factory, owner, depth + 1):
+                            yield replace(creation, factory=creation.factory or factory.qualname)
 
     def _constructor(
         self, value: Value, where: FunctionRef, self_class: ClassRef | None, depth: int

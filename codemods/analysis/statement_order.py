@@ -173,7 +173,9 @@ def _test_outcome(test: ast.expr, known: dict[str, object]) -> bool | None:
 
 def _forget_changed(statement: ast.stmt, known: dict[str, object]) -> None:
     """Drop from `known` what `statement` may change."""
-    nodes = list(ast.walk(statement))
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        _forget_root(known, statement.name)  # a definition binds its name
+    nodes = [node for part in _evaluated(statement) for node in ast.walk(part)]
     called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
     # `opt.batch_size` read or stored (not called): the object itself is not handed on.
     attribute_of = {
@@ -193,8 +195,24 @@ def _forget_changed(statement: ast.stmt, known: dict[str, object]) -> None:
             known.pop(_key(node) or "", None)  # `opt.x = ...`, `del opt.x`
         elif isinstance(node, ast.Name) and id(node) not in attribute_of:
             # Rebound, or handed on whole (an argument, `opt.update(...)`, an alias).
-            for key in [key for key in known if key.split(".")[0] == node.id]:
-                del known[key]
+            _forget_root(known, node.id)
+
+
+def _evaluated(statement: ast.stmt) -> list[ast.AST]:
+    """Return what running `statement` evaluates: of a definition, only its decorators,
+    defaults and bases (its body runs when called, and a call by name forgets all)."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        defaults = [default for default in statement.args.kw_defaults if default is not None]
+        return [*statement.decorator_list, *statement.args.defaults, *defaults]
+    if isinstance(statement, ast.ClassDef):
+        keywords = [keyword.value for keyword in statement.keywords]
+        return [*statement.decorator_list, *statement.bases, *keywords]
+    return [statement]
+
+
+def _forget_root(known: dict[str, object], name: str) -> None:
+    for key in [key for key in known if key.split(".")[0] == name]:
+        del known[key]
 
 
 def nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
