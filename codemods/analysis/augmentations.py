@@ -50,7 +50,7 @@ from .pipeline_randomness import builds_random_pipeline, library_version, raises
 from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
-from .rng_draws import _Scan
+from .rng_draws import ScannedFunction, _Scan
 from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
 
@@ -146,8 +146,12 @@ class PipelineIndex(RngIndex):
         uses: list[RngUse] = []
         for current in reached:
             for function in self._with_lambdas(current.function):
-                uses.extend(_PipelineScan(self, current, function).uses())
+                uses.extend(self._scanned(current, function).uses)
         return PerItemRngs(dataset, reached, tuple(uses), frozenset(), ())
+
+    def _scan(self, reached: Reached, function: FunctionRef) -> ScannedFunction:
+        uses = tuple(_PipelineScan(self, reached, function).uses())
+        return ScannedFunction(reached, uses, (), frozenset())
 
 
 class _PipelineScan(_Scan):

@@ -10,6 +10,7 @@ that dataset: its per-item code starts at `__call__`.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -119,9 +120,9 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
     seen: dict[
         tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None, KnownArguments], Reached
     ] = {}
-    queue = list(entries)
+    queue = deque(entries)
     while queue:
-        current = queue.pop(0)
+        current = queue.popleft()
         # A helper called with different known flags runs different branches: each way counts.
         key = (current.function, current.self_class, current.holder, current.arguments)
         if key in seen:
@@ -130,10 +131,42 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         if len(current.chain) > MAX_PER_ITEM_DEPTH:
             continue
         # What a function calls does not depend on the way to it, and many datasets reach
-        # the same helpers: found once per caller with its chain cut to itself.
-        found = _callees_of(project, replace(current, chain=current.chain[-1:]))
-        queue.extend(replace(one, chain=(*current.chain, *one.chain[1:])) for one in found)
+        # the same helpers: found once per caller with its chain cut to itself, and with
+        # the path of a held object standing for every such path (wrappers holding
+        # wrappers reach one transform by thousands of paths).
+        way = replace(current, chain=current.chain[-1:], holder=_relative(current.holder))
+        queue.extend(
+            Reached(
+                one.function,
+                one.self_class,
+                (*current.chain, *one.chain[1:]),
+                _rebased(one.holder, current.holder),
+                one.made_by,
+                one.registries,
+                one.looked_up_in,
+                one.arguments,
+            )
+            for one in _callees_of(project, way)
+        )
     return tuple(seen.values())
+
+
+#: The path of an object the dataset holds, whichever it is: what a function calls depends
+#: only on whether `self` is the dataset, a held object or neither; the callees' own paths
+#: extend the caller's.
+_HELD = ("<held>",)
+
+
+def _relative(holder: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return _HELD if holder else holder
+
+
+def _rebased(
+    holder: tuple[str, ...] | None, caller_holder: tuple[str, ...] | None
+) -> tuple[str, ...] | None:
+    if holder is not None and caller_holder and holder[: len(_HELD)] == _HELD:
+        return (*caller_holder, *holder[len(_HELD) :])
+    return holder
 
 
 @per_project

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from . import catalog
@@ -59,6 +60,53 @@ def _local_path(project: Project, module: ModuleFacts, qualname: str) -> str | N
     """`local_path`, asked for the same names by every dataset whose code reaches `module`."""
     del project
     return local_path(module, qualname)
+
+
+def scan_context(reached: Reached) -> tuple[object, ...]:
+    """Return what a scan of `reached.function` depends on besides the function itself.
+
+    `self` (its class, the calls that made it, whether the dataset holds it at a known
+    path) and the arguments the way there knows decide which objects a name denotes and
+    which branches never run. The path itself only prefixes the paths found, and the rest
+    of the way (its chain, the dataset it started from) plays no part: a registry's
+    transforms, reached from dozens of datasets and wrappers, are scanned once.
+    """
+    holder = reached.holder
+    held = None if holder is None else bool(holder)
+    return (reached.self_class, held, reached.made_by, reached.arguments)
+
+
+@dataclass(frozen=True)
+class ScannedFunction:
+    """What a scan of one function found, as seen from the `reached` it was made for."""
+
+    reached: Reached
+    uses: tuple[RngUse, ...]
+    reseed_calls: tuple[ReseedCall, ...]
+    reassigned: frozenset[tuple[ClassRef, str]]
+
+    def seen_from(self, reached: Reached) -> ScannedFunction:
+        """Return the same findings as made on the way `reached` (same `scan_context`)."""
+        if reached == self.reached:
+            return self
+        cut = 0 if self.reached.holder is None else len(self.reached.holder)
+        prefix = reached.holder or ()
+
+        def moved(path: tuple[str, ...] | None) -> tuple[str, ...] | None:
+            return None if path is None else (*prefix, *path[cut:])
+
+        return ScannedFunction(
+            reached,
+            tuple(
+                replace(use, reached=reached, instance_path=moved(use.instance_path))
+                for use in self.uses
+            ),
+            tuple(
+                replace(call, reached=reached, instance_owner=moved(call.instance_owner))
+                for call in self.reseed_calls
+            ),
+            self.reassigned,
+        )
 
 
 class _Scan:

@@ -29,7 +29,7 @@ from .method_lookup import method_candidates
 from .per_item import Reached, callees, per_item_code, reachable
 from .project import Project
 from .refs import CallSite, ClassRef, FunctionRef, VariableRef
-from .rng_draws import _Scan
+from .rng_draws import ScannedFunction, _Scan, scan_context
 from .rng_object_records import (
     Creation,
     PerItemRngs,
@@ -54,13 +54,14 @@ class RngIndex:
         # about RNG objects (or pipelines) ask about the same datasets.
         shared = project.memo.setdefault(type(self), {})
         if not shared:
-            shared.update(attribute={}, init={}, module={}, per_item={})
+            shared.update(attribute={}, init={}, module={}, per_item={}, scans={})
         self._attribute_cache: dict[
             tuple[ClassRef, str, tuple[Construction, ...] | None], tuple[RngObject, ...]
         ] = shared["attribute"]
         self._init_cache: dict[ClassRef, tuple[Reached, ...]] = shared["init"]
         self._module_cache: dict[tuple[str, str], tuple[RngObject, ...]] = shared["module"]
         self._per_item_cache: dict[ClassRef, PerItemRngs] = shared["per_item"]
+        self._scan_cache: dict[tuple[object, ...], ScannedFunction] = shared["scans"]
 
     # --- constructors ---
 
@@ -378,11 +379,27 @@ class RngIndex:
         reseeds: list[ReseedCall] = []
         for current in reached:
             for function in self._with_lambdas(current.function):
-                scan = _Scan(self, current, function)
-                uses.extend(scan.uses())
-                reseeds.extend(scan.reseed_calls())
-                reassigned.update(scan.reassigned())
+                scanned = self._scanned(current, function)
+                uses.extend(scanned.uses)
+                reseeds.extend(scanned.reseed_calls)
+                reassigned.update(scanned.reassigned)
         return PerItemRngs(dataset, reached, tuple(uses), frozenset(reassigned), tuple(reseeds))
+
+    def _scanned(self, reached: Reached, function: FunctionRef) -> ScannedFunction:
+        """Scan `function` as `reached` runs it, sharing the scan with every other dataset
+        whose per-item code runs it in the same context (a registry's transforms reached by
+        dozens of datasets are scanned once)."""
+        key = (function, *scan_context(reached))
+        scanned = self._scan_cache.get(key)
+        if scanned is None:
+            scanned = self._scan_cache[key] = self._scan(reached, function)
+        return scanned.seen_from(reached)
+
+    def _scan(self, reached: Reached, function: FunctionRef) -> ScannedFunction:
+        scan = _Scan(self, reached, function)
+        return ScannedFunction(
+            reached, tuple(scan.uses()), tuple(scan.reseed_calls()), frozenset(scan.reassigned())
+        )
 
     def _with_lambdas(self, function: FunctionRef) -> Iterator[FunctionRef]:
         yield function

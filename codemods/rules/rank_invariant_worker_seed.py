@@ -128,8 +128,9 @@ class RankInvariantWorkerSeed(Rule):
     `torch.manual_seed`) and the rank (`torch.distributed` when initialised, else the `RANK`
     variable launchers set). Model initialisation, dropout and everything outside the
     workers draw what they drew before. A loader with `num_workers=0` draws in the main
-    process: it is reported without a fix, because any reseeding there would change the
-    model's random numbers too.
+    process, where no worker seed is involved: every rank still draws the same numbers
+    there, which is reported as information, without a fix (any reseeding there would
+    change the model's random numbers too) and without failing the run.
 
     ## Fix safety
     Safe when every dataset the loader may get is a known map-style Dataset and the edited
@@ -405,7 +406,7 @@ class RankInvariantWorkerSeed(Rule):
                 f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
                 f"main process ({draws}): every rank draws the same random numbers; {advice}"
             )
-            self.report(loader.function, span, message, severity=severity, related=seeded_by.places)
+            self.report(loader.function, span, message, severity="info", related=seeded_by.places)
             return
         if left is not None:
             outcome = (
