@@ -16,6 +16,7 @@ import importlib.util
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 from runtime_support import (
     Programs,
@@ -122,3 +123,21 @@ def test_crop_sized_by_height_builds_no_pipeline_on_albumentations_2() -> None:
     )
     wrapper = runpy.run_path(str(fixture))["Albumentations"]()
     assert wrapper.transform is None
+
+
+def test_classification_crop_sized_by_height_builds_nothing_random_on_albumentations_2() -> None:
+    """The YOLOv8-style helper raises in its training arm on albumentations 2.0 and returns
+    None; its evaluation arm builds a pipeline that gives an image the same output each time.
+    So no random pipeline exists, as the fixture that reports nothing says."""
+    assert importlib.metadata.version("albumentations").startswith("2.0.")
+    fixture = (
+        Path(__file__).parent.parent
+        / "fixtures/augmentation_pipeline_shared_by_workers"
+        / "classify_crop_sized_by_height_on_albumentations_2_unchanged/before/pipelines.py"
+    )
+    build = runpy.run_path(str(fixture))["classification_pipeline"]
+    assert build(augment=True) is None
+    evaluation = build(augment=False)
+    image = np.random.default_rng(0).integers(0, 255, (300, 260, 3), dtype=np.uint8)
+    outputs = [evaluation(image=image)["image"] for _ in range(5)]
+    assert all(np.array_equal(outputs[0], output) for output in outputs)

@@ -78,10 +78,12 @@ def config_files(project: Project) -> list[object]:
     return [content for _, content in config_documents(project)]
 
 
-def config_documents(project: Project) -> list[tuple[Path, object]]:
-    """Return (file, content) for every configuration file of the project that parses."""
+@per_project
+def config_documents(project: Project) -> tuple[tuple[Path, object], ...]:
+    """Return (file, content) for every configuration file of the project that parses,
+    once per project: a monorepo has more files than `_parsed` keeps."""
     parsed = ((path, _parsed(path, mtime_ns)) for path, mtime_ns in _versions(project))
-    return [(path, content) for path, content in parsed if content is not None]
+    return tuple((path, content) for path, content in parsed if content is not None)
 
 
 @per_project
@@ -151,19 +153,27 @@ def _parsed(path: Path, mtime_ns: int) -> object:
             return json.loads(text)
         if path.suffix == ".toml":
             return tomllib.loads(text)
-        return yaml.load(text, Loader=_data_loader(yaml))
-    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    fast, plain = _data_loaders(yaml)
+    try:
+        return yaml.load(text, Loader=fast)
+    except yaml.YAMLError:
+        pass
+    try:
+        # LibYAML's parser and PyYAML's own differ at the edges: what one rejects, the
+        # other is asked too, so a file reads as it always did.
+        return None if plain is fast else yaml.load(text, Loader=plain)
+    except yaml.YAMLError:
         return None
 
 
 @lru_cache(maxsize=1)
-def _data_loader(yaml: Any) -> Any:
-    """Return a safe YAML loader that reads a tagged node (`!!python/tuple [512, 512]`,
-    `!!python/float 1e-4`, `!Custom {...}`) as the plain scalar, list or mapping it is
-    written as: the file's data, with nothing imported or constructed."""
-
-    class DataLoader(yaml.SafeLoader):  # type: ignore[misc]
-        pass
+def _data_loaders(yaml: Any) -> tuple[Any, Any]:
+    """Return safe YAML loaders, LibYAML's (when PyYAML has it: several times faster) and
+    PyYAML's own, that read a tagged node (`!!python/tuple [512, 512]`, `!!python/float
+    1e-4`, `!Custom {...}`) as the plain scalar, list or mapping it is written as: the
+    file's data, with nothing imported or constructed."""
 
     def plain(loader: Any, _suffix: str, node: Any) -> object:
         if isinstance(node, yaml.ScalarNode):
@@ -172,6 +182,12 @@ def _data_loader(yaml: Any) -> Any:
             return loader.construct_sequence(node, deep=True)
         return loader.construct_mapping(node, deep=True)
 
-    DataLoader.add_multi_constructor("tag:yaml.org,2002:python/", plain)
-    DataLoader.add_multi_constructor("!", plain)
-    return DataLoader
+    def data_loader(base: Any) -> Any:
+        loader: Any = type("DataLoader", (base,), {})
+        loader.add_multi_constructor("tag:yaml.org,2002:python/", plain)
+        loader.add_multi_constructor("!", plain)
+        return loader
+
+    python = data_loader(yaml.SafeLoader)
+    native = getattr(yaml, "CSafeLoader", None)
+    return (python if native is None else data_loader(native)), python

@@ -111,6 +111,7 @@ def joins_job(
     )
 
 
+@per_project
 def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
     """Return the runs `evidence` shows distributed.
 

@@ -43,8 +43,10 @@ from .facts import (
 from .function_table import FunctionSource, FunctionTable
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 from .statement_order import (
+    always_raises,
     caught_body,
     nested_blocks,
+    raise_skips,
     reachable,
     settled_arms,
     statement_reaches,
@@ -208,6 +210,9 @@ class _Extractor(_ExpressionVisitor):
         for block in nested_blocks(node):
             self._never_run |= settled_arms(block)
         caught = caught_body(node) if builder is not None else frozenset()
+        if builder is not None and caught:
+            assert isinstance(node, ast.Try | ast.TryStar)
+            builder.raise_skips.extend(raise_skips(node.body, self._positions.span))
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self._visit_expression(child, scope)
@@ -402,6 +407,7 @@ class _Extractor(_ExpressionVisitor):
                 self_subscripts=tuple(builder.self_subscripts),
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
+                always_raises=always_raises(node.body),
                 has_var_keyword=node.args.kwarg is not None,
                 has_var_positional=node.args.vararg is not None,
                 statement_calls=tuple(builder.statement_calls),
@@ -413,6 +419,7 @@ class _Extractor(_ExpressionVisitor):
                 unpacked=tuple(builder.unpacked),
                 conditional_calls=tuple(builder.conditional_calls),
                 caught_calls=tuple(builder.caught_calls),
+                raise_skips=tuple(builder.raise_skips),
                 if_only_calls=tuple(builder.if_only_calls),
                 conditional_stores=tuple(builder.conditional_stores),
                 nonlocals=tuple(sorted(inner.nonlocals)),

@@ -278,6 +278,8 @@ class FunctionFacts:
     has_docstring: bool = False
     #: The body (after a docstring) is one `raise`: a call never returns.
     only_raises: bool = False
+    #: The body raises at its top level, after any set-up: a call never returns either.
+    always_raises: bool = False
     #: The function has a `**kwargs`-style parameter.
     has_var_keyword: bool = False
     #: The function has a `*args`-style parameter (in `params` right after the positional).
@@ -307,6 +309,8 @@ class FunctionFacts:
     if_only_calls: tuple[Span, ...] = ()
     #: Calls in the body of a `try` whose handler catches any error (`except Exception:`).
     caught_calls: tuple[Span, ...] = ()
+    #: For each of them, the code that does not run when it raises (see `raise_skips`).
+    raise_skips: tuple[tuple[Span, tuple[Span, ...]], ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.
     conditional_stores: tuple[Span, ...] = ()
     #: Names declared `nonlocal` in this function.

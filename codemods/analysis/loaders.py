@@ -21,7 +21,7 @@ from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .settings_splats import left_at_default, settings_cannot_pass
-from .unbuilt_loaders import never_built, never_iterated
+from .unbuilt_loaders import after_a_call_that_raises, never_built, never_iterated
 from .version_tests import excluded_by_target
 from .worker_conditions import made_only_without_workers, persists
 
@@ -322,6 +322,8 @@ def _loader_calls(project: Project) -> tuple[LoaderCall, ...]:
                 continue
             if never_built(project, function, call):
                 continue  # `if test_set is not None:`, and every caller passes None
+            if after_a_call_that_raises(project, function, call):
+                continue  # `dataset = Unreleased(...)` before it, whose `__init__` raises
             if never_iterated(function, call):
                 continue  # `loader = DataLoader(...)`, and nothing reads `loader`
             found.append(LoaderCall(project, function, call, subclasses))

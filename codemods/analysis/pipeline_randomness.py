@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..types import Span
+from .branch_facts import within
 from .branch_feasibility import bound_values
 from .closed_bindings import returned_for_call
 from .facts import Kind, Value, literal_key, number_literal
@@ -349,22 +350,51 @@ _ALBUMENTATIONS_2 = (2, 0, 0)
 
 
 def raises_from(project: Project, call: Value, where: FunctionRef) -> tuple[int, ...] | None:
-    """Return the albumentations release from which building pipeline `call` fails: one of
-    its steps, written out in its list, is made with arguments that release no longer takes,
-    in a `try` that catches the error (YOLOv5's wrapper logs it and goes on without a
-    pipeline). Uncaught, the error would stop the program: code that runs at all runs on an
-    older release, which builds it."""
-    stack, seen = [*call.args, *(value for _, value in call.keywords)], 0
+    """Return the albumentations release from which building pipeline `call` fails, or
+    builds it with no random step: one of its steps is made with arguments that release no
+    longer takes, in a `try` that catches the error (YOLOv5's and YOLOv8's wrappers log it
+    and go on without a pipeline). Uncaught, the error would stop the program: code that
+    runs at all runs on an older release, which builds it.
+
+    A step written out in the pipeline's own list makes building it fail. One in a list the
+    pipeline may be given (`T = [A.RandomResizedCrop(height=h, width=w)]`, then more steps,
+    then `A.Compose(T)`) leaves the lists built elsewhere: the pipeline is random from that
+    release only if one of those is.
+    """
+    raising: list[Span] = []
+    stack = [(value, True) for value in (*call.args, *(value for _, value in call.keywords))]
+    seen = 0
     while stack and seen < _MAX_STEPS:
-        value, seen = stack.pop(), seen + 1
+        (value, written_out), seen = stack.pop(), seen + 1
         if value.kind is Kind.SEQUENCE:
-            stack.extend(value.args)
+            stack.extend((item, written_out) for item in value.args)
+        elif value.kind is Kind.ALTERNATIVES:
+            stack.extend((option, False) for option in value.alternatives())
         elif value.kind is Kind.CALL and value.base is not None:
             caught = value.span in where.function.caught_calls
-            if caught and _sized_by_height(project, value, where):
-                return _ALBUMENTATIONS_2
-            stack.extend(value.args)
-    return None
+            if caught and value.span is not None and _sized_by_height(project, value, where):
+                if written_out:
+                    return _ALBUMENTATIONS_2
+                raising.append(value.span)
+            stack.extend((item, written_out) for item in value.args)
+    if not raising:
+        return None
+    skipped = [
+        span for step, after in where.function.raise_skips if step in raising for span in after
+    ]
+
+    def built(steps: Span) -> bool:
+        """Return False for a list that holds a raising step or is made after one."""
+        return not any(within(step, steps) for step in raising) and not any(
+            within(steps, span) for span in skipped
+        )
+
+    transforms = call.keyword("transforms") or (call.args[0] if call.args else None)
+    lists = () if transforms is None else transforms.alternatives()
+    if lists and not any(steps.span is None or built(steps.span) for steps in lists):
+        return _ALBUMENTATIONS_2  # every list it may be given raises, or is made after
+    random = builds_random_pipeline(project, call, where, built)
+    return None if random else _ALBUMENTATIONS_2
 
 
 def _sized_by_height(project: Project, step: Value, where: FunctionRef) -> bool:

@@ -50,11 +50,11 @@ class Creation:
     #: What a finding must add about how it knows that it draws (a candidate set).
     note: str | None = None
     #: The library release from which building it raises (a step's arguments it no longer
-    #: takes), so that from there on no pipeline exists.
+    #: takes), or leaves it no random step, so that from there on no random pipeline exists.
     raises_from: tuple[int, ...] | None = None
 
     def never_built_on(self, version: LibraryVersion) -> bool:
-        """Return True if building it raises on `version` of its library."""
+        """Return True if no random pipeline is built here on `version` of its library."""
         return self.raises_from is not None and version.within(self.raises_from, None)
 
 

@@ -135,6 +135,7 @@ class _FunctionBuilder:
     #: How many `try` bodies with a broad handler enclose the statement being visited.
     caught: int = 0
     caught_calls: list[Span] = field(default_factory=list)
+    raise_skips: list[tuple[Span, tuple[Span, ...]]] = field(default_factory=list)
     #: Conditional calls under `if` statements only (no loop, `match` or `except`).
     if_only_calls: list[Span] = field(default_factory=list)
 

@@ -14,7 +14,8 @@ from ..types import Span
 
 @dataclass(frozen=True)
 class StatementReach:
-    """A call that is a whole statement, and the code that runs only after it has run.
+    """A call that is a whole statement (or all of an assignment's value), and the code that
+    runs only after it has run.
 
     `after[0]` is the rest of the block the statement is in. When that block is an arm of an
     `if`, `arms[0]` is that arm, and `after[1]` the rest of the block the `if` is in: code
@@ -47,8 +48,9 @@ def _reaches(
     beyond it, when `block` is an arm of an `if` (`outer_arms[0]` is `block` itself)."""
     for index, statement in enumerate(block):
         rest = _block_span(block[index + 1 :], span_of)
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            yield StatementReach(span_of(statement.value), (rest, *outer_after), outer_arms)
+        made = _statement_call(statement)
+        if made is not None:
+            yield StatementReach(span_of(made), (rest, *outer_after), outer_arms)
         if isinstance(statement, ast.If):
             for arm in (statement.body, statement.orelse):
                 arm_span = _block_span(arm, span_of)
@@ -61,6 +63,37 @@ def _reaches(
 
 #: Statements after which the rest of their block never runs.
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _statement_call(statement: ast.stmt) -> ast.Call | None:
+    """Return the call a statement is, or assigns: `f(x)`, `x = f()`, `x: T = f()`."""
+    if not isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign):
+        return None
+    return statement.value if isinstance(statement.value, ast.Call) else None
+
+
+def always_raises(body: list[ast.stmt]) -> bool:
+    """Return True if a function with `body` never returns: a `raise` at its top level, with
+    no `return` before it (a placeholder: `raise ValueError("not released")` after some
+    set-up)."""
+    for statement in body:
+        if isinstance(statement, ast.Raise):
+            return True
+        if _returns(statement):
+            return False
+    return False
+
+
+def _returns(statement: ast.stmt) -> bool:
+    """Return True if `statement` may return or yield from the function it is in."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def reachable(block: list[ast.stmt]) -> list[ast.stmt]:
@@ -224,6 +257,50 @@ def nested_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
             yield children
     for child in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
         yield child.body
+
+
+def raise_skips(
+    body: list[ast.stmt], span_of: Callable[[ast.AST], Span]
+) -> Iterator[tuple[Span, tuple[Span, ...]]]:
+    """Yield each call of `body`, a `try` body whose errors a handler catches, with the code
+    that does not run when the call raises: the rest of its statement, of its block, and of
+    each block around it up to `body` (the other arm of an `if` is not among them).
+
+    What is left out only makes less code skipped: past an inner `try` or `with`, which may
+    stop the error, only what follows inside; the call that takes the raising one as an
+    argument (`f(g())`)."""
+    yield from _skips(body, span_of, ())
+
+
+def _skips(
+    block: list[ast.stmt], span_of: Callable[[ast.AST], Span], outer: tuple[Span, ...]
+) -> Iterator[tuple[Span, tuple[Span, ...]]]:
+    for index, statement in enumerate(block):
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        rest = _block_span(block[index + 1 :], span_of)
+        after = outer if rest is None else (rest, *outer)
+        end = span_of(statement)
+        for call in _own_calls(statement):
+            span = span_of(call)
+            yield span, (Span(span.end_line, span.end_column, end.end_line, end.end_column), *after)
+        stops = isinstance(statement, ast.Try | ast.TryStar | ast.With | ast.AsyncWith)
+        for nested in nested_blocks(statement):
+            yield from _skips(nested, span_of, () if stops else after)
+
+
+def _own_calls(statement: ast.stmt) -> Iterator[ast.Call]:
+    """Yield the calls in the expressions of `statement` itself (not in the blocks it holds,
+    nor in the bodies of lambdas, which do not run there)."""
+    stack = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    stack.extend(item.context_expr for item in getattr(statement, "items", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
 
 
 def _block_span(block: list[ast.stmt], span_of: Callable[[ast.AST], Span]) -> Span | None:

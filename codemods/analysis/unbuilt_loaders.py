@@ -4,16 +4,20 @@
 DataLoader(test_set, ...)`, called only as `get_dataloader(opt, train_set, None)`: the test
 loader is never built, so nothing it would load can repeat across workers. Nor does a
 loader bound to a name nothing reads (`loader = DataLoader(...)` left over beside the one a
-script uses): it is built, but never iterated, so it starts no worker.
+script uses): it is built, but never iterated, so it starts no worker. Nor is one that
+follows, in its block, the making of a dataset whose `__init__` always raises.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .branch_facts import within
 from .branch_feasibility import outcome
 from .caller_arguments import passed_by_every_caller
 from .facts import Kind, Value
 from .project import Project
-from .refs import FunctionRef
+from .refs import ClassRef, FunctionRef, Target
 
 
 def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
@@ -36,6 +40,45 @@ def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
         if held is not None and branch.excludes(span, held):
             return True
     return False
+
+
+def after_a_call_that_raises(project: Project, function: FunctionRef, call: Value) -> bool:
+    """Return True if `call` follows, in its block, a statement that calls a project
+    function, or makes an instance of a project class, that never returns: its `__init__`
+    raises (a placeholder, `raise ValueError("This dataset wasn't released")`), so nothing
+    after it runs. Every function or class the callee may be must raise so."""
+    span = call.span
+    if span is None:
+        return False
+    facts = function.function
+    for reach in facts.statement_reaches:
+        rest = reach.after[0] if reach.after else None
+        if rest is None or not within(span, rest):
+            continue
+        for made in facts.calls:
+            if (
+                made.span == reach.call
+                and made.base is not None
+                and _never_returns(project, project.targets(made.base, function.module))
+            ):
+                return True
+    return False
+
+
+def _never_returns(project: Project, targets: Sequence[Target]) -> bool:
+    runs: list[FunctionRef] = []
+    for target in targets:
+        if isinstance(target, ClassRef):
+            found = project.find_method(target, "__init__")
+            if found is None:
+                return False
+            runs.append(found[1])
+        elif isinstance(target, FunctionRef) and target.function.class_qualname is None:
+            # Not a method: a subclass may override one that only raises (an abstract one).
+            runs.append(target)
+        else:
+            return False
+    return bool(runs) and all(function.function.always_raises for function in runs)
 
 
 def never_iterated(function: FunctionRef, call: Value) -> bool:
