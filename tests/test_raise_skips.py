@@ -1,5 +1,6 @@
-"""`raise_skips`: the code a caught `try` body skips when one of its calls raises; and
-`always_raises`: a function body that never returns."""
+"""`raise_skips`: the code a caught `try` body skips when one of its calls raises;
+`always_raises`: a function body that never returns; `constructions`: the statements that
+make an instance, with the code that runs only if making it returns."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import textwrap
 
 import pytest
 
-from codemods.analysis.statement_order import always_raises, raise_skips
+from codemods.analysis.statement_order import always_raises, constructions, raise_skips
 from codemods.types import Span
 
 
@@ -115,3 +116,22 @@ def test_a_call_in_a_lambda_body_does_not_run_there() -> None:
 )
 def test_always_raises(body: str, raises: bool) -> None:
     assert always_raises(ast.parse(body).body) is raises
+
+
+def test_constructions_with_the_rest_of_their_block() -> None:
+    source = textwrap.dedent(
+        """
+        clips = data.Clips(root)
+        helper(root)
+        if ready:
+            Unreleased(root)
+            loader = DataLoader(clips)
+        last = Clips(root)
+        """
+    )
+    made = {
+        (span.line, rest.line, rest.end_line)
+        for span, rest in constructions(ast.parse(source).body, _span_of)
+    }
+    # `helper` is not class-like; `Clips` on the last line has nothing after it.
+    assert made == {(2, 3, 7), (5, 6, 6)}

@@ -45,6 +45,7 @@ from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Sco
 from .statement_order import (
     always_raises,
     caught_body,
+    constructions,
     nested_blocks,
     raise_skips,
     reachable,
@@ -408,6 +409,7 @@ class _Extractor(_ExpressionVisitor):
                 has_docstring=_has_docstring(node.body),
                 only_raises=_only_raises(node.body),
                 always_raises=always_raises(node.body),
+                constructions=tuple(constructions(node.body, self._positions.span)),
                 has_var_keyword=node.args.kwarg is not None,
                 has_var_positional=node.args.vararg is not None,
                 statement_calls=tuple(builder.statement_calls),

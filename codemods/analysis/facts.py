@@ -309,6 +309,9 @@ class FunctionFacts:
     if_only_calls: tuple[Span, ...] = ()
     #: Calls in the body of a `try` whose handler catches any error (`except Exception:`).
     caught_calls: tuple[Span, ...] = ()
+    #: Statements that make an instance of a class-like name, with the rest of their block
+    #: (see `constructions`): what runs only if making it returns.
+    constructions: tuple[tuple[Span, Span], ...] = ()
     #: For each of them, the code that does not run when it raises (see `raise_skips`).
     raise_skips: tuple[tuple[Span, tuple[Span, ...]], ...] = ()
     #: Stores to an attribute of `self` that run only under a condition, by span.

@@ -14,8 +14,7 @@ from ..types import Span
 
 @dataclass(frozen=True)
 class StatementReach:
-    """A call that is a whole statement (or all of an assignment's value), and the code that
-    runs only after it has run.
+    """A call that is a whole statement, and the code that runs only after it has run.
 
     `after[0]` is the rest of the block the statement is in. When that block is an arm of an
     `if`, `arms[0]` is that arm, and `after[1]` the rest of the block the `if` is in: code
@@ -47,10 +46,9 @@ def _reaches(
     """Yield the reaches of the calls in `block`; `outer_after` / `outer_arms`: the levels
     beyond it, when `block` is an arm of an `if` (`outer_arms[0]` is `block` itself)."""
     for index, statement in enumerate(block):
-        rest = _block_span(block[index + 1 :], span_of)
-        made = _statement_call(statement)
-        if made is not None:
-            yield StatementReach(span_of(made), (rest, *outer_after), outer_arms)
+        rest = _rest_span(block, index, span_of)
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            yield StatementReach(span_of(statement.value), (rest, *outer_after), outer_arms)
         if isinstance(statement, ast.If):
             for arm in (statement.body, statement.orelse):
                 arm_span = _block_span(arm, span_of)
@@ -65,17 +63,37 @@ def _reaches(
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 
 
-def _statement_call(statement: ast.stmt) -> ast.Call | None:
-    """Return the call a statement is, or assigns: `f(x)`, `x = f()`, `x: T = f()`."""
-    if not isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign):
-        return None
-    return statement.value if isinstance(statement.value, ast.Call) else None
+def constructions(
+    body: list[ast.stmt], span_of: Callable[[ast.AST], Span]
+) -> Iterator[tuple[Span, Span]]:
+    """Yield each statement of a function body that makes an instance of a class-like name
+    (`Clips(root)`, `data.Clips(root)`, alone or assigned), as the call, with the rest of
+    its block: code that runs only if making it returns. Nested functions and classes are
+    left out; so are other calls, to keep summaries small (what is not yielded is only not
+    known to end its block)."""
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        value = statement.value if isinstance(statement, ast.Expr | ast.Assign) else None
+        if isinstance(value, ast.Call) and _class_like(value.func):
+            rest = _rest_span(body, index, span_of)
+            if rest is not None:
+                yield span_of(value), rest
+        for nested in nested_blocks(statement):
+            yield from constructions(nested, span_of)
+
+
+def _class_like(callee: ast.expr) -> bool:
+    name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+    return name[:1].isupper()
 
 
 def always_raises(body: list[ast.stmt]) -> bool:
     """Return True if a function with `body` never returns: a `raise` at its top level, with
     no `return` before it (a placeholder: `raise ValueError("not released")` after some
     set-up)."""
+    if not any(isinstance(statement, ast.Raise) for statement in body):
+        return False  # the common case, told without walking the body
     for statement in body:
         if isinstance(statement, ast.Raise):
             return True
@@ -278,7 +296,7 @@ def _skips(
     for index, statement in enumerate(block):
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        rest = _block_span(block[index + 1 :], span_of)
+        rest = _rest_span(block, index, span_of)
         after = outer if rest is None else (rest, *outer)
         end = span_of(statement)
         for call in _own_calls(statement):
@@ -301,6 +319,18 @@ def _own_calls(statement: ast.stmt) -> Iterator[ast.Call]:
         if isinstance(node, ast.Call):
             yield node
         stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr))
+
+
+def _rest_span(
+    block: list[ast.stmt], index: int, span_of: Callable[[ast.AST], Span]
+) -> Span | None:
+    """Return the span of the statements after `block[index]` (None if it is the last),
+    without copying the block: asked for each statement, a slice made long blocks cost
+    their length squared."""
+    if index + 1 >= len(block):
+        return None
+    first, last = span_of(block[index + 1]), span_of(block[-1])
+    return Span(first.line, first.column, last.end_line, last.end_column)
 
 
 def _block_span(block: list[ast.stmt], span_of: Callable[[ast.AST], Span]) -> Span | None:

@@ -43,21 +43,20 @@ def never_built(project: Project, function: FunctionRef, call: Value) -> bool:
 
 
 def after_a_call_that_raises(project: Project, function: FunctionRef, call: Value) -> bool:
-    """Return True if `call` follows, in its block, a statement that calls a project
-    function, or makes an instance of a project class, that never returns: its `__init__`
-    raises (a placeholder, `raise ValueError("This dataset wasn't released")`), so nothing
-    after it runs. Every function or class the callee may be must raise so."""
+    """Return True if `call` follows, in its block, a statement that makes an instance of a
+    project class whose `__init__` never returns: it raises (a placeholder, `raise
+    ValueError("This dataset wasn't released")`), so nothing after it runs. Every class the
+    callee may be must raise so."""
     span = call.span
     if span is None:
         return False
     facts = function.function
-    for reach in facts.statement_reaches:
-        rest = reach.after[0] if reach.after else None
-        if rest is None or not within(span, rest):
+    for made_at, rest in facts.constructions:
+        if not within(span, rest):
             continue
         for made in facts.calls:
             if (
-                made.span == reach.call
+                made.span == made_at
                 and made.base is not None
                 and _never_returns(project, project.targets(made.base, function.module))
             ):
@@ -66,19 +65,13 @@ def after_a_call_that_raises(project: Project, function: FunctionRef, call: Valu
 
 
 def _never_returns(project: Project, targets: Sequence[Target]) -> bool:
-    runs: list[FunctionRef] = []
+    inits: list[FunctionRef] = []
     for target in targets:
-        if isinstance(target, ClassRef):
-            found = project.find_method(target, "__init__")
-            if found is None:
-                return False
-            runs.append(found[1])
-        elif isinstance(target, FunctionRef) and target.function.class_qualname is None:
-            # Not a method: a subclass may override one that only raises (an abstract one).
-            runs.append(target)
-        else:
+        found = project.find_method(target, "__init__") if isinstance(target, ClassRef) else None
+        if found is None:
             return False
-    return bool(runs) and all(function.function.always_raises for function in runs)
+        inits.append(found[1])
+    return bool(inits) and all(init.function.always_raises for init in inits)
 
 
 def never_iterated(function: FunctionRef, call: Value) -> bool:
