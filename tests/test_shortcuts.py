@@ -165,10 +165,14 @@ def test_cached_summaries_summarise_their_functions_from_the_file(
     repo = tmp_path / "tree"
     repo.mkdir()
     (repo / ".git").mkdir()
-    for case in CASES[:40]:
+    # Cases with findings: which of them a tree of many reports depends on their company, and
+    # a tree with none would not need the functions left for later.
+    reported = [case for case in CASES if case.findings_file.read_text(encoding="utf-8").strip()]
+    for case in reported[:40]:
         shutil.copytree(case.before, repo / case.directory.parent.name / case.directory.name)
     settings = Settings(torch_version="1.8", jobs=1, cache=True, select=("ALL",))
     reference = _findings(repo, replace(settings, prefilter=False, cache=False))
+    assert reference
     assert _findings(repo, replace(settings, select=("WS103",))) != reference  # fills the cache
     reopened: list[str] = []
     original = ReopenedModule.summarise
