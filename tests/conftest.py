@@ -8,6 +8,7 @@ each run (see tests/test_properties.py).
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -34,3 +35,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_fixtures(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-fixtures"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A shell without job control starts a background job (`pytest &`) with Ctrl-C
+    # ignored, and every process it starts inherits that: the tests of what Ctrl-C does
+    # need it delivered as a terminal does. An ignored signal is inherited across exec; a
+    # handler is not, so this also gives the programs the tests start Python's default.
+    del config
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
