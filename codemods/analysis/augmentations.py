@@ -6,9 +6,11 @@ share one module-level RNG object (or own one, given `seed=`); MONAI randomizabl
 hold `self.R`. A pipeline built before the workers start is copied into every worker, and
 nothing in torch reseeds it. This module finds such pipelines the way `rng_objects` finds
 RNG objects (in `__init__`, as class attributes, at module level, passed in by callers,
-held by a wrapper), treating a pipeline *applied* in per-item code (`self.aug(image=x)`,
+held by a wrapper), and in the variables of a factory that a closure it returns reads,
+treating a pipeline *applied* in per-item code (`self.aug(image=x)`,
 `aug.augment_image(x)`, passing it on) as a draw, and the library's own reseeding calls
-(`set_random_seed`, `set_random_state`, `seed_`) as a reseed.
+(`set_random_seed`, `set_random_state`, `seed_`), or passing it to a project function that
+reseeds it in place, as a reseed.
 
 It also answers WS101's question: which per-item code calls into a library that draws from
 NumPy's global RNG (audiomentations, and the albumentations transforms that do in their
@@ -18,8 +20,10 @@ release: `numpy_global_transforms`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from ..types import Span
 from .branch_feasibility import branch_not_taken
 from .candidates import Construction
 from .creation_sites import created_at
@@ -51,7 +55,7 @@ from .project import Project
 from .randomness import GlobalCall
 from .refs import ClassRef, ExternalRef, FunctionRef
 from .rng_draws import ScannedFunction, _Scan
-from .rng_object_records import Creation, PerItemRngs, RngObject, RngUse, UseKind
+from .rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
@@ -147,6 +151,13 @@ class PipelineIndex(RngIndex):
         for current in reached:
             for function in self._with_lambdas(current.function):
                 uses.extend(self._scanned(current, function).uses)
+        functions = {current.function for current in reached}
+        # A closure made by per-item code captures a pipeline that each worker builds.
+        uses = [
+            use
+            for use in uses
+            if use.obj.place is not Place.CLOSURE or use.obj.created_in not in functions
+        ]
         return PerItemRngs(dataset, reached, tuple(uses), frozenset(), ())
 
     def _scan(self, reached: Reached, function: FunctionRef) -> ScannedFunction:
@@ -156,6 +167,35 @@ class PipelineIndex(RngIndex):
 
 class _PipelineScan(_Scan):
     """Applying a pipeline (calling it, or a method of it) is a draw."""
+
+    def objects(
+        self, value: Value
+    ) -> Iterator[tuple[RngObject, tuple[str, ...] | None, str | None]]:
+        yield from super().objects(value)
+        yield from ((obj, None, None) for obj in self._captured(value))
+
+    def _captured(self, value: Value) -> Iterator[RngObject]:
+        """Yield the pipelines a nested function reads from a variable of a function
+        enclosing it (`seq = iaa.Sequential(...)`, then `def transform(image): ...
+        seq.augment_image(image)`, returned): built when the enclosing function ran."""
+        function = self.function
+        if not function.function.nested:
+            return
+        for option in value.alternatives():
+            if option.kind is not Kind.CALL or option.span is None:
+                continue
+            enclosing, span = created_at(option, function)
+            if enclosing == function:
+                continue  # built by this function's own code: per call
+            store, store_span = _binding_of(enclosing, span)
+            if store is None:
+                continue
+            owner = self.project.class_of_function(enclosing)
+            built = replace(option, span=span)
+            for creation in self.index.constructors(built, enclosing, owner):
+                yield RngObject(
+                    Place.CLOSURE, None, store, enclosing, store_span, creation, enclosing
+                )
 
     def uses(self) -> Iterator[RngUse]:
         for call in self.function.function.calls:
@@ -168,7 +208,26 @@ class _PipelineScan(_Scan):
                 continue
             for obj, path, name in self.objects(base):
                 yield RngUse(self.reached, call, obj, UseKind.DRAW, path, name, "__call__")
-        yield from super().uses()
+        for use in super().uses():
+            if use.kind is UseKind.DRAW and use.method is None and self._reseeded_by_callee(use):
+                use = replace(use, kind=UseKind.RESEED)
+            yield use
+
+    def _reseeded_by_callee(self, use: RngUse) -> bool:
+        """Return True if the project function `use.call` hands the pipeline to reseeds it
+        in place: `reseed(color_seq)` with `def reseed(seq): for aug in seq:
+        aug.random_state = ...` (how well it is seeded is WS102's question)."""
+        call = use.call
+        if call.base is None:
+            return False
+        arguments: list[tuple[int | str | None, Value]] = [*enumerate(call.args), *call.keywords]
+        for position, argument in arguments:
+            bound = self._bound_parameter(call.base, position)
+            if bound is None or not _reseeds_parameter(*bound):
+                continue
+            if any(obj == use.obj for obj, _, _ in self.objects(argument)):
+                return True
+        return False
 
     def _method_uses(self, call: Value, subject: Value, method: str) -> Iterator[RngUse]:
         for obj, path, name in self.objects(subject):
@@ -193,6 +252,58 @@ class _PipelineScan(_Scan):
             and target.function.class_qualname is None
             for target in self.project.targets(base, self.function.module)
         )
+
+
+#: Attributes whose assignment reseeds an augmenter in place (imgaug's `random_state`).
+_RNG_ATTRIBUTES = frozenset({"random_state"})
+
+
+def _reseeds_parameter(function: FunctionRef, param: str) -> bool:
+    """Return True if `function` reseeds the pipeline in its parameter `param`, or each
+    augmenter in it, in place: assigns its `random_state`, or calls a library's reseeding
+    method with a seed (`seed_(s)`, `reseed(s)`, `set_random_seed(s)`). A bare `reseed()`
+    draws the new seeds from the library's global RNG, itself a copy in every worker."""
+    facts = function.function
+    # The loop variables that take each augmenter of it (`for aug in seq:`).
+    elements = {
+        name
+        for name, iterable in facts.loops
+        if any(
+            option.kind is Kind.PARAM and option.name == param for option in iterable.alternatives()
+        )
+    }
+
+    def denotes(value: Value | None) -> bool:
+        if value is None:
+            return False
+        if value.kind is Kind.PARAM:
+            return value.name == param
+        return value.kind is Kind.UNKNOWN and value.name in elements
+
+    if any(
+        store.attribute in _RNG_ATTRIBUTES and denotes(store.base)
+        for store in facts.attribute_stores
+    ):
+        return True
+    reseeding = {method for library in LIBRARIES for method in library.reseed_methods}
+    return any(
+        call.base is not None
+        and call.base.kind is Kind.ATTRIBUTE
+        and call.base.name in reseeding
+        and (call.args or call.keywords)
+        and denotes(call.base.base)
+        for call in facts.calls
+    )
+
+
+def _binding_of(function: FunctionRef, span: Span) -> tuple[str | None, Span]:
+    """Return the local variable `function` binds to the call at `span`, and the binding."""
+    for assignment in function.function.assignments:
+        if assignment.target.isidentifier() and any(
+            option.span == span for option in assignment.value.alternatives()
+        ):
+            return assignment.target, assignment.span
+    return None, span
 
 
 #: The libraries' in-place reseeding calls.

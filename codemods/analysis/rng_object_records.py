@@ -30,6 +30,9 @@ class Place(enum.Enum):
     CLASS_ATTRIBUTE = "class attribute"
     #: A module-level variable.
     MODULE = "module level"
+    #: A local variable of a function that a function nested in it reads (a closure the
+    #: enclosing function returns or stores): made each time the enclosing function runs.
+    CLOSURE = "closure"
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
     Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
     an augmentation pipeline holding its own random state, built before the workers start:
     in `__init__` (or passed in by the training script, built by a factory function), as a
-    class attribute, or at module level, held directly or by a transform wrapper. A pipeline
-    built elsewhere is reported where it is built. It fires when the assumed library
+    class attribute, or at module level, held directly or by a transform wrapper, or read by
+    a closure that a factory returns (`seq = iaa.Sequential(...)` beside `def transform(x)`).
+    A pipeline built elsewhere is reported where it is built. It fires when the assumed library
     version keeps that state per pipeline and nothing reseeds it in each worker:
 
     | library | versions | affected |
@@ -168,8 +169,12 @@ class AugmentationPipelineSharedByWorkers(Rule):
       drawing is no finding, all drawing is an error naming the files, some drawing a
       warning naming the ones that do. A mapping no configuration file gives (or one built
       in code) gives a warning that assumes the pipeline draws.
-    - A pipeline held inside a list or a torchvision `Compose` has no path the fix can name:
-      it is reported without a fix.
+    - A pipeline held inside a list or a torchvision `Compose`, or read by a closure, has no
+      path the fix can name: it is reported without a fix.
+    - A pipeline handed per item to a project function that reseeds it in place (assigns
+      each augmenter's `random_state`, or calls `reseed(seed)` / `seed_(seed)` on it) counts
+      as reseeded, whatever the seed; a bare `reseed()` does not (it draws from imgaug's
+      global RNG, a copy in every worker).
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
     - imgaug 0.4.0 needs NumPy < 1.24, so its fix is checked on its shape, not at run time.
 
