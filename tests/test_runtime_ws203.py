@@ -25,6 +25,7 @@ from runtime_support import (
     repeated_across_epochs,
     values,
 )
+from torch.utils.data import DataLoader, Dataset
 
 from codemods import Settings
 
@@ -141,3 +142,50 @@ def test_classification_crop_sized_by_height_builds_nothing_random_on_albumentat
     image = np.random.default_rng(0).integers(0, 255, (300, 260, 3), dtype=np.uint8)
     outputs = [evaluation(image=image)["image"] for _ in range(5)]
     assert all(np.array_equal(outputs[0], output) for output in outputs)
+
+
+class _ImgaugBefore04:
+    """Stands in for an augmenter of imgaug 0.2 / 0.3, which has `reseed(random_state)` and
+    no `seed_` (that came with 0.4); its draws come from its own RandomState."""
+
+    def __init__(self) -> None:
+        self.random_state = np.random.RandomState(0)
+
+    def reseed(self, random_state: int | None = None, deterministic_too: bool = False) -> None:
+        self.random_state = np.random.RandomState(random_state)
+
+
+class _AugmentedItems(Dataset[int]):
+    def __init__(self, reseed: object) -> None:
+        self.augment = _ImgaugBefore04()
+        self.reseed = reseed
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, index: int) -> int:
+        self.reseed(self, "augment")  # type: ignore[operator]
+        return int(self.augment.random_state.randint(1 << 30))
+
+
+def test_helper_reseeds_imgaug_before_0_4_through_reseed(tmp_path: Path) -> None:
+    import ast
+
+    from codemods.analysis.extract import extract
+    from codemods.fixes.pipelines import reseed_pipeline_helper
+
+    text = "import torch\n"
+    module = extract(ast.parse(text), text, tmp_path / "m.py", "m")
+    helper, imports = reseed_pipeline_helper(module)
+    assert [(i.module, i.obj) for i in imports] == [("torch.utils.data", "get_worker_info")]
+    namespace: dict[str, object] = {}
+    code = "from torch.utils.data import get_worker_info\n" + helper.code
+    exec(compile(code, "helper", "exec"), namespace)
+    items = _AugmentedItems(namespace[helper.name])
+    loader: DataLoader[int] = DataLoader(
+        items, batch_size=4, num_workers=2, multiprocessing_context="fork"
+    )
+    epochs = [[int(v) for batch in loader for v in batch] for _ in range(2)]
+    # Unfixed, every worker and epoch would draw the RandomState(0) stream.
+    first_draws = {epoch[0] for epoch in epochs} | {epoch[4] for epoch in epochs}
+    assert len(first_draws) == 4

@@ -30,6 +30,8 @@ def {RESEED_PIPELINE}(owner, path=""):
         pipeline.set_random_seed((info.seed + (getattr(pipeline, "seed", None) or 0)) % 2**32)
     elif hasattr(pipeline, "seed_"):  # imgaug
         pipeline.seed_(info.seed % 2**32)
+    elif hasattr(pipeline, "reseed"):  # imgaug before 0.4
+        pipeline.reseed(info.seed % 2**32)
     elif hasattr(pipeline, "set_random_state"):  # MONAI
         pipeline.set_random_state(seed=info.seed % 2**32)
 '''

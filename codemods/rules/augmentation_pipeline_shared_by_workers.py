@@ -133,7 +133,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
     Inserts a module-level `_reseed_pipeline_in_worker(pipeline)` and calls it at the top of
     the Dataset's per-item methods. In a worker it reseeds the pipeline once per process,
     with the library's own API: albumentations `set_random_seed(seed)` (the user's `seed=`
-    mixed in), imgaug `seed_(seed)`, MONAI `set_random_state(seed=seed)`, where `seed` is
+    mixed in), imgaug `seed_(seed)` (`reseed(seed)` before 0.4, which has no `seed_`), MONAI
+    `set_random_state(seed=seed)`, where `seed` is
     `get_worker_info().seed % 2**32` (equal to `torch.initial_seed()` in a worker, but immune
     to a `worker_init_fn` that reseeds torch). It is placed in the Dataset rather than in a
     `worker_init_fn`, as WS201 does, because that keeps DESIGN section 3: every DataLoader
@@ -146,7 +147,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
     ## Fix safety
     Safe for albumentations and MONAI, unsafe for imgaug. Only the pipeline's random draws
     change, through the libraries' documented reseeding calls; an imgaug augmenter given
-    `seed_` also stops following later `imgaug.random.seed()` calls in that worker.
+    `seed_` (or `reseed`) also stops following later `imgaug.random.seed()` calls in that
+    worker.
 
     ## Known limitations
     - The version is one assumption per project; a repository pinning different versions
