@@ -313,17 +313,15 @@ _RESEED_CALLS = frozenset({"set_random_seed", "set_random_state", "seed_"})
 def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
     """Return True if a `worker_init_fn` reseeds augmentation pipelines.
 
-    It calls workerseed's helper, a library's module-level seeder (`imgaug.random.seed`), or
-    a reseeding method (`set_random_seed`, `set_random_state`, `seed_`) on anything: which
-    pipeline that reaches is not followed.
+    It calls workerseed's helper or a reseeding method (`set_random_seed`, `set_random_state`,
+    `seed_`) on anything: which pipeline that reaches is not followed. A library's
+    module-level seeder (`imgaug.random.seed`) does not count: see `reseeds_library_globally`.
     """
     project = index.project
     for call in function.function.calls:
         base = call.base
         if base is None:
             continue
-        if project.is_one_of(base, function.module, LIBRARY_SEEDERS):
-            return True
         if base.kind is Kind.ATTRIBUTE and base.name in _RESEED_CALLS:
             return True
         if any(
@@ -335,9 +333,14 @@ def reseeds_pipelines(index: PipelineIndex, function: FunctionRef) -> bool:
 
 
 def reseeds_library_globally(project: Project, functions: Iterable[FunctionRef]) -> bool:
-    """Return True if per-item code calls a library's module-level seeder (`imgaug.seed(t)`):
-    every augmenter of that library built without a seed of its own draws from the global RNG
-    it reseeds, then and there, in each worker (how well it is seeded is WS102's question)."""
+    """Return True if worker code calls a library's module-level seeder (`imgaug.seed(t)`).
+
+    An augmenter built without a seed of its own holds the global RNG object it reseeds, in
+    each worker (how well it is seeded is WS102's question), as long as the worker shares
+    that object: one made at module level is made again in every worker, one a Dataset
+    holds only when workers are forked (under spawn or forkserver each unpickles its own
+    copy of the RNG, apart from the worker's global one).
+    """
     return any(
         call.base is not None and project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
         for function in functions

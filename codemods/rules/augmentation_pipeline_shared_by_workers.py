@@ -177,6 +177,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
       each augmenter's `random_state`, or calls `reseed(seed)` / `seed_(seed)` on it) counts
       as reseeded, whatever the seed; a bare `reseed()` does not (it draws from imgaug's
       global RNG, a copy in every worker).
+    - An unseeded imgaug pipeline a Dataset holds, whose only reseeding is of imgaug's
+      global RNG in the worker (`imgaug.seed(worker_id)` in a `worker_init_fn` or per
+      item), gets a warning: under fork it shares that RNG and is reseeded; under spawn or
+      forkserver it is not. One made at module level is made again in every worker, holding
+      that worker's global RNG: no finding.
     - Two unseeded pipelines of one Dataset get the same worker seed: their draws line up.
     - imgaug 0.4.0 needs NumPy < 1.24, so its fix is checked on its shape, not at run time.
 
@@ -220,7 +225,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
             per_item = index.per_item(dataset)
             reseeded = {use.obj.key for use in per_item.uses if use.kind is UseKind.RESEED}
             recreated = self._recreated_in_workers(dataset)
-            global_reseed = reseeds_library_globally(project, per_item.functions)
+            global_reseed = reseeds_library_globally(
+                project, per_item.functions
+            ) or self._worker_init_reseeds_globally(dataset)
             # An RNG object WS201 reports (`self.R` of a project MONAI transform) is its
             # finding: the pipeline holding it, or stored under the same name, is left alone.
             rng_uses = rng_index.per_item(dataset).uses
@@ -241,11 +248,14 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 is_seeded = seeded(obj.creation, project)
                 if not _affected(library, version, is_seeded, obj.creation):
                     continue
-                if global_reseed and library.name == "imgaug" and not is_seeded:
-                    continue  # it draws from the global RNG that per-item code reseeds
+                fork_only = global_reseed and library.name == "imgaug" and not is_seeded
+                if fork_only and obj.place is not Place.ATTRIBUTE:
+                    continue  # it draws from the global RNG that the worker reseeds
                 reported.add(obj.key)
                 where, span = obj.report_at
-                by_place.setdefault((where.path, span), []).append(_Shared(dataset, use, version))
+                by_place.setdefault((where.path, span), []).append(
+                    _Shared(dataset, use, version, fork_only)
+                )
             self._check_per_call(index, dataset, per_item.functions)
         for shared in by_place.values():
             self._report(shared)
@@ -347,6 +357,16 @@ class AugmentationPipelineSharedByWorkers(Rule):
             for loader in starting
         )
 
+    def _worker_init_reseeds_globally(self, dataset: ClassRef) -> bool:
+        """Return True if every loader that starts workers for `dataset` has a worker_init_fn
+        that calls a library's module-level seeder (`imgaug.seed(worker_id)`)."""
+        starting = [loader for loader in self._loaders_of(dataset) if loader.may_start_workers()]
+        functions = [worker_init(loader).function for loader in starting]
+        return bool(functions) and all(
+            function is not None and reseeds_library_globally(self.project, (function,))
+            for function in functions
+        )
+
     def _recreated_in_workers(self, dataset: ClassRef) -> frozenset[str]:
         """Return the attributes that every worker_init_fn starting workers for `dataset`
         re-creates or reseeds (`get_worker_info().dataset.setup_augmentor(seed)`)."""
@@ -384,7 +404,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     def _report(self, shared: list[_Shared]) -> None:
         """Report a pipeline at its place, with every Dataset that applies it."""
-        _, use, version = shared[0]
+        _, use, version, _ = shared[0]
         obj = use.obj
         where, span = obj.report_at
         made = _short(obj.creation)
@@ -402,12 +422,23 @@ class AugmentationPipelineSharedByWorkers(Rule):
             applied = f"{name} applies it ({place})"
         else:
             applied = joined([f"{name} ({place})" for name, place in appliers]) + " apply it"
-        message = (
-            f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
-            f"every DataLoader worker and never reseeded: {applied}, so workers repeat each "
-            "other's augmentations and every epoch repeats the previous one"
-        )
         severity = _severity(version)
+        if all(item.fork_only for item in shared):
+            message = (
+                f"`{_label(use)}` ({made}, {version.describe()}) is copied into every "
+                f"DataLoader worker: {applied}. Reseeding imgaug's global RNG in the worker "
+                "reaches it only when workers are forked; under spawn or forkserver (the "
+                "default on macOS, Windows and Python 3.14+ on Linux) each worker unpickles "
+                "its own copy, never reseeded, so workers repeat each other's augmentations "
+                "and every epoch repeats the previous one"
+            )
+            severity = "warning"
+        else:
+            message = (
+                f"`{_label(use)}` ({made}, {version.describe()}) is copied into "
+                f"every DataLoader worker and never reseeded: {applied}, so workers repeat "
+                "each other's augmentations and every epoch repeats the previous one"
+            )
         if obj.creation.note is not None:
             message += f"; {obj.creation.note}"
         if any(item.use.obj.creation.draws_assumed for item in shared):
@@ -457,6 +488,8 @@ class _Shared(NamedTuple):
     dataset: ClassRef
     use: RngUse
     version: LibraryVersion
+    #: It holds imgaug's global RNG, which worker code reseeds: shared only under fork.
+    fork_only: bool = False
 
 
 def _severity(version: LibraryVersion) -> str:
