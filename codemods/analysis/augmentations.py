@@ -399,9 +399,54 @@ def global_numpy_library_calls(
         if use.kind is not UseKind.DRAW or not applied_by_instances(index, dataset, made_by, use):
             continue
         label = _global_label(project, use.obj.creation)
+        seen = _as_constructed(use.obj.creation, made_by)
+        if (
+            label is not None
+            and seen
+            and not any(_global_label(project, use.obj.creation, call=call) for call in seen)
+        ):
+            label = None  # the factory that builds them leaves the drawing steps out
         if label is not None:
             found.append(GlobalCall(use.reached, use.call, label))
     found.extend(_applied_where_built(index, dataset, made_by))
+    return found
+
+
+def _as_constructed(
+    creation: Creation, made_by: tuple[Construction, ...] | None
+) -> tuple[Value, ...]:
+    """Return the pipeline call `creation` as each of the constructions `made_by` is given it
+    (read for the arguments of the factory call that makes it, see `closed_to_call`); empty
+    unless every construction is written where the pipeline is and is given it."""
+    if not made_by:
+        return ()
+    seen: list[Value] = []
+    for call, where in made_by:
+        if where != creation.function:
+            return ()
+        found = _calls_at(call, creation.span)
+        if not found:
+            return ()
+        seen.extend(found)
+    return tuple(seen)
+
+
+def _calls_at(value: Value, span: Span) -> list[Value]:
+    """Return the calls written at `span` inside `value`."""
+    found: list[Value] = []
+    stack, visited = [value], set()
+    while stack:
+        item = stack.pop()
+        if id(item) in visited:
+            continue
+        visited.add(id(item))
+        if item.kind is Kind.CALL and item.span == span:
+            found.append(item)
+            continue
+        stack.extend(item.args)
+        stack.extend(value for _, value in item.keywords)
+        if item.base is not None:
+            stack.append(item.base)
     return found
 
 
@@ -458,7 +503,11 @@ def _applied_pipeline(call: Value) -> Value | None:
 
 
 def _global_label(
-    project: Project, creation: Creation, *, built_per_item: bool = False
+    project: Project,
+    creation: Creation,
+    *,
+    built_per_item: bool = False,
+    call: Value | None = None,
 ) -> str | None:
     """Return how a draw of the pipeline `creation` makes reads in a message, if the library
     version assumed draws from NumPy's global RNG (None otherwise).
@@ -487,7 +536,7 @@ def _global_label(
         # Only some transforms of some releases draw from NumPy's global RNG (measured); the
         # imgaug wrappers draw from imgaug's global RNG, which imgaug 0.3 and later make from
         # `np.random` when first needed: in the worker.
-        call = _call_at(project, creation)
+        call = call or _call_at(project, creation)
         drawing = numpy_global_transforms(version)
         # The wrappers exist before albumentations 1.3.
         wrappers = version.within(None, (1, 3)) and library_version(project, IMGAUG).within(

@@ -10,7 +10,7 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -435,6 +435,52 @@ def open_to_call(
         contained=tuple(ref for ref in found.contained if ref not in closed),
         made=tuple(site for site in found.made if site[0] not in closed),
     )
+
+
+def closed_to_call(
+    found: DatasetsOf, call: Value, where: FunctionRef, callee: FunctionRef
+) -> DatasetsOf:
+    """Return `found` (what `callee` returns when `call` in `where` calls it) with the
+    constructions `callee` writes itself read without the values their arguments take only
+    in branches `call` never runs: after `if augmentation == "hard": augs = hard() else:
+    augs = []`, `Dataset(transform=Compose(augs))` made for `factory(augmentation=None)` is
+    given no step of `hard()`."""
+
+    def ruled_out(span: Span) -> bool:
+        return ruled_out_by_call(call, where, callee, span)
+
+    made = tuple(
+        (ref, (_without_options(value, ruled_out, {}), made_in) if made_in == callee else site)
+        for ref, site in found.made
+        for value, made_in in [site]
+    )
+    return found if made == found.made else replace(found, made=made)
+
+
+def _without_options(
+    value: Value, ruled_out: Callable[[Span], bool], done: dict[int, Value]
+) -> Value:
+    """Return `value` without the options of a name bound in several places that code at
+    a span `ruled_out` binds (all of them kept if every one is)."""
+    known = done.get(id(value))
+    if known is not None:
+        return known
+    args = value.args
+    if value.kind is Kind.ALTERNATIVES and not value.name and not value.keywords:
+        kept = tuple(arg for arg in args if arg.span is None or not ruled_out(arg.span))
+        args = kept or args
+    base = None if value.base is None else _without_options(value.base, ruled_out, done)
+    new_args = tuple(_without_options(arg, ruled_out, done) for arg in args)
+    keywords = tuple((key, _without_options(item, ruled_out, done)) for key, item in value.keywords)
+    same = (
+        base is value.base
+        and len(new_args) == len(value.args)
+        and all(new is old for new, old in zip(new_args, value.args, strict=True))
+        and all(new is old for (_, new), (_, old) in zip(keywords, value.keywords, strict=True))
+    )
+    result = value if same else replace(value, base=base, args=new_args, keywords=keywords)
+    done[id(value)] = result
+    return result
 
 
 def _passed(

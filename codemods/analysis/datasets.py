@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
-from .branch_feasibility import open_to_call, ruled_out_by_call
+from .branch_feasibility import closed_to_call, open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
     MAX_RESOLUTION_DEPTH,
@@ -298,7 +298,8 @@ def _made_for_call(
     found = registry_named_by_call(
         project, classes_of(project, ret, target, depth), ret, target, (call, where)
     )
-    found = through_splats(open_to_call(found, call, where, target), target, call, where, 0)
+    found = closed_to_call(open_to_call(found, call, where, target), call, where, target)
+    found = through_splats(found, target, call, where, 0)
     return forwarded_to_builder(project, found, target, call, where)
 
 

@@ -136,6 +136,7 @@ class _Extractor(_ExpressionVisitor):
                 statement_calls=tuple(builder.statement_calls),
                 references=tuple(sorted(builder.references)),
                 type_tests=tuple(builder.type_tests),
+                choices=tuple(builder.choices),
                 loops=tuple(builder.loops),
                 loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),
@@ -252,6 +253,7 @@ class _Extractor(_ExpressionVisitor):
         body = block_span(node.body, span_of)
         if body is None:
             return
+        builder.choices.append((body, block_span(node.orelse, span_of)))
         orelse = (
             block_span(node.orelse, span_of) if node.orelse else self._fallthrough.get(id(node))
         )
@@ -427,6 +429,7 @@ class _Extractor(_ExpressionVisitor):
                 nonlocals=tuple(sorted(inner.nonlocals)),
                 branches=tuple(builder.branches),
                 type_tests=tuple(builder.type_tests),
+                choices=tuple(builder.choices),
                 literal_defaults=_literal_defaults(node.args),
                 named_defaults=self._named_defaults(node.args, scope),
                 definition_names=self._definition_names(

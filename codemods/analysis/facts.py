@@ -326,6 +326,9 @@ class FunctionFacts:
     branches: tuple[Branch, ...] = ()
     #: `if isinstance(...)` tests, for code that runs only for some types of a value.
     type_tests: tuple[TypeTest, ...] = ()
+    #: Every `if` statement of this function's own code, whatever it tests: its body and
+    #: its `else` (None if it has none; an `elif` is an `if` of its own, inside the `else`).
+    choices: tuple[tuple[Span, Span | None], ...] = ()
     #: Parameters whose default is a short literal, with that literal (see `literal_key`):
     #: what a call that does not pass the parameter gives it.
     literal_defaults: tuple[tuple[str, str], ...] = ()

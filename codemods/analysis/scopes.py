@@ -121,6 +121,7 @@ class _FunctionBuilder:
     statement_calls: list[Span] = field(default_factory=list)
     branches: list[Branch] = field(default_factory=list)
     type_tests: list[TypeTest] = field(default_factory=list)
+    choices: list[tuple[Span, Span | None]] = field(default_factory=list)
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     loops: list[tuple[str, Value]] = field(default_factory=list)

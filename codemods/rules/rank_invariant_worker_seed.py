@@ -13,6 +13,7 @@ from ..analysis.distributed_runs import (
     joins_job,
     separate_commands,
 )
+from ..analysis.distributed_workers import zeroed_when_distributed
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_randomness import DRAWS_BY_RNG, LoaderRandomness, loader_randomness
 from ..analysis.loaders import LoaderCall, loader_calls
@@ -214,6 +215,13 @@ class RankInvariantWorkerSeed(Rule):
       result the function runs `fit` (or `test`...) on counts when a project YAML file's
       top-level node of that name names Lightning's Trainer as its `type` (or `class_path`)
       and asks for several processes; the finding is a warning that names those files.
+    - A loader whose `num_workers` is 0 wherever the job is distributed starts no workers
+      there: the `if` arm that gives it a `DistributedSampler` also sets the variable it
+      passes as `num_workers` to 0 (the other arm, which loads without the sampler, is taken
+      to be the single-process run), or the block that makes the process group
+      (`init_process_group(...)`, then `opt.workers = 0`) stores 0 in the setting it reads
+      before it is built, and no other code of the run starts the job. Its draws in the
+      main process are noted as information, as for `num_workers=0`.
     - In workers started with spawn or forkserver, `torch.distributed` is not initialised:
       the rank comes from `RANK`, which `torchrun`, Lightning, Accelerate and DeepSpeed set
       but a bare `torch.multiprocessing.spawn` launch does not.
@@ -302,7 +310,14 @@ class RankInvariantWorkerSeed(Rule):
             seeded_by = self._seeding_of(loader, entries, jobs, evidence)
             if seeded_by is None:
                 continue
-            if partly is not None:
+            # Code that sets num_workers to 0 where the job is distributed starts no workers
+            # on any rank: what is left is the main process's draws.
+            zeroed = zeroed_when_distributed(project, loader, entries, evidence)
+            if zeroed is not None:
+                self._report_main_process(
+                    loader, seeded_by, loader_randomness(project, loader), zeroed
+                )
+            elif partly is not None:
                 self._report(loader, seeded_by, partly[0], reseeded=partly[1])
             else:
                 self._report(loader, seeded_by, loader_randomness(project, loader), unseen)
@@ -377,36 +392,17 @@ class RankInvariantWorkerSeed(Rule):
     ) -> None:
         span = loader.call.span
         assert span is not None
-        evidence = seeded_by.job
-        assert evidence.value.span is not None
-        job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
-        if evidence.config_files:
-            job += (
-                f", asking for several processes in {self._files(evidence.config_files)}, "
-                "assumed to be a configuration the run is given"
-            )
+        job = self._job(seeded_by)
         # Only the calls that leave the builder's seed None repeat: what they load is not
         # told apart from what the other calls load, so no draw is named.
         left = seed_left_none(self.project, loader)
         certain = randomness.draw is not None and not (
-            seeded_by.assumed or evidence.config_files or unseen or left
+            seeded_by.assumed or seeded_by.job.config_files or unseen or left
         )
         severity = "error" if certain else "warning"
         shared = self._model_parallel_groups()
         if not loader.may_start_workers():
-            if randomness.draw is None:
-                return
-            draws = self._draws(randomness)
-            advice = (
-                f"seed each data-parallel rank differently{shared}"
-                if shared
-                else "seed each rank differently, e.g. add the rank to the seed"
-            )
-            message = (
-                f"{seeded_by.text} in a distributed job ({job}), and this DataLoader draws in the "
-                f"main process ({draws}): every rank draws the same random numbers; {advice}"
-            )
-            self.report(loader.function, span, message, severity="info", related=seeded_by.places)
+            self._report_main_process(loader, seeded_by, randomness)
             return
         if left is not None:
             outcome = (
@@ -461,6 +457,53 @@ class RankInvariantWorkerSeed(Rule):
         self.report(
             loader.function, span, message, fix=fix, severity=severity, related=seeded_by.places
         )
+
+    def _report_main_process(
+        self,
+        loader: LoaderCall,
+        seeded_by: SeededAlike,
+        randomness: LoaderRandomness,
+        zeroed: Location | None = None,
+    ) -> None:
+        """Note, as information, the draws a loader that starts no workers in the job makes
+        in the main process of every rank (`zeroed`: where the job sets its num_workers to
+        0, when it may start workers in other runs)."""
+        if randomness.draw is None:
+            return
+        span = loader.call.span
+        assert span is not None
+        job = self._job(seeded_by)
+        shared = self._model_parallel_groups()
+        draws = self._draws(randomness)
+        advice = (
+            f"seed each data-parallel rank differently{shared}"
+            if shared
+            else "seed each rank differently, e.g. add the rank to the seed"
+        )
+        whose = (
+            ""
+            if zeroed is None
+            else ", whose num_workers is 0 where the job is distributed "
+            f"({self.location(zeroed.path, zeroed.span.line)}),"
+        )
+        message = (
+            f"{seeded_by.text} in a distributed job ({job}), and this DataLoader{whose} draws in "
+            f"the main process ({draws}): every rank draws the same random numbers; {advice}"
+        )
+        related = seeded_by.places if zeroed is None else (*seeded_by.places, zeroed)
+        self.report(loader.function, span, message, severity="info", related=related)
+
+    def _job(self, seeded_by: SeededAlike) -> str:
+        """Name the evidence that the job is distributed, as messages do."""
+        evidence = seeded_by.job
+        assert evidence.value.span is not None
+        job = f"`{evidence.label}`, {self._at(evidence.function, evidence.value.span.line)}"
+        if evidence.config_files:
+            job += (
+                f", asking for several processes in {self._files(evidence.config_files)}, "
+                "assumed to be a configuration the run is given"
+            )
+        return job
 
     def _model_parallel_groups(self) -> str:
         """Say why only the data-parallel rank will do, in a project with Megatron-style RNG

@@ -65,6 +65,12 @@ class UnseededNumpyInWorkers(Rule):
     too, but it is not Dataset code: its draws (and those of the project code it calls) give
     an `info` note with the same fix, which never fails a run.
 
+    A Dataset that a project factory builds and returns is read as the loader's call of that
+    factory builds it: a pipeline made of steps the factory picks by its arguments (`if
+    augmentation == "hard": augs = [A.GaussianBlur()] else: augs = []`, then
+    `Tiles(files, transform=A.Compose(augs + [A.Normalize()]))`) holds none of the `"hard"`
+    steps for `tiles_dataset(files, augmentation=None)`.
+
     Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
     that runs only after a `np.random.seed(...)` statement (later in the same block, or after
     an `if` holding the reseed that every instance the loader gets takes), and project code
