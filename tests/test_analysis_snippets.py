@@ -416,6 +416,67 @@ def test_a_class_looked_up_by_name_in_a_module_handed_to_a_helper_is_a_candidate
     assert [(source.kind, source.function) for source in found.sources] == [("module", "data")]
 
 
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        pytest.param("globals()[name]", id="globals subscript"),
+        pytest.param("globals().get(name)", id="globals get"),
+        pytest.param("getattr(sys.modules[__name__], name)", id="own entry of sys.modules"),
+    ],
+)
+def test_a_class_looked_up_in_the_module_namespace_is_any_dataset_class_it_binds(
+    lookup: str,
+) -> None:
+    project = _project(
+        f"""
+        import sys
+
+        class Plain(Dataset):
+            def __getitem__(self, index):
+                return index
+
+        class Mirrored(Dataset):
+            def __getitem__(self, index):
+                return -index
+
+        class Settings:
+            pass
+
+        def main(name):
+            return DataLoader({lookup}(3), num_workers=2)
+        """
+    )
+    (loader,) = loader_calls(project)
+    found = datasets_of_loader(project, loader)
+    # `Settings` is bound there too, but is no dataset.
+    assert {ref.name for ref in found.classes} == {"Plain", "Mirrored"}
+    assert [(source.kind, source.function) for source in found.sources] == [("module", "data")]
+
+
+def test_a_lookup_by_a_literal_prefix_finds_only_the_names_it_starts() -> None:
+    project = _project(
+        """
+        class TrainCrops(Dataset):
+            def __getitem__(self, index):
+                return index
+
+        class TrainFlips(Dataset):
+            def __getitem__(self, index):
+                return -index
+
+        class EvalCrops(Dataset):
+            def __getitem__(self, index):
+                return index
+
+        def main(split):
+            return DataLoader(globals()["Train" + split](), num_workers=2)
+        """
+    )
+    (loader,) = loader_calls(project)
+    found = datasets_of_loader(project, loader)
+    assert {ref.name for ref in found.classes} == {"TrainCrops", "TrainFlips"}
+
+
 def test_attributes_built_from_each_other_are_resolved_once_each(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -27,6 +27,7 @@ from .facts import (
 )
 from .known_values import Known, literal_known, passed_argument, union_of
 from .module_constants import constant_keys
+from .module_lookups import constructions_of
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 from .self_calls import stored_for_init
@@ -146,7 +147,7 @@ def _attribute_values(
         return None
     sites = made_by
     if sites is None:
-        sites = tuple((site.call, site.function) for site in project.callers(ref))
+        sites = constructions_of(project, ref)
     if not sites:
         return None
     arguments = ConstructionArguments(project, order, sites)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .candidates import DatasetsOf
@@ -75,3 +76,15 @@ def candidate_note(datasets: DatasetsOf) -> str:
     ):
         return f" (resting on {parts[0]})"
     return f" (resting on a candidate set: {'; '.join(parts)})"
+
+
+def picked_note(modules: Sequence[str]) -> str:
+    """Say that a finding rests on the functions of `modules` a lookup by a name known only
+    at run time picks among (`globals()[cfg.transform](...)`), if it does."""
+    if not modules:
+        return ""
+    names = ", ".join(f"`{module}`" for module in dict.fromkeys(modules))
+    return (
+        f" (resting on a candidate set: the functions bound in {names}, looked up by name at"
+        " run time)"
+    )

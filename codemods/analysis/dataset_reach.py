@@ -9,6 +9,7 @@ from .candidates import DatasetsOf
 from .config_targets import named_classes
 from .datasets import dataset_classes, is_dataset
 from .loaders import LoaderCall
+from .module_lookups import constructions_of
 from .project import Project
 from .refs import ClassRef
 
@@ -43,7 +44,7 @@ def _every_instance_placed(
     `DataLoader(model.training, num_workers=n)`, whose dataset is not resolved, gets none of
     its instances. Not for a class made in other ways too: a registered or configured one,
     or one another class derives from (its constructions make instances of `dataset`)."""
-    sites = project.callers(dataset)
+    sites = constructions_of(project, dataset)
     if not sites or dataset.cls.decorators or _named_by_configs(project, dataset):
         return False
     if any(ref != dataset and dataset in project.mro(ref) for ref in dataset_classes(project)):
@@ -54,7 +55,7 @@ def _every_instance_placed(
         for ref, (call, where) in datasets.made
         if ref == dataset
     }
-    return all((site.function.path, site.call.span) in placed for site in sites)
+    return all((function.path, call.span) in placed for call, function in sites)
 
 
 def _named_by_configs(project: Project, ref: ClassRef) -> bool:

@@ -22,12 +22,14 @@ if TYPE_CHECKING:
 
 
 #: A function a call runs: on which class's instance, as which held object, made by which
-#: constructor calls, and the modules its class was looked up in by name at run time.
+#: constructor calls, the modules its class was looked up in by name at run time, and the
+#: modules the function itself (or the factory that made it) was so looked up in.
 Callee = tuple[
     FunctionRef,
     ClassRef | None,
     tuple[str, ...] | None,
     tuple[Construction, ...] | None,
+    tuple[str, ...],
     tuple[str, ...],
 ]
 
@@ -45,12 +47,12 @@ def held_called(
     for ref in held.classes:
         built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
         for hook in run_when_called(project, ref):
-            yield hook, ref, extend_holder(same, name), built, looked_up
+            yield hook, ref, extend_holder(same, name), built, looked_up, ()
     # ... or the callables a `Compose` it holds calls.
     yield from calls_of(project, held.contained, held)
     # ... or a function (a closure a factory returned) it holds.
-    for held_function in held_functions(project, self_class, name, made_by):
-        yield held_function, None, None, None, ()
+    for held_function, picked_in in held_functions(project, self_class, name, made_by):
+        yield held_function, None, None, None, (), picked_in
 
 
 def loop_variable_called(
@@ -92,7 +94,7 @@ def held_elements_called(
             for ref in classes:
                 found = project.find_method(ref, method)
                 if found is not None:
-                    yield found[1], ref, None, held.made_by(ref), looked_up
+                    yield found[1], ref, None, held.made_by(ref), looked_up, ()
 
 
 def extend_holder(holder: tuple[str, ...] | None, attribute: str) -> tuple[str, ...] | None:
@@ -109,7 +111,7 @@ def calls_of(project: Project, classes: Sequence[ClassRef], held: DatasetsOf) ->
     looked_up = looked_up_in(held)
     for ref in classes:
         for function in run_when_called(project, ref):
-            yield function, ref, None, held.made_by(ref), looked_up
+            yield function, ref, None, held.made_by(ref), looked_up, ()
 
 
 def looked_up_in(held: DatasetsOf) -> tuple[str, ...]:

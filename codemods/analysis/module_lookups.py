@@ -7,6 +7,10 @@ a candidate. The module is often handed to a helper (`def get_instance(module, n
 *args): return getattr(module, cfg[name]["type"])(*args)`); the call of the helper then
 says which module, and which arguments the instance is made with.
 
+A module's own namespace is looked up the same way: `globals()[cfg.name](...)`,
+`globals().get(name)` and `getattr(sys.modules[__name__], name)` may find any class or
+function the module defines or imports at its top level.
+
 `copy.deepcopy(x)` and `copy.copy(x)` are instances of the classes `x` is, and a method
 returning `self` (or a copy of it) returns an instance of the receiver's class.
 """
@@ -14,7 +18,7 @@ returning `self` (or a copy of it) returns an instance of the receiver's class.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from . import catalog
@@ -111,10 +115,17 @@ def looked_up_constructions(project: Project, ref: ClassRef) -> tuple[Constructi
     return _constructions(project).get(ref, ())
 
 
+def constructions_of(project: Project, ref: ClassRef) -> tuple[Construction, ...]:
+    """Return the calls that make an instance of `ref`: its constructor calls, and those
+    that look its class up by name (`globals()[cfg.name](...)`)."""
+    direct = ((site.call, site.function) for site in project.callers(ref))
+    return tuple(dict.fromkeys((*direct, *looked_up_constructions(project, ref))))
+
+
 @per_project
 def _constructions(project: Project) -> dict[ClassRef, tuple[Construction, ...]]:
     found: dict[ClassRef, list[Construction]] = {}
-    for function in project.functions_mentioning("getattr", "__dict__", "vars"):
+    for function in project.functions_mentioning("getattr", "__dict__", "vars", "globals"):
         for call in function.function.calls:
             for ref, site in _made_by(project, call, function):
                 found.setdefault(ref, []).append(site)
@@ -128,8 +139,8 @@ def _made_by(
     if lookup is None:
         return
     holder = lookup.args[0]
-    if holder.kind is Kind.NAME:
-        modules = modules_denoted(project, holder, function)
+    modules = modules_denoted(project, holder, function)
+    if modules:
         for ref in _candidates(project, modules, lookup):
             yield ref, (call, function)
         return
@@ -148,7 +159,10 @@ def _made_by(
 
 def modules_denoted(project: Project, value: Value, where: FunctionRef) -> tuple[ModuleFacts, ...]:
     """Return the project modules a name denotes (`module_data` of `import pkg.loaders as
-    module_data`); () if it denotes anything else."""
+    module_data`, or the module `where` is in for its own namespace); () if it denotes
+    anything else."""
+    if _is_own_namespace(value):
+        return (where.module,)
     if value.kind is not Kind.NAME:
         return ()
     found = [
@@ -159,14 +173,74 @@ def modules_denoted(project: Project, value: Value, where: FunctionRef) -> tuple
     return tuple(dict.fromkeys(found))
 
 
+def looked_up_functions(
+    project: Project, lookup: Value, where: FunctionRef
+) -> tuple[tuple[FunctionRef, ...], tuple[str, ...]] | None:
+    """Return the plain project functions a lookup by name in a project module written in
+    `where` may find (`globals()[cfg.name]`, `getattr(module_data, name)`), and the names
+    of the modules it looks in; None if `lookup` is no such lookup."""
+    found = _as_getattr(lookup)
+    if found is None:
+        return None
+    modules = modules_denoted(project, found.args[0], where)
+    if not modules:
+        return None
+    may_find = _names_found(found.args[1])
+    functions = [
+        function
+        for module in modules
+        for bound, function in _module_functions(project, module)
+        # A factory that returns what it looks up may find itself: that adds nothing.
+        if function != where and may_find(bound)
+    ]
+    return tuple(dict.fromkeys(functions)), tuple(module.module for module in modules)
+
+
+def _module_functions(project: Project, module: ModuleFacts) -> Iterator[tuple[str, FunctionRef]]:
+    """Yield the plain functions `module` defines or imports at its top level, each with
+    the name it binds them to."""
+    for name in sorted(module.module_names):
+        function = module.function(name)
+        if function is not None and not function.is_method:
+            yield name, FunctionRef.of(module, function)
+    for bound, values in module.bindings:
+        for value in values:
+            if value.kind is not Kind.NAME:
+                continue
+            for target in project.targets(value, module):
+                if isinstance(target, FunctionRef) and project.class_of_function(target) is None:
+                    yield bound, target
+
+
 def _lookup(value: Value) -> Value | None:
-    """Return the `getattr(holder, name)` call that `value` calls, if it is one; a lookup
-    spelled `holder.__dict__[name]` or `vars(holder)[name]` is returned as that call."""
+    """Return the `getattr(holder, name)` call that `value` calls, if it is one (see
+    `_as_getattr`)."""
     if value.kind is not Kind.CALL or value.base is None:
         return None
-    lookup = value.base
+    return _as_getattr(value.base)
+
+
+def _as_getattr(lookup: Value) -> Value | None:
+    """Return `lookup` as the `getattr(holder, name)` call it amounts to, if it is a lookup
+    by name: that call itself, or one spelled `holder.__dict__[name]`, `vars(holder)[name]`
+    or `globals()[name]`, or with `.get(name)` in place of the subscript."""
     if lookup.kind is Kind.SUBSCRIPT and lookup.base is not None and len(lookup.args) == 1:
         holder = _namespace_holder(lookup.base)
+        if holder is None:
+            return None
+        return Value(Kind.CALL, lookup.span, base=_GETATTR_NAME, args=(holder, lookup.args[0]))
+    getter = lookup.base
+    if (
+        lookup.kind is Kind.CALL
+        and getter is not None
+        and getter.kind is Kind.ATTRIBUTE
+        and getter.name == "get"
+        and getter.base is not None
+        and len(lookup.args) in (1, 2)
+        and not lookup.keywords
+        and lookup.args[0].kind is not Kind.STARRED
+    ):
+        holder = _namespace_holder(getter.base)
         if holder is None:
             return None
         return Value(Kind.CALL, lookup.span, base=_GETATTR_NAME, args=(holder, lookup.args[0]))
@@ -185,10 +259,28 @@ def _lookup(value: Value) -> Value | None:
 #: What a lookup spelled as a subscript of a namespace stands for.
 _GETATTR_NAME = Value(Kind.NAME, qualnames=("builtins.getattr",))
 _VARS = frozenset({"builtins.vars"})
+_GLOBALS = "builtins.globals"
+
+
+def _is_own_namespace(value: Value) -> bool:
+    """Return True for `globals()` or `sys.modules[__name__]`: the namespace of the module
+    the code is written in."""
+    if value.is_call_to(_GLOBALS):
+        return not value.args and not value.keywords
+    return (
+        value.kind is Kind.SUBSCRIPT
+        and value.base is not None
+        and "sys.modules" in value.base.qualnames
+        and len(value.args) == 1
+        and "builtins.__name__" in value.args[0].qualnames
+    )
 
 
 def _namespace_holder(value: Value) -> Value | None:
-    """Return `holder` of `holder.__dict__` or `vars(holder)`, if `value` is one of them."""
+    """Return `holder` of `holder.__dict__` or `vars(holder)`, if `value` is one of them;
+    `globals()` holds its own module's names."""
+    if _is_own_namespace(value):
+        return value
     if value.kind is Kind.NAME and len(value.qualnames) == 1:
         owner, _, attribute = value.qualnames[0].rpartition(".")
         if attribute == "__dict__" and owner:
@@ -227,12 +319,12 @@ def _candidates(
 ) -> tuple[ClassRef, ...]:
     """Return the classes of `modules` the lookup may find that can be instantiated: the one
     a literal name names, or, for a name known only at run time, every top-level class."""
-    name = _literal_name(lookup.args[1])
+    may_find = _names_found(lookup.args[1])
     found = [
         ClassRef.of(module, cls)
         for module in modules
         for cls in module.classes
-        if "." not in cls.qualname and (name is None or cls.name == name)
+        if "." not in cls.qualname and may_find(cls.name)
     ]
     # A package's `__init__` that imports its classes (`from .mae import MAETrainer`) holds
     # them as attributes too.
@@ -240,13 +332,27 @@ def _candidates(
         target
         for module in modules
         for bound, values in module.bindings
-        if name is None or bound == name
+        if may_find(bound)
         for value in values
         if value.kind is Kind.NAME
         for target in project.targets(value, module)
         if isinstance(target, ClassRef)
     )
     return tuple(ref for ref in dict.fromkeys(found) if not is_abstract(project, ref))
+
+
+def _names_found(value: Value) -> Callable[[str], bool]:
+    """Return a test of the names a lookup by `value` may find: the one a literal names,
+    those starting with a literal prefix (`globals()["run_" + args.type]`), else any."""
+    name = _literal_name(value)
+    if name is not None:
+        return lambda bound: bound == name
+    prefix = (
+        _literal_name(value.args[0]) if value.kind is Kind.BINOP and value.name == "+" else None
+    )
+    if prefix is not None:
+        return lambda bound: bound.startswith(prefix)
+    return lambda bound: True
 
 
 def _literal_name(value: Value) -> str | None:

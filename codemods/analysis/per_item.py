@@ -30,7 +30,7 @@ from .held_calls import (
     loop_variable_called,
 )
 from .held_datasets import held_elements
-from .held_functions import functions_of
+from .held_functions import picked_functions
 from .memo import per_project
 from .method_lookup import method_candidates
 from .passed_callables import called_arguments
@@ -65,6 +65,10 @@ class Reached:
     #: What the call that led here passes to the parameters `function` tests in an `if`,
     #: where that is known (`self.augment(x, self.flip)` of instances built with flip=False).
     arguments: KnownArguments = ()
+    #: The project modules the way here picks a function from by a name known only at run
+    #: time (`globals()[cfg.transform](...)`): `function`, or the factory that made it, is
+    #: one candidate, not certainly run.
+    picked_in: tuple[str, ...] = ()
 
 
 @per_project
@@ -86,9 +90,18 @@ def per_item_code(
         # a `ref` is made: one a helper's parameter brings may come from another caller's run.
         entry = f"{ref.qualname}.__getitem__"
         entries = [
-            Reached(function, self_class, (entry, function.qualname), holder, built, (), looked)
+            Reached(
+                function,
+                self_class,
+                (entry, function.qualname),
+                holder,
+                built,
+                (),
+                looked,
+                picked_in=picked,
+            )
             for name in held_datasets.APPLIED_BY_TORCHVISION
-            for function, self_class, holder, built, looked in held_called(
+            for function, self_class, holder, built, looked, picked in held_called(
                 project, ref, name, made_by, ()
             )
             if built and any(_builds(project, site, ref) for _, site in built)
@@ -145,6 +158,7 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
                 one.registries,
                 one.looked_up_in,
                 one.arguments,
+                one.picked_in,
             )
             for one in _callees_of(project, way)
         )
@@ -206,6 +220,7 @@ def _callees(
                     caller.made_by,
                     caller.registries,
                     caller.looked_up_in,
+                    picked_in=caller.picked_in,
                 ),
             )
             continue
@@ -238,17 +253,29 @@ def call_targets(project: Project, caller: Reached, call: Value) -> Iterator[Rea
     registry = _function_registry(callee)
     if registry is not None and registry.qualnames:
         registries = (*registries, registry.qualnames[0].rpartition(".")[2])
-    for function, self_class, holder, made_by, looked_up in _resolve_callee(
+    for function, self_class, holder, made_by, looked_up, picked in _resolve_callee(
         project, callee, caller
     ):
         chain = (*caller.chain, function.qualname)
         modules = tuple(dict.fromkeys((*caller.looked_up_in, *looked_up)))
-        yield Reached(function, self_class, chain, holder, made_by, registries, modules)
+        picked_in = tuple(dict.fromkeys((*caller.picked_in, *picked)))
+        yield Reached(
+            function,
+            self_class,
+            chain,
+            holder,
+            made_by,
+            registries,
+            modules,
+            picked_in=picked_in,
+        )
         # `self.load(name, self.transform)`, where `load` calls `transform(image)`, and
         # `make_features(x, self.search)`, where it calls `search.templates(x)`.
         for passed in called_arguments(function, call):
             for ran in _resolve_callee(project, passed, caller):
-                yield Reached(ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3])
+                yield Reached(
+                    ran[0], ran[1], (*chain, ran[0].qualname), ran[2], ran[3], picked_in=ran[5]
+                )
 
 
 def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterator[Callee]:
@@ -259,21 +286,21 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if callee.kind is Kind.FUNCTION:
         nested = module.function(callee.name)
         if nested is not None:
-            yield FunctionRef.of(module, nested), self_class, same, made_by, ()
+            yield FunctionRef.of(module, nested), self_class, same, made_by, (), ()
         return
     if callee.kind in (Kind.NAME, Kind.ALTERNATIVES):
         for target in project.targets(callee, module):
             if isinstance(target, FunctionRef):
-                yield target, project.class_of_function(target), None, None, ()
+                yield target, project.class_of_function(target), None, None, (), ()
             elif isinstance(target, ClassRef):
                 found = project.find_method(target, "__init__")
                 if found is not None:
-                    yield found[1], target, None, None, ()
+                    yield found[1], target, None, None, (), ()
         return
     if callee.kind is Kind.CALL:
         # `intensity(x)` with `intensity = make_intensity(cfg)`: the closure it returned.
-        for closure in functions_of(project, callee, caller.function):
-            yield closure, project.class_of_function(closure), None, None, ()
+        for closure, picked in picked_functions(project, callee, caller.function):
+            yield closure, project.class_of_function(closure), None, None, (), picked
         # `RandomScale(0.5)(x)`, or `aug = Compose([...])` then `aug(x)`: an object made
         # here, per item, and called.
         yield from _made_here(project, callee, caller, "__call__")
@@ -285,7 +312,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             if isinstance(target, VariableRef):
                 field = callee.name if callee.kind is Kind.ATTRIBUTE else None
                 for registered in registered_functions(project, target, field):
-                    yield registered, None, None, None, ()
+                    yield registered, None, None, None, (), ()
         return
     made = callee.base if callee.kind is Kind.ATTRIBUTE else None
     if made is not None and made.kind is Kind.CALL and not made.is_call_to("builtins.super"):
@@ -314,7 +341,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if callee.kind is Kind.SELF:
         found = project.find_method(self_class, "__call__")
         if found is not None:
-            yield found[1], self_class, same, made_by, ()
+            yield found[1], self_class, same, made_by, (), ()
         return
     if callee.kind is not Kind.ATTRIBUTE or callee.base is None:
         return
@@ -322,7 +349,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
     if holder.kind is Kind.SELF:
         found = project.find_method(self_class, callee.name)
         if found is not None:
-            yield found[1], self_class, same, made_by, ()
+            yield found[1], self_class, same, made_by, (), ()
             return
         yield from held_called(project, self_class, callee.name, made_by, same)
         return
@@ -333,7 +360,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
             found = project.find_method(ref, callee.name)
             if found is not None:
                 built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-                yield found[1], ref, extend_holder(same, holder.name), built, looked_up
+                yield found[1], ref, extend_holder(same, holder.name), built, looked_up, ()
         return
     container = holder.base if holder.kind is Kind.SUBSCRIPT else None
     if container is not None and container.kind is Kind.ATTRIBUTE and container.base is not None:
@@ -346,7 +373,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 if found is not None:
                     extended = extend_holder(same, container.name)
                     built = seen_from_holder(project, self_class, held.made_by(ref), made_by)
-                    yield found[1], ref, extended, built, looked_up
+                    yield found[1], ref, extended, built, looked_up, ()
         return
     if holder.is_call_to("builtins.super"):
         defining = project.class_of_function(caller.function)
@@ -356,7 +383,7 @@ def _resolve_callee(project: Project, callee: Value, caller: Reached) -> Iterato
                 method = owner.cls.method(callee.name)
                 function = owner.module.function(method) if method else None
                 if function is not None:
-                    yield FunctionRef.of(owner.module, function), self_class, same, made_by, ()
+                    yield FunctionRef.of(owner.module, function), self_class, same, made_by, (), ()
                     return
         return
 
@@ -392,11 +419,11 @@ def _made_here(project: Project, call: Value, caller: Reached, method: str) -> I
         made = ((call, caller.function),)
         if method == "__call__":
             for hook in run_when_called(project, target):
-                yield hook, target, None, made, ()
+                yield hook, target, None, made, (), ()
         else:
             found = project.find_method(target, method)
             if found is not None:
-                yield found[1], target, None, made, ()
+                yield found[1], target, None, made, (), ()
 
 
 def _mapped_function(project: Project, call: Value, caller: Reached) -> FunctionRef | None:
@@ -420,7 +447,14 @@ def _mapped_calls(
     holder = caller.holder if nested else None
     made_by = caller.made_by if nested else None
     yield Reached(
-        function, self_class, chain, holder, made_by, caller.registries, caller.looked_up_in
+        function,
+        self_class,
+        chain,
+        holder,
+        made_by,
+        caller.registries,
+        caller.looked_up_in,
+        picked_in=caller.picked_in,
     )
     params = function.function.params
     if not params or not any(
@@ -428,7 +462,7 @@ def _mapped_calls(
         for inner in function.function.calls
     ):
         return
-    for element, element_class, element_holder, element_made, looked_up in held_elements_called(
+    for element, element_class, element_holder, element_made, looked_up, _ in held_elements_called(
         project, caller, iterable
     ):
         element_chain = (*chain, element.qualname)
@@ -441,6 +475,7 @@ def _mapped_calls(
             element_made,
             caller.registries,
             modules,
+            picked_in=caller.picked_in,
         )
 
 

@@ -22,6 +22,7 @@ from ..analysis.augmentations import (
     uses_any,
 )
 from ..analysis.branch_facts import within
+from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
@@ -173,6 +174,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
       in code) gives a warning that assumes the pipeline draws.
     - A pipeline held inside a list or a torchvision `Compose`, or read by a closure, has no
       path the fix can name: it is reported without a fix.
+    - A transform factory looked up by name in a module's namespace
+      (`globals()[cfg.transform.name](split)`, `getattr(module, name)(split)`) may be any
+      function that module defines or imports: a finding about a pipeline one of them builds
+      says it rests on that candidate set.
     - A pipeline handed per item to a project function that reseeds it in place (assigns
       each augmenter's `random_state`, or calls `reseed(seed)` / `seed_(seed)` on it) counts
       as reseeded, whatever the seed; a bare `reseed()` does not (it draws from imgaug's
@@ -439,6 +444,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 f"every DataLoader worker and never reseeded: {applied}, so workers repeat "
                 "each other's augmentations and every epoch repeats the previous one"
             )
+        # The transform applying it is picked by a name known only at run time.
+        message += picked_note([name for item in shared for name in item.use.reached.picked_in])
         if obj.creation.note is not None:
             message += f"; {obj.creation.note}"
         if any(item.use.obj.creation.draws_assumed for item in shared):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import looked_up_in, single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
@@ -134,7 +135,9 @@ class RngObjectSharedByWorkers(Rule):
       config) is not seen. A class looked up by name in a module imported by a literal name
       (`getattr(importlib.import_module("pkg.transforms"), name)`) may be any class that
       module defines: such a finding says it rests on that candidate set. An RNG object such
-      a class holds in a transform list gets no automatic fix.
+      a class holds in a transform list gets no automatic fix. A function looked up by name
+      in its module's own namespace (`globals()[cfg.augment]`, `getattr(sys.modules[__name__],
+      name)`) may be any function that module defines or imports: such a finding says so.
     - A `worker_init_fn` defined outside the project is assumed not to reseed RNG objects.
     - A dataset holding a `torch.Generator` cannot be sent to spawn or forkserver workers
       with torch's default sharing strategy (pytorch/pytorch#146828); the fix does not
@@ -260,6 +263,7 @@ class RngObjectSharedByWorkers(Rule):
                 f" (resting on the candidate classes bound in {names}, looked up by name at"
                 " run time)"
             )
+        message += picked_note(candidate.draw.reached.picked_in)
         fix = candidate_fix(candidate, plan)
         if candidate.reasons:
             message += "; no automatic fix: " + candidate.reasons[0]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..analysis import catalog
 from ..analysis.augmentations import global_numpy_library_calls
-from ..analysis.candidate_notes import OneOf, candidate_note
+from ..analysis.candidate_notes import OneOf, candidate_note, picked_note
 from ..analysis.candidates import Construction, DatasetsOf
 from ..analysis.collate_code import collate_draw
 from ..analysis.dataset_arguments import applied_note
@@ -178,6 +178,11 @@ class UnseededNumpyInWorkers(Rule):
       on that candidate set. An `eval` of a name in a third-party package, of a string built
       some other way (an f-string, `%`), or evaluated with namespaces of its own tells
       nothing, and the loader is treated as having an unknown dataset.
+    - A Dataset class looked up by name in its module's own namespace
+      (`globals()[cfg.name](...)`, `globals().get(name)`, `getattr(sys.modules[__name__],
+      name)`) may be any Dataset class that module defines or imports, and a function looked
+      up so (a transform factory) any function of it: such a finding says it rests on that
+      candidate set.
 
     ## References
     - [PyTorch docs: Randomness in multi-process data loading][docs]
@@ -437,7 +442,7 @@ class UnseededNumpyInWorkers(Rule):
                 f" (resting on a candidate set: the classes {names} defines, looked up by"
                 " name at run time; each of them draws)"
             )
-        return where
+        return where + picked_note(draw.reached.picked_in)
 
     def _add_worker_init(self, loader: LoaderCall) -> Fix | None:
         module = loader.module
