@@ -56,8 +56,17 @@ def assignments_of(function: FunctionFacts, values: Iterable[Value]) -> list[Ass
 
 def stored_items(function: FunctionFacts, mapping: Value) -> list[Value]:
     """Return the values `function` stores into the local dict `mapping` by `name[key] = v`
-    (`transforms = {}`, then `transforms["train"] = Compose(...)`)."""
-    names = {assignment.target for assignment in assignments_of(function, (mapping,))}
+    (`transforms = {}`, then `transforms["train"] = Compose(...)`).
+
+    Only a local name's stores are all in `function`; a dict held on `self` is filled (and
+    rewrapped, `self.sets[k] = Wrapped(self.sets[k])`) by other methods as well, and its
+    entries are read under their keys elsewhere.
+    """
+    names = {
+        assignment.target
+        for assignment in assignments_of(function, (mapping,))
+        if not assignment.target.startswith("self.")
+    }
     return [store.value for store in function.item_stores if store.target in names]
 
 
