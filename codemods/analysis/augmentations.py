@@ -28,7 +28,7 @@ from .branch_feasibility import branch_not_taken
 from .candidates import Construction
 from .creation_sites import created_at
 from .datasets import classes_of
-from .facts import Kind, Value, string_literal
+from .facts import Kind, Value, parts, string_literal
 from .held_candidates import stored_when_built
 from .loaders import LoaderCall
 from .memo import per_project
@@ -433,21 +433,7 @@ def _as_constructed(
 
 def _calls_at(value: Value, span: Span) -> list[Value]:
     """Return the calls written at `span` inside `value`."""
-    found: list[Value] = []
-    stack, visited = [value], set()
-    while stack:
-        item = stack.pop()
-        if id(item) in visited:
-            continue
-        visited.add(id(item))
-        if item.kind is Kind.CALL and item.span == span:
-            found.append(item)
-            continue
-        stack.extend(item.args)
-        stack.extend(value for _, value in item.keywords)
-        if item.base is not None:
-            stack.append(item.base)
-    return found
+    return [item for item in parts(value) if item.kind is Kind.CALL and item.span == span]
 
 
 def _applied_where_built(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import enum
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,8 +182,8 @@ def number_literal(value: Value) -> int | float | None:
     return number if isinstance(number, int | float) and not isinstance(number, bool) else None
 
 
-def mentions_param(value: Value, param: str) -> bool:
-    """Return True if `value` reads parameter `param` anywhere in it."""
+def parts(value: Value) -> Iterator[Value]:
+    """Yield `value` and every value inside it (base, arguments, keywords), each once."""
     # Each shared sub-value is looked at once: summaries share them, and following every
     # path through them is exponential.
     stack, seen = [value], set()
@@ -191,13 +192,16 @@ def mentions_param(value: Value, param: str) -> bool:
         if id(item) in seen:
             continue
         seen.add(id(item))
-        if item.kind is Kind.PARAM and item.name == param:
-            return True
+        yield item
         stack.extend(item.args)
         stack.extend(v for _, v in item.keywords)
         if item.base is not None:
             stack.append(item.base)
-    return False
+
+
+def mentions_param(value: Value, param: str) -> bool:
+    """Return True if `value` reads parameter `param` anywhere in it."""
+    return any(item.kind is Kind.PARAM and item.name == param for item in parts(value))
 
 
 #: Summaries keep the first 40 characters of a literal's repr (a dotted path, whole).
