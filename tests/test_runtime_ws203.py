@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from runtime_support import (
     Programs,
     collect,
@@ -189,3 +190,36 @@ def test_helper_reseeds_imgaug_before_0_4_through_reseed(tmp_path: Path) -> None
     # Unfixed, every worker and epoch would draw the RandomState(0) stream.
     first_draws = {epoch[0] for epoch in epochs} | {epoch[4] for epoch in epochs}
     assert len(first_draws) == 4
+
+
+class _NoisePerItem(Dataset[float]):
+    """Builds a MONAI `Rand*` transform for every item, as the finding describes."""
+
+    def __init__(self, own_state: bool) -> None:
+        self.own_state = own_state
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, index: int) -> float:
+        # The test imports it first, in the main process, as a training script would.
+        from monai.transforms.intensity.array import RandGaussianNoise
+
+        noise = RandGaussianNoise(prob=1.0)
+        if self.own_state:
+            noise.set_random_state(seed=(torch.initial_seed() + index) % 2**32)
+        return float(np.asarray(noise(np.zeros((1, 4), dtype=np.float32))).sum())
+
+
+@pytest.mark.skipif(importlib.util.find_spec("monai") is None, reason="MONAI is not installed")
+@pytest.mark.parametrize("own_state", [False, True])
+def test_monai_transform_built_per_item_repeats_under_fork(own_state: bool) -> None:
+    importlib.import_module("monai.transforms.intensity.array")  # before the workers fork
+    loader: DataLoader[float] = DataLoader(
+        _NoisePerItem(own_state), batch_size=4, num_workers=2, multiprocessing_context="fork"
+    )
+    epochs = [[float(v) for batch in loader for v in batch] for _ in range(2)]
+    # Worker 0 gives items 0-3, worker 1 items 4-7: without a state of its own, each draws
+    # the parent's `Randomizable.R` stream, in both workers and in both epochs.
+    repeated = epochs[0][:4] == epochs[0][4:] and epochs[0] == epochs[1]
+    assert repeated is not own_state

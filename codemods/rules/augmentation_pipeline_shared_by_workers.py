@@ -8,6 +8,7 @@ from typing import NamedTuple
 from ..analysis.augmentations import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
+    MONAI,
     RESEED_PIPELINE,
     Library,
     PipelineIndex,
@@ -26,6 +27,7 @@ from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
+from ..analysis.facts import Kind
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
@@ -85,7 +87,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
     It also fires at a torch DataLoader whose dataset is a library's own (MONAI's `Dataset`,
     `CacheDataset`, ...) given such a pipeline as `transform`. With albumentationsx >= 2.3.1
     a pipeline built *per call* is reported instead: each one starts from the same worker
-    seed, so every sample of a worker is augmented alike.
+    seed, so every sample of a worker is augmented alike. A MONAI `Rand*` transform built per
+    call without `set_random_state` gets a warning: it draws from MONAI's class-level
+    `Randomizable.R`, made when monai is imported in the main process, which forked workers
+    copy (workers started by spawn or forkserver import monai anew and get their own).
 
     The library version comes from `--library-version NAME==VERSION`, `[tool.workerseed]
     library-versions = {albumentations = "2.0.8"}`, a lock file, the project's requirements
@@ -262,6 +267,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     _Shared(dataset, use, version, fork_only)
                 )
             self._check_per_call(index, dataset, per_item.functions)
+            self._check_monai_built_per_item(index, dataset, per_item.functions)
         for shared in by_place.values():
             self._report(shared)
         for loader, _ in self.loaders:
@@ -406,6 +412,38 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     "every sample of a worker is augmented alike; build it once in "
                     "`__init__`",
                 )
+
+    def _check_monai_built_per_item(
+        self, index: PipelineIndex, dataset: ClassRef, functions: frozenset[FunctionRef]
+    ) -> None:
+        """A MONAI `Rand*` transform built per item without a random state of its own draws
+        from the class-level `Randomizable.R`, made when monai is imported in the main
+        process: forked workers each start from a copy of it (spawned ones import monai
+        anew and get their own)."""
+        version = library_version(self.project, MONAI)
+        for function in sorted(functions, key=lambda ref: (ref.path, ref.qualname)):
+            if any(
+                call.base is not None
+                and call.base.kind is Kind.ATTRIBUTE
+                and call.base.name == "set_random_state"
+                for call in function.function.calls
+            ):
+                continue  # given a state of its own (which one is WS102's question)
+            for call in function.function.calls:
+                for creation in index.constructors(call, function, dataset):
+                    if creation.rng_type != MONAI.name or not _short(creation).startswith("Rand"):
+                        continue
+                    self.report(
+                        function,
+                        creation.span,
+                        f"`{_short(creation)}` is built in per-item code `{function.qualname}` "
+                        f"({version.describe()}) without a random state of its own: it draws "
+                        "from MONAI's class-level `Randomizable.R`, made when monai is "
+                        "imported in the main process, so forked DataLoader workers draw the "
+                        "same numbers and every epoch repeats the previous one; build it once "
+                        "in `__init__`, or call its `set_random_state`",
+                        severity="warning",
+                    )
 
     def _report(self, shared: list[_Shared]) -> None:
         """Report a pipeline at its place, with every Dataset that applies it."""
