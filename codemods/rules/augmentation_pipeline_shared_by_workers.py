@@ -27,7 +27,7 @@ from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
 from ..analysis.dataset_reach import single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
-from ..analysis.facts import Kind
+from ..analysis.facts import Kind, Value
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
 from ..analysis.package_versions import LibraryVersion
 from ..analysis.per_item import entry_methods
@@ -430,6 +430,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
             ):
                 continue  # given a state of its own (which one is WS102's question)
             for call in function.function.calls:
+                if not _spelled_rand(call):
+                    continue  # only a `Rand*(...)` written here is a transform built here
                 for creation in index.constructors(call, function, dataset):
                     if creation.rng_type != MONAI.name or not _short(creation).startswith("Rand"):
                         continue
@@ -577,6 +579,16 @@ def _label(use: RngUse) -> str:
     if use.instance_path:
         return "self." + ".".join(use.instance_path)
     return use.namespace_path or use.obj.label
+
+
+def _spelled_rand(call: Value) -> bool:
+    """Return True if `call` is spelled as a call of a `Rand*` name (`RandAffined(...)`,
+    `mt.RandFlip(...)`)."""
+    base = call.base
+    if base is None:
+        return False
+    names = (base.name, *(qualname.rpartition(".")[2] for qualname in base.qualnames))
+    return any(name.startswith("Rand") for name in names)
 
 
 def _short(creation: Creation) -> str:
