@@ -30,8 +30,8 @@ from .dataset_registries import (
 )
 from .facts import Kind, Value
 from .forwarded_calls import forwarded_to_builder, through_splats
-from .loader_kwargs import stored_items
 from .loaders import LoaderCall, loader_calls
+from .local_dicts import stored_items
 from .memo import per_project
 from .module_lookups import (
     copied,
