@@ -99,10 +99,15 @@ def unpacked_classes(
             source = CandidateSource("returns", function.function.name)
             known = bool(tuples or handed_on) and not others
             results.append(DatasetsOf((), known, sources=(source,)))
-            results.extend(
-                resolved(project, returned.args[position], function, depth + 1)
-                for returned in tuples
-            )
+            plain = project.class_of_function(function) is None
+            for returned in tuples:
+                element = resolved(project, returned.args[position], function, depth + 1)
+                # `_, test_set = get_data("test")`: the dataset made for this call.
+                results.append(
+                    datasets.seen_by_call(project, element, function, option, where)
+                    if plain
+                    else element
+                )
             results.extend(
                 unpacked_classes(project, returned, position, count, function, depth + 1, resolve)
                 for returned in handed_on

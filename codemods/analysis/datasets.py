@@ -298,6 +298,15 @@ def _made_for_call(
     found = registry_named_by_call(
         project, classes_of(project, ret, target, depth), ret, target, (call, where)
     )
+    return seen_by_call(project, found, target, call, where)
+
+
+def seen_by_call(
+    project: Project, found: DatasetsOf, target: FunctionRef, call: Value, where: FunctionRef
+) -> DatasetsOf:
+    """Return `found`, what plain function `target` returns, as `call` (in `where`) gets
+    it: without what the branches the call closes make, with the literals it passes read
+    into the constructions `target` writes (`Clips(mode=mode)` made for `get_data("test")`)."""
     found = closed_to_call(open_to_call(found, call, where, target), call, where, target)
     found = through_splats(found, target, call, where, 0)
     return forwarded_to_builder(project, found, target, call, where)

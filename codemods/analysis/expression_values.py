@@ -220,6 +220,8 @@ class _ValueSummariser(_BindingCollector):
         another arm. A function reading a module's name may run at any time and sees all.
         """
         bindings = scope.bindings.get(name)
+        if name in scope.globals and scope.kind == "function" and bindings and span is not None:
+            return _stored_before(scope, bindings, span.line)
         if scope.kind == "module" and bindings and span is not None:
             # The bases of `class Dataset(Dataset)` read the import, not the class itself.
             later = [binding for binding in bindings if binding.top_level and binding.line]
@@ -252,6 +254,11 @@ class _ValueSummariser(_BindingCollector):
         while current is not None:
             # `global x` at module level (legal, if pointless) must not loop forever.
             if name in current.globals and current is not self._module_scope:
+                if current is scope and seen is not None:
+                    # The function's own store under `global` runs first on every path.
+                    own = [current.bindings[name][index] for index in seen]
+                    values = self._binding_values(name, current, own, depth)
+                    return values[0] if len(values) == 1 else Value(Kind.ALTERNATIVES, args=values)
                 current = self._module_scope
                 continue
             is_visible = current is scope or current.kind != "class"
@@ -337,6 +344,21 @@ class _ValueSummariser(_BindingCollector):
             finally:
                 self._resolving.discard(key)
         return Value(Kind.UNKNOWN, name=name)
+
+
+def _stored_before(scope: _Scope, stores: list[_Binding], line: int) -> tuple[int, ...] | None:
+    """Return which of a function's own stores of a name it declares `global` a read at
+    `line` may see (by index), or None when it may also see the module's value.
+
+    `global MODE; MODE = "train"; Data(MODE)` reads the store just made. A call in between
+    could rebind the module variable, but code that sets a global and hands it on at once
+    means the value it set.
+    """
+    on_entry = _Binding("unknown")
+    seen = scope.reaching([on_entry, *stores], line)
+    if not seen or any(binding is on_entry for binding in seen):
+        return None
+    return tuple(index for index, binding in enumerate(stores) if any(binding is s for s in seen))
 
 
 _OPERATORS: dict[type[ast.operator], str] = {
