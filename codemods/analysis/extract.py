@@ -14,6 +14,7 @@ the statements, functions and classes.
 from __future__ import annotations
 
 import ast
+from functools import partial
 from pathlib import Path
 
 from ..types import Span
@@ -41,6 +42,7 @@ from .facts import (
     Value,
 )
 from .function_table import FunctionSource, FunctionTable
+from .name_errors import first_failing, may_bind_otherwise
 from .scopes import _Binding, _Function, _FunctionBuilder, _own_statements, _Scope
 from .statement_order import (
     always_raises,
@@ -389,6 +391,7 @@ class _Extractor(_ExpressionVisitor):
         for statement in _own_statements(node.body):
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._collect_declared(statement, ast.Nonlocal, inner)
+        self._note_name_errors(node.body, inner)
         self._visit_body(node.body, inner)
         self._functions.append(
             FunctionFacts(
@@ -437,6 +440,31 @@ class _Extractor(_ExpressionVisitor):
                 ),
             )
         )
+
+    def _note_name_errors(self, body: list[ast.stmt], scope: _Scope) -> None:
+        """Record the blocks of function `body` that stop at a name bound nowhere: what
+        they bind is never seen below them."""
+        if self._star_imports or may_bind_otherwise(self._text):
+            return
+        for statement in _own_statements(body):
+            if isinstance(statement, _Function | ast.ClassDef):
+                continue
+            for block in nested_blocks(statement):
+                failing = first_failing(block, partial(self._is_bound, scope=scope))
+                if failing is not None:
+                    scope.flow.leaves(block, failing)
+
+    def _is_bound(self, name: str, scope: _Scope) -> bool:
+        """Return True if `name`, read in function `scope`, is bound by some scope it sees."""
+        current: _Scope | None = scope
+        while current is not None:
+            if name in current.globals and current is not self._module_scope:
+                current = self._module_scope
+                continue
+            if (current is scope or current.kind != "class") and name in current.bindings:
+                return True
+            current = current.parent
+        return False
 
     def _visit_class(self, node: ast.ClassDef, scope: _Scope) -> None:
         for expression in (*node.decorator_list, *node.bases):

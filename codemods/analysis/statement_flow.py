@@ -51,7 +51,7 @@ class StatementFlow:
         for block in blocks:
             last = reachable(block)[-1]
             if isinstance(last, ast.Return | ast.Raise):
-                self.exits.append((block[0].lineno, last.lineno))
+                self.leaves(block, last)
         if blocks:
             self.blocks.append(
                 (lines, tuple((block[0].lineno, _last_line(block)) for block in blocks))
@@ -119,6 +119,12 @@ class StatementFlow:
                 return True
         return False
 
+    def leaves(self, block: list[ast.stmt], statement: ast.stmt) -> None:
+        """Record that a run of `block` that gets to `statement` leaves the code there,
+        unless a `break` or `continue` may leave the block first."""
+        if not escapes(block):
+            self.exits.append((block[0].lineno, statement.lineno))
+
     def _left_before(self, bound: int, read: int) -> bool:
         """Return True if line `bound` lies in a block that then returns or raises, and
         line `read` lies below that block: a run that binds there never gets to the read
@@ -146,3 +152,21 @@ class StatementFlow:
 
 def _last_line(block: list[ast.stmt]) -> int:
     return block[-1].end_lineno or block[-1].lineno
+
+
+def escapes(block: list[ast.stmt]) -> bool:
+    """Return True if a `break` or `continue` in `block` may leave it for a loop around it."""
+    pending: list[ast.AST] = list(block)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Break | ast.Continue):
+            return True
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            pending.extend(node.orelse)  # the loop's own body keeps its jumps
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            pending.extend(
+                child
+                for child in ast.iter_child_nodes(node)
+                if isinstance(child, ast.stmt | ast.ExceptHandler | ast.match_case)
+            )
+    return False

@@ -13,7 +13,7 @@ from .facts import Kind, ModuleFacts, Value
 from .project import Project
 
 #: Identifiers through which a module may bind names that its code does not spell out.
-_DYNAMIC_BINDING = frozenset({"globals", "vars", "setattr", "exec", "__getattr__", "__dict__"})
+DYNAMIC_BINDING = frozenset({"globals", "vars", "setattr", "exec", "__getattr__", "__dict__"})
 
 
 def names_undefined_import(project: Project, value: Value, near: ModuleFacts) -> bool:
@@ -41,6 +41,6 @@ def _undefined(project: Project, qualname: str, near: ModuleFacts) -> bool:
             and project.module_named(".".join(parts[: cut + 1]), near) is None
             # Asked of the module's own text: whether other files are searched by text is a
             # speed setting that must not change the answer.
-            and not module.spells(_DYNAMIC_BINDING)
+            and not module.spells(DYNAMIC_BINDING)
         )
     return False
