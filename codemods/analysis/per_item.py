@@ -128,8 +128,13 @@ def _entries(project: Project, ref: ClassRef, methods: Sequence[str]) -> list[Fu
     return list(run_when_called(project, ref))
 
 
-def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
-    """Return `entries` and everything they call in the project, breadth first."""
+def reachable(
+    project: Project,
+    entries: list[Reached],
+    follows: Callable[[Reached], Callable[[Value], bool] | None] | None = None,
+) -> tuple[Reached, ...]:
+    """Return `entries` and everything they call in the project, breadth first
+    (`follows`: for a function reached, which of its calls to follow; None: every one)."""
     seen: dict[
         tuple[FunctionRef, ClassRef | None, tuple[str, ...] | None, KnownArguments], Reached
     ] = {}
@@ -148,6 +153,8 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
         # the path of a held object standing for every such path (wrappers holding
         # wrappers reach one transform by thousands of paths).
         way = replace(current, chain=current.chain[-1:], holder=_relative(current.holder))
+        only = follows(current) if follows is not None else None
+        found = _callees_of(project, way) if only is None else tuple(callees(project, way, only))
         queue.extend(
             Reached(
                 one.function,
@@ -160,7 +167,7 @@ def reachable(project: Project, entries: list[Reached]) -> tuple[Reached, ...]:
                 one.arguments,
                 one.picked_in,
             )
-            for one in _callees_of(project, way)
+            for one in found
         )
     return tuple(seen.values())
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..types import Span
@@ -11,7 +11,7 @@ from .branch_facts import within
 from .branch_feasibility import arm_always_taken, branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction
 from .facts import Value
-from .per_item import Reached, call_targets, callees, per_item_code, reachable
+from .per_item import Reached, call_targets, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 from .statement_order import StatementReach
@@ -76,52 +76,58 @@ def inherited_state_draws(
     project: Project, code: Sequence[Reached], draws: list[GlobalCall]
 ) -> list[GlobalCall]:
     """Return the `draws` (in per-item `code`) that may draw from the NumPy state a worker
-    starts with: all but those that run only after their entry method has reseeded NumPy.
+    starts with: all but those that run only after per-item code has reseeded NumPy.
 
-    A `np.random.seed(...)` statement in an entry method (`__getitem__`, `__iter__`)
-    replaces that state for the code that runs only after it: the rest of its block and,
-    past an `if` that the instances built always take the same way, the code after that
-    `if`. What is drawn there, or in project code called only from there, never comes from
-    what the worker inherited, and a `worker_init_fn` seeding NumPy would change nothing for
-    it. (Whether such a seed repeats is a question of the seed, not of the workers'
-    inherited state.) A function reached another way as well counts as not reseeded.
+    A `np.random.seed(...)` statement in per-item code (`__getitem__`, or a base method it
+    calls, as `super().__getitem__(index)`) replaces that state for the code that runs only
+    after it: the rest of its block and, past an `if` that the instances built always take
+    the same way, the code after that `if`. What is drawn there, or in project code called
+    only from there, never comes from what the worker inherited, and a `worker_init_fn`
+    seeding NumPy would change nothing for it. (Whether such a seed repeats is a question of
+    the seed, not of the workers' inherited state.) A function reached another way as well
+    counts as not reseeded.
     """
-    entries = [reached for reached in code if len(reached.chain) == 1]
-    seeds = {entry.function: _seed_statements(project, entry) for entry in entries}
-    if not any(seeds.values()):
+    seeds = {
+        reached.function: found for reached in code if (found := _seed_statements(project, reached))
+    }
+    if not seeds:
         return draws
 
-    def after_seed(entry: Reached, span: Span | None) -> bool:
+    def after_seed(reached: Reached, span: Span | None) -> bool:
         return span is not None and any(
-            _runs_after(project, entry, seed, span) for seed in seeds.get(entry.function, ())
+            _runs_after(project, reached, seed, span) for seed in seeds.get(reached.function, ())
         )
 
-    unseeded_calls: list[Reached] = []
-    for entry in entries:
+    def follows(reached: Reached) -> Callable[[Value], bool] | None:
+        if reached.function not in seeds:
+            return None
+        return lambda call: not after_seed(reached, call.span)
 
-        def before_any_seed(call: Value, entry: Reached = entry) -> bool:
-            return not after_seed(entry, call.span)
-
-        unseeded_calls.extend(callees(project, entry, only=before_any_seed))
-    exposed = {reached.function for reached in reachable(project, unseeded_calls)}
+    entries = [reached for reached in code if len(reached.chain) == 1]
+    exposed = {reached.function for reached in reachable(project, entries, follows)}
     return [
         draw
         for draw in draws
-        if draw.function in exposed
-        or (len(draw.reached.chain) == 1 and not after_seed(draw.reached, draw.call.span))
+        if draw.function in exposed and not after_seed(draw.reached, draw.call.span)
     ]
 
 
-def _seed_statements(project: Project, entry: Reached) -> list[StatementReach]:
-    """Return the `np.random.seed(...)` statements of `entry`, with what follows each."""
-    facts = entry.function.function
+def _seed_statements(project: Project, reached: Reached) -> list[StatementReach]:
+    """Return the `np.random.seed(...)` statements of `reached`, with what follows each."""
+    facts = reached.function.function
     seeding = {
         call.span
         for call in facts.calls
         if call.base is not None
-        and project.qualnames(call.base, entry.function.module) & _NUMPY_SEED
+        and _spelled_seed(call.base)
+        and project.qualnames(call.base, reached.function.module) & _NUMPY_SEED
     }
     return [reach for reach in facts.statement_reaches if reach.call in seeding]
+
+
+def _spelled_seed(callee: Value) -> bool:
+    """Return True if `callee` is spelled as a `seed` function (resolving names costs more)."""
+    return callee.name == "seed" or any(name.endswith(".seed") for name in callee.qualnames)
 
 
 def _runs_after(project: Project, entry: Reached, seed: StatementReach, span: Span) -> bool:
