@@ -6,7 +6,8 @@ A project function that turns `cfg["target"]` into a class by import
 Dataset classes that its own YAML and JSON files name as `target` or `_target_`.
 
 `config_nodes()` and `structured_targets()` say what a config node (`cfg.trainer`) may hold:
-the options the project's files give it, and the `_target_` Hydra makes from it.
+the options the project's files give it, and the `_target_` Hydra makes from it;
+`hydra_makers()` which functions make a project class from such a node.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _HYDRA = frozenset(
         "hydra.utils.get_object",
     }
 )
+_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
 #: How many project functions deep a call is followed to the import that finds the class.
 _MAX_DEPTH = 3
 
@@ -210,10 +212,17 @@ class ConfigNode:
     options: tuple[tuple[str, object], ...]
     #: The `_target_` the node names itself or through its `defaults` list, if any.
     target: str | None
+    #: The options that are nodes Hydra makes an object from, with the `_target_` each
+    #: names (`("strategy", "lightning.pytorch.strategies.DDPStrategy")`).
+    made_options: tuple[tuple[str, str], ...] = ()
 
     def option(self, name: str) -> object:
         """Return the value the file gives option `name` (None if it gives none)."""
         return next((value for key, value in self.options if key == name), None)
+
+    def made_option(self, name: str) -> str | None:
+        """Return the `_target_` of the node the file gives option `name` (None if none)."""
+        return next((target for key, target in self.made_options if key == name), None)
 
 
 @per_project
@@ -249,8 +258,46 @@ def config_nodes(
             for name, value in node.items()
             if isinstance(value, str | int | float | bool | list)
         )
-        found.append(ConfigNode(path, options, _node_target(path, node, by_path)))
+        made = tuple(
+            (str(name), value["_target_"])
+            for name, value in node.items()
+            if isinstance(value, dict) and isinstance(value.get("_target_"), str)
+        )
+        found.append(ConfigNode(path, options, _node_target(path, node, by_path), made))
     return tuple(found)
+
+
+def node_key(config: Value) -> str | None:
+    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
+    if config.kind is Kind.ATTRIBUTE:
+        return config.name
+    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
+        key = config.args[0]
+        if key.kind is Kind.CONSTANT:
+            return key.name.strip("'\"") or None
+    return None
+
+
+@per_project
+def hydra_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
+    """Return the project classes Hydra makes from a config node whose `_target_` names
+    them (`hydra.utils.instantiate(cfg.data)`, `data: {_target_: pkg.data.Clips}`), each
+    with the functions that make one."""
+    found: dict[ClassRef, list[FunctionRef]] = {}
+    for function in project.functions_mentioning("instantiate"):
+        for call in function.function.calls:
+            if call.base is None or not call.args:
+                continue
+            key = node_key(call.args[0])
+            if key is None or not project.is_one_of(call.base, function.module, _INSTANTIATE):
+                continue
+            for node in config_nodes(project, key):
+                if node.target is None:
+                    continue
+                for target in project.resolve(node.target):
+                    if isinstance(target, ClassRef):
+                        found.setdefault(target, []).append(function)
+    return {ref: tuple(dict.fromkeys(functions)) for ref, functions in found.items()}
 
 
 def _node_target(

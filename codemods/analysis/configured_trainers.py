@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import catalog
 from .config_files import config_documents_mentioning, config_values
-from .config_targets import ConfigNode, config_nodes, structured_targets
+from .config_targets import ConfigNode, config_nodes, node_key, structured_targets
 from .facts import Kind, Value
 from .memo import per_project
 from .project import Project
@@ -98,7 +98,7 @@ def configured_trainer(
         config = call.args[0]
     if config is None:
         return None
-    keys = {key for option in config.alternatives() if (key := _node_key(option)) is not None}
+    keys = {key for option in config.alternatives() if (key := node_key(option)) is not None}
     strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
     files: list[Path] = []
     for key in sorted(keys):
@@ -128,7 +128,7 @@ def _strategy_node_files(
         or not strategy.args
     ):
         return ()
-    key = _node_key(strategy.args[0])
+    key = node_key(strategy.args[0])
     if key is None:
         return ()
     return tuple(
@@ -198,7 +198,7 @@ def _node_path(config: Value) -> tuple[str, ...] | None:
     keys: list[str] = []
     current = config
     while current.kind in (Kind.ATTRIBUTE, Kind.SUBSCRIPT) and current.base is not None:
-        key = _node_key(current)
+        key = node_key(current)
         if key is None:
             return None
         keys.append(key)
@@ -229,27 +229,18 @@ def hydra_entry_files(project: Project) -> frozenset[Path]:
     return frozenset(found)
 
 
-def _node_key(config: Value) -> str | None:
-    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
-    if config.kind is Kind.ATTRIBUTE:
-        return config.name
-    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
-        key = config.args[0]
-        if key.kind is Kind.CONSTANT:
-            return key.name.strip("'\"") or None
-    return None
-
-
 def node_asks_data_parallel(node: ConfigNode) -> bool:
     """Return True if a config node's options certainly ask Lightning for several processes.
 
-    The same options as `Trainer(...)` keywords: a data-parallel strategy, or several
-    devices, GPUs or nodes.
+    The same options as `Trainer(...)` keywords: a data-parallel strategy (by name, or a
+    node Hydra makes one from), or several devices, GPUs or nodes.
     """
     for option in STRATEGY_OPTIONS:
         strategy = node.option(option)
         if isinstance(strategy, str) and is_data_parallel_strategy(strategy):
             return True
+        if node.made_option(option) in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES:
+            return True  # `strategy: {_target_: lightning.pytorch.strategies.DDPStrategy}`
     for keyword in ("devices", "gpus", "num_nodes"):
         value = node.option(keyword)
         if isinstance(value, bool):
@@ -276,7 +267,7 @@ def trainers_made_from_nodes(
                 if (
                     call.base is not None
                     and call.args
-                    and _node_key(call.args[0]) == key
+                    and node_key(call.args[0]) == key
                     and _runs_trainer_method(function, call)
                 ):
                     spelled = call.base.qualnames[0] if call.base.qualnames else call.base.name

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 
 from . import catalog
 from .base_inits import base_init_callers
+from .config_targets import hydra_makers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
@@ -253,7 +254,8 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
     The Trainer calls `train_dataloader()` of the data module (or module) it is given: the
     function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook. So
     does one that hands the class to a project function making an instance of what it is
-    given (`run_cli(Experiment)`, with `model = model_class(**options)` in `run_cli`).
+    given (`run_cli(Experiment)`, with `model = model_class(**options)` in `run_cli`), and
+    one Hydra makes it in from a config node naming it (`instantiate(cfg.data)`).
     """
     if method.function.name not in LIGHTNING_LOADER_HOOKS:
         return
@@ -267,6 +269,7 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
         ):
             for site in project.callers(cls):
                 yield site.function
+            yield from hydra_makers(project).get(cls, ())
             yield from _handing_to_makers(project, cls)
 
 
