@@ -61,6 +61,17 @@ def _substituted(
     handed = _handed_parameters(inner, callee, call, bound)
     if not var_keyword and var_positional == "" and not handed:
         return None  # nothing is handed on
+    if not var_keyword and var_positional == "":
+        # Only literals are handed on: the construction stays where it is written, and the
+        # arguments the factory writes itself (`transform=Compose([Cutout()])`) are read there.
+        return (
+            replace(
+                inner,
+                args=tuple(_handed(arg, handed) for arg in inner.args),
+                keywords=tuple((key, _handed(value, handed)) for key, value in inner.keywords),
+            ),
+            inner_where,
+        )
     extra_positional = call.args[max(len(named) - bound, 0) :] if var_positional else ()
     extra_keywords = (
         tuple((key, value) for key, value in call.keywords if key not in function.params)
@@ -82,6 +93,11 @@ def _substituted(
         inner, args=tuple(args), keywords=(*keywords, *extra_keywords), span=call.span
     )
     return substituted, where
+
+
+def _handed(argument: Value, handed: dict[str, Value]) -> Value:
+    """Return the literal a call hands on for parameter `argument`, else `argument`."""
+    return handed.get(argument.name, argument) if argument.kind is Kind.PARAM else argument
 
 
 def _handed_parameters(

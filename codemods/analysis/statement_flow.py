@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .binding_statements import choice_arms
-from .statement_order import nested_blocks
+from .statement_order import nested_blocks, reachable
 
 if TYPE_CHECKING:
     from .scopes import _Binding
@@ -31,6 +31,12 @@ class StatementFlow:
     choices: list[tuple[Lines, tuple[Lines, ...]]] = field(default_factory=list)
     #: Every compound statement and its blocks (body, `else`, handlers, `finally`, cases).
     blocks: list[tuple[Lines, tuple[Lines, ...]]] = field(default_factory=list)
+    #: Blocks that end by leaving the code (`return` or `raise`), by their first line and
+    #: the line of that statement: what they bind is never seen below them.
+    exits: list[Lines] = field(default_factory=list)
+    #: The `try` statements, within which a `raise` may be caught and a `return` runs a
+    #: `finally` first: no block inside one counts as leaving.
+    tries: list[Lines] = field(default_factory=list)
 
     def note(self, node: ast.stmt) -> None:
         """Record the lines of compound statement `node` (any other statement is ignored)."""
@@ -39,7 +45,13 @@ class StatementFlow:
             self.loops.append(lines)
         if isinstance(node, ast.If | ast.Match):
             self.choices.append(choice_arms(node))
+        if isinstance(node, ast.Try | ast.TryStar):
+            self.tries.append(lines)
         blocks = list(nested_blocks(node))
+        for block in blocks:
+            last = reachable(block)[-1]
+            if isinstance(last, ast.Return | ast.Raise):
+                self.exits.append((block[0].lineno, last.lineno))
         if blocks:
             self.blocks.append(
                 (lines, tuple((block[0].lineno, _last_line(block)) for block in blocks))
@@ -66,6 +78,7 @@ class StatementFlow:
                     or any(first <= line and binding.line <= last for first, last in self.loops)
                 )
                 and not self._in_other_arm(binding.line, line)
+                and not self._left_before(binding.line, line)
             )
         ]
         hiding = [
@@ -105,6 +118,16 @@ class StatementFlow:
             if held and reading and held[0] != reading[0]:
                 return True
         return False
+
+    def _left_before(self, bound: int, read: int) -> bool:
+        """Return True if line `bound` lies in a block that then returns or raises, and
+        line `read` lies below that block: a run that binds there never gets to the read
+        (`elif name == "full": dataset = Full(); raise ValueError("not released")`)."""
+        return any(
+            first <= bound <= jump < read
+            and not any(start <= first and jump <= end for start, end in self.tries)
+            for first, jump in self.exits
+        )
 
     def _always_before(self, bound: int, read: int) -> bool:
         """Return True if a run that reaches line `read` has run line `bound` (above it)
