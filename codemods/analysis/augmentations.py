@@ -348,6 +348,41 @@ def reseeds_library_globally(project: Project, functions: Iterable[FunctionRef])
     )
 
 
+def redraws_from_global_rng(functions: Iterable[FunctionRef]) -> bool:
+    """Return True if worker code calls imgaug's reseeding method without a seed
+    (`seq.reseed()`, `seq.seed_()`): each such call draws new states for the augmenters it
+    reaches (a `Sequential` built around a held pipeline reaches that pipeline's) from
+    imgaug's global RNG, replacing any state they were reseeded with before."""
+    return any(
+        call.base is not None
+        and call.base.kind is Kind.ATTRIBUTE
+        and call.base.name in IMGAUG.reseed_methods
+        and not call.args
+        and not call.keywords
+        for function in functions
+        for call in function.function.calls
+    )
+
+
+def held_in_a_container(project: Project, use: RngUse) -> bool:
+    """Return True if the attribute per-item code reads the pipeline of `use` from may hold a
+    list or tuple around it instead (`self.steps = steps if isinstance(steps, list) else
+    [steps]`): on some instances the attribute's path leads to that container."""
+    holder, path, owner = use.reached.holder, use.instance_path, use.reached.self_class
+    if holder is None or path is None or owner is None or len(path) != len(holder) + 1:
+        return False
+    target = f"self.{path[-1]}"
+    return any(
+        option.kind is Kind.SEQUENCE
+        for ref in project.mro(owner)
+        for _, qualname in ref.cls.methods
+        if (function := ref.module.function(qualname)) is not None
+        for assignment in function.assignments
+        if assignment.target == target
+        for option in assignment.value.alternatives()
+    )
+
+
 def library_worker_init_reseeds(loader: LoaderCall) -> bool:
     """Return True if the loader passes a library's reseeding `worker_init_fn` (MONAI's)."""
     value = loader.argument("worker_init_fn").value
@@ -581,9 +616,11 @@ __all__ = [
     "PipelineIndex",
     "applied_by_instances",
     "global_numpy_library_calls",
+    "held_in_a_container",
     "library_named",
     "library_version",
     "pipeline_library",
+    "redraws_from_global_rng",
     "reseeding_loader_only",
     "seeded",
 ]
