@@ -72,8 +72,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
     Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
     an augmentation pipeline holding its own random state, built before the workers start:
     in `__init__` (or passed in by the training script, built by a factory function), as a
-    class attribute, or at module level, held directly or by a transform wrapper, or read by
-    a closure that a factory returns (`seq = iaa.Sequential(...)` beside `def transform(x)`).
+    class attribute, or at module level, held directly or by a transform wrapper, held in a
+    list that per-item code loops over (`for flip in self.flips: flip.randomize(None)`), or
+    read by a closure that a factory returns (`seq = iaa.Sequential(...)` beside `def
+    transform(x)`).
     A pipeline built elsewhere is reported where it is built. It fires when the assumed library
     version keeps that state per pipeline and nothing reseeds it in each worker:
 
