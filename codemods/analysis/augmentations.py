@@ -26,6 +26,7 @@ from pathlib import Path
 from ..types import Span
 from .branch_feasibility import branch_not_taken
 from .candidates import Construction
+from .closed_bindings import stored_when_made
 from .creation_sites import created_at
 from .datasets import classes_of
 from .facts import Kind, Value, parts, string_literal
@@ -102,6 +103,12 @@ def _call_at(project: Project, creation: Creation) -> Value | None:
 class PipelineIndex(RngIndex):
     """`RngIndex` whose objects are augmentation pipelines (`Creation.rng_type`: the library)."""
 
+    def __init__(self, project: Project) -> None:
+        super().__init__(project)
+        self._element_cache: dict[
+            tuple[ClassRef, str, tuple[Construction, ...] | None], tuple[RngObject, ...]
+        ] = project.memo[type(self)].setdefault("elements", {})
+
     def _constructor(
         self, value: Value, where: FunctionRef, self_class: ClassRef | None, depth: int
     ) -> Iterator[Creation]:
@@ -137,6 +144,39 @@ class PipelineIndex(RngIndex):
             if creation.rng_type in {library.name for library in LIBRARIES}:
                 yield creation
 
+    def element_objects(
+        self, ref: ClassRef, name: str, made_by: tuple[Construction, ...] | None = None
+    ) -> tuple[RngObject, ...]:
+        """Return the pipelines a `ref` instance holds as elements of a list (or tuple) it
+        stores in `self.<name>` from construction on: `self.flips = [RandFlip(spatial_axis=a)
+        for a in axes]`."""
+        key = (ref, name, made_by)
+        cached = self._element_cache.get(key)
+        if cached is not None:
+            return cached
+        found: list[RngObject] = []
+        target = f"self.{name}"
+        for reached in self.init_code(ref):
+            where = reached.function
+            for assignment in where.function.assignments:
+                if assignment.target != target:
+                    continue
+                for value, _ in stored_when_made(self.project, ref, made_by, where, assignment):
+                    items = [
+                        item
+                        for option in value.alternatives()
+                        if option.kind is Kind.SEQUENCE
+                        for item in option.args
+                    ]
+                    found.extend(
+                        RngObject(Place.ATTRIBUTE, ref, name, where, assignment.span, made, where)
+                        for item in items
+                        for made in self.constructors(item, where, ref)
+                    )
+        result = tuple(dict.fromkeys(found))
+        self._element_cache[key] = result
+        return result
+
     def _library_base(self, ref: ClassRef) -> Library | None:
         for target in self.project.ancestors(ref):
             if isinstance(target, ExternalRef):
@@ -168,11 +208,37 @@ class PipelineIndex(RngIndex):
 class _PipelineScan(_Scan):
     """Applying a pipeline (calling it, or a method of it) is a draw."""
 
+    def __init__(self, index: PipelineIndex, reached: Reached, function: FunctionRef) -> None:
+        super().__init__(index, reached, function)
+        self.pipelines = index
+
     def objects(
         self, value: Value
     ) -> Iterator[tuple[RngObject, tuple[str, ...] | None, str | None]]:
         yield from super().objects(value)
         yield from ((obj, None, None) for obj in self._captured(value))
+        yield from ((obj, None, None) for obj in self._elements(value))
+
+    def _elements(self, value: Value) -> Iterator[RngObject]:
+        """Yield the pipelines a loop variable takes from a list `self.<name>` holds (`for
+        flip in self.flips: flip.randomize(None)`). No path names one of them for a fix."""
+        owner = self.reached.self_class
+        if owner is None:
+            return
+        for option in value.alternatives():
+            if option.kind is not Kind.UNKNOWN or not option.name:
+                continue
+            for name, iterable in self.function.function.loops:
+                if name != option.name:
+                    continue
+                for source in iterable.alternatives():
+                    if (
+                        source.kind is Kind.ATTRIBUTE
+                        and source.base is not None
+                        and source.base.kind is Kind.SELF
+                    ):
+                        made_by = self.reached.made_by
+                        yield from self.pipelines.element_objects(owner, source.name, made_by)
 
     def _captured(self, value: Value) -> Iterator[RngObject]:
         """Yield the pipelines a nested function reads from a variable of a function
@@ -345,6 +411,41 @@ def reseeds_library_globally(project: Project, functions: Iterable[FunctionRef])
         call.base is not None and project.is_one_of(call.base, function.module, LIBRARY_SEEDERS)
         for function in functions
         for call in function.function.calls
+    )
+
+
+def redraws_from_global_rng(functions: Iterable[FunctionRef]) -> bool:
+    """Return True if worker code calls imgaug's reseeding method without a seed
+    (`seq.reseed()`, `seq.seed_()`): each such call draws new states for the augmenters it
+    reaches (a `Sequential` built around a held pipeline reaches that pipeline's) from
+    imgaug's global RNG, replacing any state they were reseeded with before."""
+    return any(
+        call.base is not None
+        and call.base.kind is Kind.ATTRIBUTE
+        and call.base.name in IMGAUG.reseed_methods
+        and not call.args
+        and not call.keywords
+        for function in functions
+        for call in function.function.calls
+    )
+
+
+def held_in_a_container(project: Project, use: RngUse) -> bool:
+    """Return True if the attribute per-item code reads the pipeline of `use` from may hold a
+    list or tuple around it instead (`self.steps = steps if isinstance(steps, list) else
+    [steps]`): on some instances the attribute's path leads to that container."""
+    holder, path, owner = use.reached.holder, use.instance_path, use.reached.self_class
+    if holder is None or path is None or owner is None or len(path) != len(holder) + 1:
+        return False
+    target = f"self.{path[-1]}"
+    return any(
+        option.kind is Kind.SEQUENCE
+        for ref in project.mro(owner)
+        for _, qualname in ref.cls.methods
+        if (function := ref.module.function(qualname)) is not None
+        for assignment in function.assignments
+        if assignment.target == target
+        for option in assignment.value.alternatives()
     )
 
 
@@ -581,9 +682,11 @@ __all__ = [
     "PipelineIndex",
     "applied_by_instances",
     "global_numpy_library_calls",
+    "held_in_a_container",
     "library_named",
     "library_version",
     "pipeline_library",
+    "redraws_from_global_rng",
     "reseeding_loader_only",
     "seeded",
 ]

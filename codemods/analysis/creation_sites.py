@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from ..types import Span
+from .attribute_classes import attribute_constructions
 from .candidates import MAX_CALL_DEPTH
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .project import Project
@@ -58,7 +59,7 @@ def arguments_for(
         return
     offset = 1 if function.class_qualname is not None else 0
     index = function.params.index(param) - offset
-    for site in project.callers(callee) if sites is None else sites:
+    for site in _sites(project, callee) if sites is None else sites:
         args = site.call.args
         passed = site.call.keyword(param)
         if (
@@ -73,6 +74,16 @@ def arguments_for(
             passed = Value(Kind.ALTERNATIVES, args=tuple(entries)) if entries else None
         if passed is not None and passed.kind is not Kind.STARRED:
             yield site, passed
+
+
+def _sites(project: Project, callee: FunctionRef | ClassRef) -> list[CallSite]:
+    """Return the calls of `callee`: those spelling it, and for a class, those made through
+    an attribute holding it (`self.dataset(...)` after `self.dataset = Tiles`)."""
+    sites = project.callers(callee)
+    if isinstance(callee, ClassRef):
+        made = attribute_constructions(project, callee)
+        sites = [*sites, *(CallSite(function, call) for call, function in made)]
+    return sites
 
 
 def forwarded(

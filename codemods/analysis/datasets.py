@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import catalog, dataset_bindings, dataset_sums, dataset_wrappers, held_datasets
+from . import (
+    attribute_classes,
+    catalog,
+    dataset_bindings,
+    dataset_sums,
+    dataset_wrappers,
+    held_datasets,
+)
 from .branch_feasibility import closed_to_call, open_to_call, ruled_out_by_call
 from .callable_tables import made_by_picked_entry
 from .candidates import (
@@ -117,6 +124,11 @@ def _classes_of_option(
                 for option in value.base.alternatives()
             ]
         )
+    instantiated = attribute_classes.instantiated(project, value, where)
+    if instantiated is not None:
+        # `self.dataset(x, y)` after `self.dataset = Tiles`: a `Tiles` made here.
+        returned = ReturnedClasses(instantiated.classes, instantiated.complete)
+        return _instances_of(project, returned, value, where)
     if (
         value.kind is Kind.CALL
         and value.base is not None

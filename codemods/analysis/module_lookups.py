@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from . import catalog
+from .attribute_classes import attribute_constructions
 from .candidates import CandidateSource, Construction, DatasetsOf
 from .facts import UNKNOWN, Kind, ModuleFacts, Value, literal_key
 from .memo import per_project
@@ -116,10 +117,12 @@ def looked_up_constructions(project: Project, ref: ClassRef) -> tuple[Constructi
 
 
 def constructions_of(project: Project, ref: ClassRef) -> tuple[Construction, ...]:
-    """Return the calls that make an instance of `ref`: its constructor calls, and those
-    that look its class up by name (`globals()[cfg.name](...)`)."""
+    """Return the calls that make an instance of `ref`: its constructor calls, those made
+    through an attribute holding its class (`self.dataset(...)` after `self.dataset =
+    Tiles`), and those that look its class up by name (`globals()[cfg.name](...)`)."""
     direct = ((site.call, site.function) for site in project.callers(ref))
-    return tuple(dict.fromkeys((*direct, *looked_up_constructions(project, ref))))
+    held = attribute_constructions(project, ref)
+    return tuple(dict.fromkeys((*direct, *held, *looked_up_constructions(project, ref))))
 
 
 @per_project

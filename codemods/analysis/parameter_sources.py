@@ -8,6 +8,7 @@ parameter by keyword, by position, as part of a `*args` tuple, or hands it on fr
 
 from __future__ import annotations
 
+from .attribute_classes import attribute_constructions
 from .base_inits import base_init_callers
 from .candidates import MAX_RESOLUTION_DEPTH, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
@@ -62,11 +63,14 @@ def _calls_of_function(
         return None if sites is None else (tuple(sites), 1)
     if owner is not None:
         calls = [(site.call, site.function) for site in project.callers(owner)]
+        # `self.dataset(...)` after `self.dataset = Coco`: made through an attribute.
+        calls.extend(attribute_constructions(project, owner))
         # A subclass that inherits this `__init__` runs it when made: `Coco(pipeline=p)`.
         for subclass in subclasses(project, owner):
             inherited = project.find_method(subclass, "__init__")
             if inherited is not None and inherited[1] == where:
                 calls.extend((site.call, site.function) for site in project.callers(subclass))
+                calls.extend(attribute_constructions(project, subclass))
         # A subclass's `__init__` hands its arguments on: `super().__init__(phase, transform)`.
         calls.extend(base_init_callers(project, where))
         # `getattr(module_data, cfg["type"])(...)`: made by a name looked up at run time.

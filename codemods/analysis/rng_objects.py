@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from ..types import Span
 from . import catalog
+from .attribute_classes import self_receivers
 from .candidates import MAX_CALL_DEPTH, Construction
 from .closed_bindings import returned_by, returned_for_call, stored_when_made
 from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
@@ -279,7 +280,10 @@ class RngIndex:
                 and option.base.kind is Kind.SELF
                 and caller_class is not None
             ):
-                yield from self.attribute_objects(caller_class, option.name, depth)
+                # Read in a base-class method (`self.dataset(x, self.augment)`): a subclass
+                # inheriting it may be what stores it.
+                for receiver in self_receivers(self.project, caller) or (caller_class,):
+                    yield from self.attribute_objects(receiver, option.name, depth)
             elif option.kind is Kind.NAME:
                 yield from self.name_objects(option, caller.module)
 

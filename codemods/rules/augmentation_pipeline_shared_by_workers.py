@@ -8,14 +8,17 @@ from typing import NamedTuple
 from ..analysis.augmentations import (
     ALBUMENTATIONS,
     AUDIOMENTATIONS,
+    IMGAUG,
     MONAI,
     RESEED_PIPELINE,
     Library,
     PipelineIndex,
     applied_by_instances,
+    held_in_a_container,
     library_named,
     library_version,
     library_worker_init_reseeds,
+    redraws_from_global_rng,
     reseeding_loader_only,
     reseeds_library_globally,
     reseeds_pipelines,
@@ -69,8 +72,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
     Checks for Dataset per-item code (`__getitem__`, `__iter__` and what they call) applying
     an augmentation pipeline holding its own random state, built before the workers start:
     in `__init__` (or passed in by the training script, built by a factory function), as a
-    class attribute, or at module level, held directly or by a transform wrapper, or read by
-    a closure that a factory returns (`seq = iaa.Sequential(...)` beside `def transform(x)`).
+    class attribute, or at module level, held directly or by a transform wrapper, held in a
+    list that per-item code loops over (`for flip in self.flips: flip.randomize(None)`), or
+    read by a closure that a factory returns (`seq = iaa.Sequential(...)` beside `def
+    transform(x)`).
     A pipeline built elsewhere is reported where it is built. It fires when the assumed library
     version keeps that state per pipeline and nothing reseeds it in each worker:
 
@@ -178,7 +183,11 @@ class AugmentationPipelineSharedByWorkers(Rule):
       warning naming the ones that do. A mapping no configuration file gives (or one built
       in code) gives a warning that assumes the pipeline draws.
     - A pipeline held inside a list or a torchvision `Compose`, or read by a closure, has no
-      path the fix can name: it is reported without a fix.
+      path the fix can name: it is reported without a fix. So is one read from an attribute
+      that may hold a list around it instead (`steps if isinstance(steps, list) else
+      [steps]`), and an imgaug pipeline whose per-item code calls `reseed()` without a seed
+      (on a `Sequential` built around it, say): that call draws new states from imgaug's
+      global RNG, a copy in every worker, replacing what the fix would give it.
     - A transform factory looked up by name in a module's namespace
       (`globals()[cfg.transform.name](split)`, `getattr(module, name)(split)`) may be any
       function that module defines or imports: a finding about a pipeline one of them builds
@@ -218,6 +227,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
         if not uses_any(project):
             return
         index = PipelineIndex(project)
+        self.index = index
         rng_index = RngIndex(project)
         self.loaders = [
             (loader, datasets_of_loader(project, loader)) for loader in loader_calls(project)
@@ -508,8 +518,10 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     def _fix(self, dataset: ClassRef, use: RngUse, library: Library) -> Fix | None:
         arguments = _arguments(use)
-        if arguments is None:
-            return None
+        if arguments is None or held_in_a_container(self.project, use):
+            return None  # no path, or on some instances one that leads to a list holding it
+        if library is IMGAUG and redraws_from_global_rng(self.index.per_item(dataset).functions):
+            return None  # a bare `reseed()` per item replaces the state the fix would give it
         by_path: dict[Path, list[Edit]] = {}
         where: list[str] = []
         for function in entry_methods(self.project, dataset):
