@@ -175,6 +175,58 @@ CASES = [
         set(),
         id="a transform created per item",
     ),
+    pytest.param(
+        """
+        class Options:
+            rng = np.random.RandomState(7)
+        class D(Dataset):
+            def __init__(self, rng):
+                self.rng = rng
+            def __getitem__(self, i):
+                return self.rng.random()
+        class Builder:
+            def __init__(self, opts):
+                self.opts = opts
+            def build(self):
+                return D(self.opts.rng)
+        Builder(Options()).build()
+        """,
+        {("D", "Options.rng", "np.random.RandomState")},
+        id="an attribute of an object the caller holds, passed in",
+    ),
+    pytest.param(
+        """
+        class Sections(dict):
+            __getattr__ = dict.__getitem__
+        class Config:
+            data = Sections(rng=np.random.default_rng(3), size=8)
+        class D(Dataset):
+            def __init__(self, rng):
+                self.rng = rng
+            def __getitem__(self, i):
+                return self.rng.random()
+        def make(cfg):
+            return D(cfg.data.rng)
+        make(Config())
+        """,
+        {("D", "self.rng", "np.random.default_rng")},
+        id="an entry of a configuration section, passed in",
+    ),
+    pytest.param(
+        """
+        class Config:
+            data = {"rng": np.random.default_rng(3), "other": None}
+        class D(Dataset):
+            def __init__(self, cfg):
+                self.rng = cfg.data["other"]
+                self.seeded = cfg.data["rng"]
+            def __getitem__(self, i):
+                return self.rng.random()
+        D(Config())
+        """,
+        set(),
+        id="another entry of a configuration section, stored and not drawn from",
+    ),
 ]
 
 

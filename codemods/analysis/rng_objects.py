@@ -22,6 +22,7 @@ from . import catalog
 from .attribute_classes import self_receivers
 from .candidates import MAX_CALL_DEPTH, Construction
 from .closed_bindings import returned_by, returned_for_call, stored_when_made
+from .config_sections import object_classes, section_entries
 from .creation_sites import arguments_for, created_at, forwarded, method_of_made_object
 from .facts import Kind, ModuleFacts, Value
 from .held_candidates import run_by_holders
@@ -235,6 +236,7 @@ class RngIndex:
                 yield from self.name_objects(option, where.module)
             elif option.kind is Kind.PARAM:
                 yield from self._passed_in(option.name, where, ref, name, span, depth + 1, made_by)
+        yield from self._section_objects(value, where, ref, name, where, span, depth)
 
     def _passed_in(
         self,
@@ -286,6 +288,32 @@ class RngIndex:
                     yield from self.attribute_objects(receiver, option.name, depth)
             elif option.kind is Kind.NAME:
                 yield from self.name_objects(option, caller.module)
+        yield from self._section_objects(value, caller, ref, name, store, span, depth)
+
+    def _section_objects(
+        self,
+        value: Value,
+        where: FunctionRef,
+        ref: ClassRef,
+        name: str,
+        store: FunctionRef,
+        span: Span,
+        depth: int,
+    ) -> Iterator[RngObject]:
+        """Yield the RNG objects an attribute of another object, or an entry of a
+        configuration section, gives to be stored in `self.<name>`: `rng=self.opts.rng`,
+        where the class of `self.opts` holds one, or `transform=self._cfg.image.aug`, where
+        the configuration class binds `image = AttributeDict(aug=PIPELINE, ...)`."""
+        if depth > MAX_CALL_DEPTH:
+            return
+        for option in value.alternatives():
+            if option.kind is Kind.ATTRIBUTE and option.base and option.base.kind is not Kind.SELF:
+                for owner in object_classes(self.project, option.base, where):
+                    yield from self.attribute_objects(owner, option.name, depth + 1)
+        for entry, at in section_entries(self.project, value, where):
+            for creation in self.constructors(entry, at, None, depth + 1):
+                yield RngObject(Place.ATTRIBUTE, ref, name, store, span, creation, at)
+            yield from self.name_objects(entry, at.module)
 
     def class_attribute_objects(self, ref: ClassRef, name: str) -> tuple[RngObject, ...]:
         """Return the RNG objects a class body (of `ref` or a project base) binds to `name`."""
