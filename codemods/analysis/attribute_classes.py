@@ -218,11 +218,10 @@ def _is_self_attribute(target: str) -> bool:
 
 
 def _calls_self_attribute(call: Value, name: str) -> bool:
-    callee = call.base
+    """Return True for a call `self.<name>(...)`."""
     return (
-        callee is not None
-        and callee.kind is Kind.ATTRIBUTE
-        and callee.name == name
-        and callee.base is not None
-        and callee.base.kind is Kind.SELF
+        calls_method(call, name)
+        and call.base is not None
+        and call.base.base is not None
+        and call.base.base.kind is Kind.SELF
     )

@@ -6,9 +6,8 @@ from dataclasses import dataclass, replace
 
 from . import catalog
 from .caller_arguments import written_by_every_caller
-from .datasets import classes_of
+from .config_sections import object_classes
 from .facts import Kind, ModuleFacts, Value
-from .held_datasets import held_classes
 from .loaders import ArgumentLookup, LoaderCall, Presence
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -163,7 +162,7 @@ def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[F
     class the object may be that has the method."""
     if value.base is None:
         return ()
-    owners = _owners(project, value.base, where)
+    owners = object_classes(project, value.base, where)
     found = (project.find_method(owner, value.name) for owner in owners)
     return tuple(dict.fromkeys(method[1] for method in found if method is not None))
 
@@ -171,23 +170,10 @@ def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[F
 def held_callables(project: Project, value: Value, where: FunctionRef) -> tuple[FunctionRef, ...]:
     """Return the `__call__` methods of the project objects `value` (written in `where`) may
     be: `worker_init_fn=self.worker_init`, where `__init__` stores a `WorkerInitObj(seed)`."""
-    found = (project.find_method(owner, "__call__") for owner in _owners(project, value, where))
+    found = (
+        project.find_method(owner, "__call__") for owner in object_classes(project, value, where)
+    )
     return tuple(dict.fromkeys(method[1] for method in found if method is not None))
-
-
-def _owners(project: Project, holder: Value, where: FunctionRef) -> tuple[ClassRef, ...]:
-    """Return the project classes the object `holder` (written in `where`) may be."""
-    own = project.class_of_function(where)
-    if holder.kind is Kind.SELF:
-        return (own,) if own is not None else ()
-    if (
-        holder.kind is Kind.ATTRIBUTE
-        and holder.base is not None
-        and holder.base.kind is Kind.SELF
-        and own is not None
-    ):
-        return held_classes(project, own, holder.name)
-    return classes_of(project, holder, where).classes
 
 
 def _made_by_factory(
