@@ -14,7 +14,7 @@ the statements, functions and classes.
 from __future__ import annotations
 
 import ast
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 
 from ..types import Span
@@ -444,7 +444,7 @@ class _Extractor(_ExpressionVisitor):
     def _note_name_errors(self, body: list[ast.stmt], scope: _Scope) -> None:
         """Record the blocks of function `body` that stop at a name bound nowhere: what
         they bind is never seen below them."""
-        if self._star_imports or may_bind_otherwise(self._text):
+        if self._star_imports or self._binds_otherwise:
             return
         for statement in _own_statements(body):
             if isinstance(statement, _Function | ast.ClassDef):
@@ -453,6 +453,11 @@ class _Extractor(_ExpressionVisitor):
                 failing = first_failing(block, partial(self._is_bound, scope=scope))
                 if failing is not None:
                     scope.flow.leaves(block, failing)
+
+    @cached_property
+    def _binds_otherwise(self) -> bool:
+        """Whether the module may bind names its statements do not spell out (read once)."""
+        return may_bind_otherwise(self._text)
 
     def _is_bound(self, name: str, scope: _Scope) -> bool:
         """Return True if `name`, read in function `scope`, is bound by some scope it sees."""
