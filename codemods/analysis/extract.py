@@ -442,17 +442,18 @@ class _Extractor(_ExpressionVisitor):
         )
 
     def _note_name_errors(self, body: list[ast.stmt], scope: _Scope) -> None:
-        """Record the blocks of function `body` that stop at a name bound nowhere: what
+        """Record the `if` arms of function `body` that stop at a name bound nowhere: what
         they bind is never seen below them."""
         if self._star_imports or self._binds_otherwise:
             return
+        is_bound = partial(self._is_bound, scope=scope)
         for statement in _own_statements(body):
-            if isinstance(statement, _Function | ast.ClassDef):
-                continue
-            for block in nested_blocks(statement):
-                failing = first_failing(block, partial(self._is_bound, scope=scope))
-                if failing is not None:
-                    scope.flow.leaves(block, failing)
+            # The arms of an `if`: one that stops binds nothing another arm's reader sees.
+            if isinstance(statement, ast.If):
+                for block in (statement.body, statement.orelse):
+                    failing = first_failing(block, is_bound) if block else None
+                    if failing is not None:
+                        scope.flow.leaves(block, failing)
 
     @cached_property
     def _binds_otherwise(self) -> bool:

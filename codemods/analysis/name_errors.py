@@ -1,4 +1,4 @@
-"""Statements that always stop at a name bound nowhere (a `NameError`).
+"""Assignments that always stop at a name bound nowhere (a `NameError`).
 
 `elif name == "kubric": dataset = Kubric(root=os.path.join(args.root, ...))` in a function
 that has no `args`, in a module that binds none either: the arm raises `NameError` before it
@@ -27,22 +27,22 @@ def may_bind_otherwise(text: str) -> bool:
 
 
 def first_failing(block: list[ast.stmt], is_bound: Callable[[str], bool]) -> ast.stmt | None:
-    """Return the first simple statement of `block` that always reads a name `is_bound`
-    says no scope binds (None if there is none)."""
+    """Return the first assignment at the top of `block` whose value always reads a name
+    `is_bound` says no scope binds (None if there is none, or if the block jumps first).
+
+    Only assignments are read: what a failing one would bind, and what the block bound
+    before it, is what a read below the block must not see; reading every statement of
+    every block costs more than it finds."""
     for statement in block:
-        if not isinstance(statement, ast.Assign | ast.AnnAssign | ast.Expr | ast.Return):
-            if isinstance(statement, ast.Return | ast.Raise | ast.Break | ast.Continue):
-                return None
-            continue
-        if statement.value is None:
+        if isinstance(statement, ast.Return | ast.Raise | ast.Break | ast.Continue):
+            return None
+        if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
             continue
         if any(
             not name.startswith("__") and name not in _BUILTINS and not is_bound(name)
             for name in _always_read(statement.value)
         ):
             return statement
-        if isinstance(statement, ast.Return):
-            return None
     return None
 
 
