@@ -23,7 +23,7 @@ from .facts import FunctionFacts, Kind, ModuleFacts, Value
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
-from .self_calls import calls_method, self_class, subclasses
+from .self_calls import calls_method, self_class, self_stores, subclasses
 
 
 @dataclass(frozen=True)
@@ -168,20 +168,15 @@ def _stores(
 ) -> Iterator[tuple[Value, ModuleFacts]]:
     """Yield what the receivers' methods store in `self.<attribute>`, and the class
     attribute each receiver finds first, with the module each is written in."""
-    target = f"self.{attribute}"
-    seen: set[int] = set()
+    seen: set[tuple[int, int]] = set()
     for ref in receivers:
-        mro = project.mro(ref)
-        for owner in mro:
-            for _, qualname in owner.cls.methods:
-                facts = owner.module.function(qualname)
-                if facts is None or id(facts) in seen:
-                    continue
-                seen.add(id(facts))
-                for assignment in facts.assignments:
-                    if assignment.target == target:
-                        yield assignment.value, owner.module
-        for owner in mro:
+        for value, method in self_stores(project, ref, attribute):
+            # A base's method is shared by the receivers deriving from it: its stores once.
+            key = (id(method.function), id(value))
+            if key not in seen:
+                seen.add(key)
+                yield value, method.module
+        for owner in project.mro(ref):
             bound = [item for item in owner.cls.attributes if item.target == attribute]
             if bound:
                 yield from ((item.value, owner.module) for item in bound)

@@ -58,6 +58,7 @@ from .refs import ClassRef, ExternalRef, FunctionRef
 from .rng_draws import ScannedFunction, _Scan
 from .rng_object_records import Creation, PerItemRngs, Place, RngObject, RngUse, UseKind
 from .rng_objects import RngIndex
+from .self_calls import self_stores
 
 #: The helper workerseed inserts; a call to it reseeds the pipeline it is given.
 RESEED_PIPELINE = "_reseed_pipeline_in_worker"
@@ -437,15 +438,10 @@ def held_in_a_container(project: Project, use: RngUse) -> bool:
     holder, path, owner = use.reached.holder, use.instance_path, use.reached.self_class
     if holder is None or path is None or owner is None or len(path) != len(holder) + 1:
         return False
-    target = f"self.{path[-1]}"
     return any(
         option.kind is Kind.SEQUENCE
-        for ref in project.mro(owner)
-        for _, qualname in ref.cls.methods
-        if (function := ref.module.function(qualname)) is not None
-        for assignment in function.assignments
-        if assignment.target == target
-        for option in assignment.value.alternatives()
+        for value, _ in self_stores(project, owner, path[-1])
+        for option in value.alternatives()
     )
 
 

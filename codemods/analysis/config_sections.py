@@ -20,7 +20,7 @@ from .facts import Kind, ModuleFacts, Value, string_literal
 from .held_datasets import held_classes
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
-from .self_calls import self_class
+from .self_calls import self_class, self_stores
 
 #: Dict subclasses of libraries that take their entries as keywords and answer attribute
 #: reads with them.
@@ -145,26 +145,17 @@ def _section(project: Project, ref: ClassRef, name: str) -> Iterator[tuple[Value
     """Yield the dicts an instance of `ref` (or `ref` itself) holds as `name`: what the
     nearest class body in its lookup order binds, and what its methods store in
     `self.<name>`."""
-    target = f"self.{name}"
-    bound = False
+    for value, at in self_stores(project, ref, name):
+        yield from _dicts(project, value, at)
     for owner in project.mro(ref):
-        for _, qualname in owner.cls.methods:
-            function = owner.module.function(qualname)
-            if function is None:
-                continue
-            at = FunctionRef.of(owner.module, function)
-            for assignment in function.assignments:
-                if assignment.target == target:
-                    yield from _dicts(project, assignment.value, at)
-        if bound:
+        bound = [assignment for assignment in owner.cls.attributes if assignment.target == name]
+        if not bound:
             continue
-        for assignment in owner.cls.attributes:
-            if assignment.target != name:
-                continue
-            bound = True
-            module_code = _module_code(owner.module)
-            if module_code is not None:
+        module_code = _module_code(owner.module)
+        if module_code is not None:
+            for assignment in bound:
                 yield from _dicts(project, assignment.value, module_code)
+        break  # the nearest class body that binds it
 
 
 def _dicts(project: Project, value: Value, at: FunctionRef) -> Iterator[tuple[Value, FunctionRef]]:

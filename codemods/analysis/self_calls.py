@@ -10,6 +10,7 @@ class, or the method used as a value, leaves its arguments unknown.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
@@ -122,6 +123,20 @@ def subclasses(project: Project, ref: ClassRef) -> tuple[ClassRef, ...]:
                     found[other] = None
                     names.add(cls.name)
     return tuple(found)
+
+
+def self_stores(project: Project, ref: ClassRef, name: str) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield what the methods of `ref` and its project bases store in `self.<name>`, each
+    with the method that stores it."""
+    target = f"self.{name}"
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            for assignment in function.assignments:
+                if assignment.target == target:
+                    yield assignment.value, FunctionRef.of(owner.module, function)
 
 
 def calls_method(call: Value, name: str) -> bool:
