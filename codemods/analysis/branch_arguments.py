@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .branch_feasibility import _attribute_values
 from .facts import FunctionFacts, Kind, ModuleFacts, Value
-from .known_values import Known, passed_argument
+from .known_values import Known, element_known, passed_argument
 from .refs import ClassRef, FunctionRef
 
 if TYPE_CHECKING:
@@ -68,6 +68,17 @@ def _handed_on(function: FunctionFacts) -> Iterator[str]:
         for argument in (*call.args, *(value for _, value in call.keywords)):
             if argument.kind is Kind.PARAM:
                 yield argument.name
+            elif (held := _element_of_param(argument)) is not None:
+                yield held.name
+
+
+def _element_of_param(value: Value) -> Value | None:
+    """Return the parameter `value` reads an element of at a literal int (`odds[0]`)."""
+    if value.kind is not Kind.SUBSCRIPT or value.base is None or len(value.args) != 1:
+        return None
+    if value.base.kind is not Kind.PARAM or value.args[0].kind is not Kind.INT:
+        return None
+    return value.base
 
 
 def _bound_by_call(
@@ -112,6 +123,12 @@ def _known(project: Project, caller: Reached, passed: Value | Known) -> tuple[Kn
         return (passed,)
     if passed.kind is Kind.PARAM:
         return dict(caller.arguments).get(passed.name)
+    if (held := _element_of_param(passed)) is not None:
+        sequences = dict(caller.arguments).get(held.name)
+        if sequences is None:
+            return None
+        elements = [element_known(known, passed.args[0]) for known in sequences]
+        return None if None in elements else tuple(e for e in elements if e is not None)
     if (
         passed.kind is Kind.ATTRIBUTE
         and passed.base is not None

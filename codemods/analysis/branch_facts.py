@@ -103,10 +103,13 @@ def ordered_outcome(order: tuple[str, str], keys: Iterable[str]) -> bool | None:
         return None
     if other == UNIT_DRAW:
         # A draw `u` from [0, 1) is never below a subject of 0 or less: `p > u` never holds
-        # and `p < u` always does (but for the one draw in 2**53 that is exactly 0).
-        if any(number > 0 for number in numbers):
-            return None
-        return operator in ("<", "<=")
+        # and `p < u` always does (but for the one draw in 2**53 that is exactly 0). It is
+        # always below a subject of 1 or more: `p > u` always holds.
+        if all(number <= 0 for number in numbers):
+            return operator in ("<", "<=")
+        if all(number >= 1 for number in numbers):
+            return operator in (">", ">=")
+        return None
     bound = literal_of(other)
     if not isinstance(bound, int | float):
         return None

@@ -307,10 +307,11 @@ def _defaulted(args: ast.arguments) -> list[tuple[ast.arg, ast.expr | None]]:
 
 
 def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, str], ...]:
-    """Return the parameters of `args` whose default is a short literal, with its repr."""
+    """Return the parameters of `args` whose default is a short literal, with its repr: a
+    constant, or a tuple or list of constants (`odds=[0, 0]`, read as `odds[0]`)."""
     found: list[tuple[str, str]] = []
     for arg, default in _defaulted(args):
-        if not isinstance(default, ast.Constant | ast.UnaryOp):
+        if not isinstance(default, ast.Constant | ast.UnaryOp | ast.Tuple | ast.List):
             continue
         try:
             literal = ast.literal_eval(default)

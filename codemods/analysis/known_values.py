@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from .facts import FunctionFacts, Kind, Value, literal_key
@@ -22,6 +23,25 @@ class Known:
 def literal_known(value: Value) -> Known | None:
     key = literal_key(value)
     return None if key is None else Known(frozenset({key}))
+
+
+def element_known(known: Known, index: Value) -> Known | None:
+    """Return what is known of `sequence[index]` when `known` is what is known of `sequence`:
+    each tuple or list literal it may be, read at a literal int `index`."""
+    if known.one_of is None or index.kind is not Kind.INT or index.number is None:
+        return None
+    keys: set[str] = set()
+    for key in known.one_of:
+        try:
+            sequence = ast.literal_eval(key)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if not isinstance(sequence, tuple | list) or not -len(sequence) <= index.number < len(
+            sequence
+        ):
+            return None
+        keys.add(repr(sequence[index.number]))
+    return Known(frozenset(keys))
 
 
 def union_of(options: list[Known | None]) -> Known | None:
