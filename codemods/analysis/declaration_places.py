@@ -56,7 +56,7 @@ _SKIPPED = frozenset(DEFAULT_EXCLUDES) | _VENDORED | _DOCUMENTATION
 
 
 def nested_files(root: Path) -> list[tuple[int, Path]]:
-    """Return (depth, path) for each requirement*.txt, requirements/*.txt, env*.yml /
+    """Return (depth, path) for each requirements*.txt, requirements/*.txt, env*.yml /
     env*.yaml / conda*.yml / conda*.yaml, pyproject.toml, setup.cfg and setup.py file below
     the root (not at it), shallowest first, sorted within a depth."""
     return once(("nested declaration files", root), lambda: list(_nested_files(root)))
@@ -121,7 +121,7 @@ def _declaration_files(directory: Path, entries: list[os.DirEntry[str]]) -> list
 
 
 _DECLARATION_PATTERNS = (
-    "requirement*.txt",
+    "requirements*.txt",
     "env*.yml",
     "env*.yaml",
     "conda*.yml",

@@ -3,7 +3,7 @@
 Like the torch target (see `torch_version`), per distribution, the first of these that gives
 a version wins: a `--library-version` option, the `[tool.workerseed] library-versions`
 setting, a lock file (poetry.lock, uv.lock, pdm.lock, Pipfile.lock), the project's
-dependency declarations (read by `torch_version.declarations`: requirement*.txt,
+dependency declarations (read by `torch_version.declarations`: requirements*.txt,
 pyproject.toml including Poetry, setup.py / setup.cfg, env*.yml including its `pip:`
 section, Pipfile, and those below the root when none at the root declares the distribution;
 else a notebook's `!pip install`), the distribution installed in the

@@ -5,7 +5,7 @@ The first of these that gives a version wins: the `--torch-version` option, the
 installed in the running environment, and finally "latest".
 
 Declarations are read, never executed, in this order (which breaks ties between equal
-versions): pyproject.toml, setup.cfg, setup.py, requirement*.txt at the root, then
+versions): pyproject.toml, setup.cfg, setup.py, requirements*.txt at the root, then
 requirements/*.txt, Pipfile, env*.yml / env*.yaml (environment.yml, env.yml), conda*.yml /
 conda*.yaml (conda_env.yml, conda_environment.yaml); each glob sorted by name. A
 requirements file is read at most once, however often it is included; a declaration found
@@ -329,7 +329,7 @@ def _declaration_files(root: Path) -> Iterator[tuple[Path, _Reader]]:
     yield root / "pyproject.toml", _from_pyproject
     yield root / "setup.cfg", _from_setup_cfg
     yield root / "setup.py", _from_setup_py
-    for path in sorted(root.glob("requirement*.txt")):
+    for path in sorted(root.glob("requirements*.txt")):
         yield path, _from_requirements
     for path in sorted((root / "requirements").glob("*.txt")):
         yield path, _from_requirements
