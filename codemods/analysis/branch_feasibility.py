@@ -302,12 +302,10 @@ class ConstructionArguments:
                 continue
             passed = passed_argument(call, init.function, param)
             if passed is None and hands_on_keywords(call, caller.function):
-                # The constructed class's own `__init__` hands its `**kwargs` on whole.
-                forwarded = param not in caller.function.params and not self._overridden(caller)
+                # `caller` hands its `**kwargs` on whole: `param` is what reaches it there.
+                handed = param not in caller.function.params
                 options.append(
-                    self._at_construction(init, param, index, positional=False)
-                    if forwarded
-                    else None
+                    self._handed_on(caller, init, param, index, depth + 1) if handed else None
                 )
             elif isinstance(passed, Known) or passed is None:
                 options.append(passed)
@@ -315,6 +313,35 @@ class ConstructionArguments:
                 options.append(self.at(caller, passed.name, index, depth + 1))
             else:
                 options.append(self._constant(passed, caller))
+        return union_of(options) if options else None
+
+    def _handed_on(
+        self, holder: FunctionRef, init: FunctionRef, param: str, index: int, depth: int
+    ) -> Known | None:
+        """Return what keyword `param` of `init` is for construction `index`, when `holder`
+        (an `__init__` on the way to `init`) receives it in the `**kwargs` it hands on whole:
+        from the construction itself, or from the `__init__`s of subclasses that pass it, or
+        hand their own `**kwargs` on in turn (`Hmdb(**kw)` -> `Ucf(**kw)` -> `Base(mode=...)`).
+        """
+        if not self._overridden(holder):
+            return self._at_construction(init, param, index, positional=False)
+        if depth > _MAX_FORWARDING:
+            return None
+        options: list[Known | None] = []
+        for call, caller in base_init_callers(self._project, holder):
+            if self._project.class_of_function(caller) not in self._order:
+                continue
+            passed = call.keyword(param)
+            if passed is None:
+                handed = hands_on_keywords(call, caller.function)
+                handed = handed and param not in caller.function.params
+                options.append(
+                    self._handed_on(caller, init, param, index, depth + 1) if handed else None
+                )
+            elif passed.kind is Kind.PARAM:
+                options.append(self.at(caller, passed.name, index, depth + 1))
+            else:
+                options.append(literal_known(passed) or self._constant(passed, caller))
         return union_of(options) if options else None
 
     def _at_construction(
