@@ -26,6 +26,7 @@ from .facts import (
     string_literal,
 )
 from .known_values import Known, literal_known, passed_argument, union_of
+from .loader_kwargs import entry_at_call
 from .module_constants import constant_keys
 from .module_lookups import constructions_of
 from .project import Project
@@ -355,7 +356,35 @@ class ConstructionArguments:
         passed = passed_argument(call, init.function, param, positional=positional)
         if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
             return passed_by_every_caller(self._project, where, passed.name)
+        if known is None and passed is None:
+            return self._splatted(call, where, init.function, param, positional)
         return known or self._constant(passed, where)
+
+    def _splatted(
+        self,
+        call: Value,
+        where: FunctionRef,
+        init: FunctionFacts,
+        param: str,
+        positional: bool,
+    ) -> Known | None:
+        """Return what a construction's `**config` passes as `param`, when `config` is a
+        local dict whose entry for it is known at the call (`config["ratio"] = 0` first)."""
+        if positional and param in init.params:
+            index = init.params.index(param) - 1
+            if index < len(call.args) or any(arg.kind is Kind.STARRED for arg in call.args):
+                return None  # a positional argument may fill it
+        values = entry_at_call(self._project, where, call, param)
+        if values is None:
+            return None
+        default = init.default_of(param)
+        options = [
+            (None if default is None else Known(frozenset({default})))
+            if value is None
+            else literal_known(value) or self._constant(value, where)
+            for value in values
+        ]
+        return union_of(options) if options else None
 
     def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
         """Return the literals a module-level constant passed in `where` may be."""

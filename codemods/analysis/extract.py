@@ -313,6 +313,7 @@ class _Extractor(_ExpressionVisitor):
                             literal if isinstance(literal, str) else None,
                             self.value(element_value, scope) if element_value else UNKNOWN,
                             self._positions.span(element),
+                            scope.flow.block_end(element.lineno),
                         )
                     )
                     continue

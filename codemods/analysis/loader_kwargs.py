@@ -232,3 +232,41 @@ def _changes(call: Value, name: str) -> bool:
         and held.base is not None
         and held.base.kind is Kind.SELF
     )
+
+
+def entry_at_call(
+    project: Project, function: FunctionRef, call: Value, key: str
+) -> tuple[Value | None, ...] | None:
+    """Return what the one `**name` splat of `call` (in `function`) may pass under `key`,
+    when `name` is a local dict the function builds and then sets entries of by key
+    (`config = dict(ratio=opt.ratio)`, `config["ratio"] = 0`, `Data(**config)`): the value
+    of the last store that runs before the call on every path, and of any store after it
+    that may run before the call; else the literal's entry and every store before the call.
+    None in the result: the key may be absent. None: not such a dict, or changed otherwise.
+    """
+    splats = [value for name, value in call.keywords if name is None]
+    if len(splats) != 1 or call.span is None:
+        return None
+    known = known_dict(project, function.module, splats[0])
+    if known is None or known.branches or known.path != function.path:
+        return None
+    origins = assignments_of(function.function, (known.value,))
+    names = {assignment.target for assignment in origins}
+    if len(origins) != 1 or len(with_item_stores(known, function.function).entries) != len(
+        known.entries
+    ) + sum(store.target in names for store in function.function.item_stores):
+        return None  # bound more than once, or changed by `.update(...)`
+    stores = [store for store in function.function.item_stores if store.target in names]
+    if any(store.key is None for store in stores) or any(k is None for k, _ in known.entries):
+        return None  # a key not spelled out may be this one
+    line = call.span.line
+    before = sorted(
+        (store for store in stores if store.key == key and store.span.line < line),
+        key=lambda store: (store.span.line, store.span.column),
+    )
+    always = [store for store in before if store.block_end is None or line <= store.block_end]
+    if always:
+        last = always[-1]
+        return tuple(store.value for store in before if store.span.line >= last.span.line)
+    entry = dict(known.entries).get(key)
+    return (entry, *(store.value for store in before))

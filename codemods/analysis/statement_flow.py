@@ -125,6 +125,17 @@ class StatementFlow:
         if not escapes(block):
             self.exits.append((block[0].lineno, statement.lineno))
 
+    def block_end(self, line: int) -> int | None:
+        """Return the last line of the innermost block holding line `line` (None: the
+        code's own top level)."""
+        ends = [
+            (end - start, end)
+            for _, blocks in self.blocks
+            for start, end in blocks
+            if start <= line <= end
+        ]
+        return min(ends)[1] if ends else None
+
     def _left_before(self, bound: int, read: int) -> bool:
         """Return True if line `bound` lies in a block that then returns or raises, and
         line `read` lies below that block: a run that binds there never gets to the read
