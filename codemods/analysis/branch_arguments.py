@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from .branch_feasibility import _attribute_values
-from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .branch_feasibility import _attribute_values, branch_not_taken
+from .facts import FunctionFacts, Kind, ModuleFacts, Value, literal_key
 from .known_values import Known, element_known, passed_argument
 from .refs import ClassRef, FunctionRef
 
@@ -123,6 +123,18 @@ def _known(project: Project, caller: Reached, passed: Value | Known) -> tuple[Kn
         return (passed,)
     if passed.kind is Kind.PARAM:
         return dict(caller.arguments).get(passed.name)
+    if passed.kind is Kind.ALTERNATIVES and not passed.name:
+        # A local bound in each arm of an `if` (`scale, flip = 1.0, False` in the `else`):
+        # the bindings in an arm the instances never take do not reach the call.
+        options = [
+            option
+            for option in passed.args
+            if option.span is None or not branch_not_taken(project, caller, option.span)
+        ]
+        keys = [literal_key(option) for option in options]
+        if options and len(options) < len(passed.args) and None not in keys:
+            return (Known(frozenset(key for key in keys if key is not None)),)
+        return None
     if (held := _element_of_param(passed)) is not None:
         sequences = dict(caller.arguments).get(held.name)
         if sequences is None:

@@ -343,6 +343,8 @@ class _ValueSummariser(_BindingCollector):
                 return self.value(binding.node, scope, depth)
             finally:
                 self._resolving.discard(key)
+        if binding.unpacked is not None:
+            return Value(Kind.UNKNOWN, self._positions.span(binding.unpacked), name=name)
         return Value(Kind.UNKNOWN, name=name)
 
 

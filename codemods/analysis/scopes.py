@@ -84,6 +84,9 @@ class _Binding:
     #: A plain assignment (`name = value`): the last line of its statement. A read below it,
     #: in code that always runs it first, sees none of the bindings it replaces.
     replaces_until: int | None = None
+    #: A name unpacked from a value not written as a tuple (`scale, flip = augment()`): the
+    #: name where it is bound, which places the unknown value it gets.
+    unpacked: ast.Name | None = None
 
 
 @dataclass(eq=False)
@@ -375,6 +378,11 @@ class _BindingCollector:
             else:
                 pairs = [(element, None) for element in target.elts]
             for element, element_value in pairs:
+                if element_value is None and isinstance(element, ast.Name):
+                    scope.bind(
+                        element.id, _Binding("unknown", line=element.lineno, unpacked=element)
+                    )
+                    continue
                 self._bind_target(element, element_value, scope)
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, None, scope)
