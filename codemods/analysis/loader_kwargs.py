@@ -256,6 +256,13 @@ def entry_at_call(
         known.entries
     ) + sum(store.target in names for store in function.function.item_stores):
         return None  # bound more than once, or changed by `.update(...)`
+    literal = replace(origins[0].value, span=None)
+    if any(
+        replace(argument, span=None) == literal
+        for other in function.function.calls
+        for argument in (*other.args, *(value for name, value in other.keywords if name))
+    ):
+        return None  # handed to a call, which may change it
     stores = [store for store in function.function.item_stores if store.target in names]
     if any(store.key is None for store in stores) or any(k is None for k, _ in known.entries):
         return None  # a key not spelled out may be this one
