@@ -370,10 +370,8 @@ class ConstructionArguments:
     ) -> Known | None:
         """Return what a construction's `**config` passes as `param`, when `config` is a
         local dict whose entry for it is known at the call (`config["ratio"] = 0` first)."""
-        if positional and param in init.params:
-            index = init.params.index(param) - 1
-            if index < len(call.args) or any(arg.kind is Kind.STARRED for arg in call.args):
-                return None  # a positional argument may fill it
+        if positional and any(arg.kind is Kind.STARRED for arg in call.args):
+            return None  # a `*args` may fill it
         values = entry_at_call(self._project, where, call, param)
         if values is None:
             return None

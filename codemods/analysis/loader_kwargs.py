@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .facts import FunctionFacts, Kind, ModuleFacts, Value
+from .facts import Assignment, FunctionFacts, Kind, ModuleFacts, Value
 from .local_dicts import assignments_of
 from .project import Project
 from .refs import FunctionRef, VariableRef
@@ -48,21 +48,7 @@ def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
         return known
     names = {assignment.target for assignment in origins}
     stores = [(store.key, store.value) for store in function.item_stores if store.target in names]
-    # `name.update(k=v)` / `name.update({"k": v})`: the callee's holder is the dict itself,
-    # read where the name is written.
-    values = {replace(assignment.value, span=None) for assignment in origins}
-    for call in function.calls:
-        if call.base is None or not any(
-            option.kind is Kind.ATTRIBUTE
-            and option.name == "update"
-            and option.base is not None
-            and replace(option.base, span=None) in values
-            for option in call.base.alternatives()
-        ):
-            continue
-        for arg in call.args:
-            stores.extend(arg.keywords if arg.kind is Kind.DICT else [(None, arg)])
-        stores.extend(call.keywords)
+    stores.extend(_updates(function, origins))
     value = origins[0].value if not known.branches else known.value
     # A key some branches lack is passed once a later store sets it.
     partial = known.partial_keys - {key for key, _ in stores if key is not None}
@@ -73,6 +59,27 @@ def with_item_stores(known: KnownDict, function: FunctionFacts) -> KnownDict:
         partial_keys=partial,
         branch_entries=tuple(entries + tuple(stores) for entries in known.branch_entries),
     )
+
+
+def _updates(function: FunctionFacts, origins: list[Assignment]) -> list[tuple[str | None, Value]]:
+    """Return the entries `name.update(k=v)` / `name.update({"k": v})` calls in `function`
+    add to the dict bound by `origins` (None as key: a dict not spelled out)."""
+    # The callee's holder is the dict itself, read where the name is written.
+    values = {replace(assignment.value, span=None) for assignment in origins}
+    entries: list[tuple[str | None, Value]] = []
+    for call in function.calls:
+        if call.base is None or not any(
+            option.kind is Kind.ATTRIBUTE
+            and option.name == "update"
+            and option.base is not None
+            and replace(option.base, span=None) in values
+            for option in call.base.alternatives()
+        ):
+            continue
+        for arg in call.args:
+            entries.extend(arg.keywords if arg.kind is Kind.DICT else [(None, arg)])
+        entries.extend(call.keywords)
+    return entries
 
 
 def _known_branches(
@@ -251,10 +258,7 @@ def entry_at_call(
     if known is None or known.branches or known.path != function.path:
         return None
     origins = assignments_of(function.function, (known.value,))
-    names = {assignment.target for assignment in origins}
-    if len(origins) != 1 or len(with_item_stores(known, function.function).entries) != len(
-        known.entries
-    ) + sum(store.target in names for store in function.function.item_stores):
+    if len(origins) != 1 or _updates(function.function, origins):
         return None  # bound more than once, or changed by `.update(...)`
     literal = replace(origins[0].value, span=None)
     if any(
@@ -263,7 +267,8 @@ def entry_at_call(
         for argument in (*other.args, *(value for name, value in other.keywords if name))
     ):
         return None  # handed to a call, which may change it
-    stores = [store for store in function.function.item_stores if store.target in names]
+    target = origins[0].target
+    stores = [store for store in function.function.item_stores if store.target == target]
     if any(store.key is None for store in stores) or any(k is None for k, _ in known.entries):
         return None  # a key not spelled out may be this one
     line = call.span.line
