@@ -286,18 +286,26 @@ def hydra_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
     found: dict[ClassRef, list[FunctionRef]] = {}
     for function in project.functions_mentioning("instantiate"):
         for call in function.function.calls:
-            if call.base is None or not call.args:
-                continue
-            key = node_key(call.args[0])
-            if key is None or not project.is_one_of(call.base, function.module, _INSTANTIATE):
-                continue
-            for node in config_nodes(project, key):
-                if node.target is None:
-                    continue
-                for target in project.resolve(node.target):
-                    if isinstance(target, ClassRef):
-                        found.setdefault(target, []).append(function)
+            for target in instantiated_classes(project, function, call):
+                found.setdefault(target, []).append(function)
     return {ref: tuple(dict.fromkeys(functions)) for ref, functions in found.items()}
+
+
+def instantiated_classes(project: Project, function: FunctionRef, call: Value) -> list[ClassRef]:
+    """Return the project classes `hydra.utils.instantiate(cfg.<key>)`, called in
+    `function`, may make: those its config nodes name as `_target_`."""
+    if call.kind is not Kind.CALL or call.base is None or not call.args:
+        return []
+    key = node_key(call.args[0])
+    if key is None or not project.is_one_of(call.base, function.module, _INSTANTIATE):
+        return []
+    return [
+        target
+        for node in config_nodes(project, key)
+        if node.target is not None
+        for target in project.resolve(node.target)
+        if isinstance(target, ClassRef)
+    ]
 
 
 def _node_target(

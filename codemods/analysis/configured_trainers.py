@@ -93,26 +93,49 @@ def configured_trainer(
         )
     if not project.is_one_of(call.base, function.module, HYDRA_INSTANTIATE):
         return None
+    strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
+    files: list[Path] = []
+    for node, targets in _instantiated_nodes(project, call):
+        lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
+        if lightning and node_asks_data_parallel(node):
+            files.append(node.path)
+        elif lightning and strategy_files:
+            files.extend((node.path, *strategy_files))
+    if not files:
+        return None
+    return ConfiguredTrainer("Trainer(...) made by instantiate(...)", tuple(dict.fromkeys(files)))
+
+
+def instantiates_trainer(project: Project, function: FunctionRef, call: Value) -> bool:
+    """Return True for `hydra.utils.instantiate(cfg.trainer, ...)` whose config node targets
+    Lightning's Trainer in every project file that gives it."""
+    if call.kind is not Kind.CALL or call.base is None:
+        return False
+    if not project.is_one_of(call.base, function.module, HYDRA_INSTANTIATE):
+        return False
+    targets = {
+        target for _, node_targets in _instantiated_nodes(project, call) for target in node_targets
+    }
+    return bool(targets) and targets <= LIGHTNING_TRAINERS
+
+
+def _instantiated_nodes(
+    project: Project, call: Value
+) -> Iterator[tuple[ConfigNode, tuple[str, ...]]]:
+    """Yield the project's config nodes that `instantiate(cfg.<key>, ...)` may be given, each
+    with the classes it targets (its `_target_`, or that of the structured config the project
+    keeps under the key; none for a node that only overrides options of the node a run's
+    defaults list chose)."""
     config = call.keyword("config")
     if config is None and call.args:
         config = call.args[0]
     if config is None:
-        return None
+        return
     keys = {key for option in config.alternatives() if (key := node_key(option)) is not None}
-    strategy_files = _strategy_node_files(project, function, call.keyword("strategy"))
-    files: list[Path] = []
     for key in sorted(keys):
         structured = structured_targets(project, key)
         for node in config_nodes(project, key):
-            targets = (node.target,) if node.target is not None else structured
-            lightning = bool(targets) and all(target in LIGHTNING_TRAINERS for target in targets)
-            if lightning and node_asks_data_parallel(node):
-                files.append(node.path)
-            elif lightning and strategy_files:
-                files.extend((node.path, *strategy_files))
-    if not files:
-        return None
-    return ConfiguredTrainer("Trainer(...) made by instantiate(...)", tuple(dict.fromkeys(files)))
+            yield node, (node.target,) if node.target is not None else structured
 
 
 def _strategy_node_files(

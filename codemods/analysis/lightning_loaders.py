@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from .branch_feasibility import bound_values
-from .configured_trainers import LIGHTNING_TRAINERS, TRAINER_METHODS
+from .config_targets import instantiated_classes
+from .configured_trainers import LIGHTNING_TRAINERS, TRAINER_METHODS, instantiates_trainer
 from .datasets import classes_of
 from .facts import Kind, Value
 from .loaders import LoaderCall
@@ -113,7 +114,9 @@ def _makes_trainer(project: Project, value: Value, where: FunctionRef) -> bool:
     names = project.qualnames(value.base, where.module)
     if names and names <= _TRAINER_MAKERS:
         return True
-    return _made_by_trainer_subclass(project, value.base, where)
+    return _made_by_trainer_subclass(project, value.base, where) or instantiates_trainer(
+        project, where, value
+    )
 
 
 def _made_by_trainer_subclass(project: Project, maker: Value, where: FunctionRef) -> bool:
@@ -217,7 +220,9 @@ def _runs_hook(
     project: Project, value: Value, where: FunctionRef, hooks: frozenset[FunctionRef]
 ) -> bool:
     """Return True if `value` is an instance whose loader hook is one of `hooks`."""
-    classes = classes_of(project, value, where).classes
+    classes = [*classes_of(project, value, where).classes]
+    # `datamodule = hydra.utils.instantiate(cfg.data)`: the classes its config nodes name.
+    classes += instantiated_classes(project, where, value)
     return any(
         (found := project.find_method(ref, hook.function.name)) is not None and found[1] == hook
         for ref in classes

@@ -68,7 +68,9 @@ class RankInvariantWorkerSeed(Rule):
 
     Not reported: seeds that add the rank (`args.seed + get_rank()`, `cfg.seed + local_rank`),
     Lightning's `seed_everything(seed, workers=True)` for the loaders a Trainer is handed
-    (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none),
+    (it gives them its per-rank `worker_init_fn`; a loader iterated by hand gets none; a
+    Trainer and a data module Hydra makes, `hydra.utils.instantiate(cfg.trainer)`, count
+    when the config nodes' `_target_`s name them),
     Accelerate's `set_seed(seed, device_specific=True)`, a `worker_init_fn` that reads the rank, no
     seeding at all (each rank then starts from its own entropy), a loader with
     `num_workers=0` whose per-item code draws nothing, a loader that only global rank 0
