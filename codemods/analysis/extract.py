@@ -333,6 +333,7 @@ class _Extractor(_ExpressionVisitor):
                             element.attr,
                             summary,
                             self._positions.span(element),
+                            scope.flow.block_end(element.lineno),
                         )
                     )
 

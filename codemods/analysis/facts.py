@@ -231,6 +231,9 @@ class AttributeStore:
     attribute: str
     value: Value
     span: Span
+    #: The last line of the innermost block holding the store (None: the function's whole
+    #: body). Code below the store up to that line runs only after the store has run.
+    block_end: int | None = None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from .refs import ClassRef, FunctionRef
 from .settings_splats import left_at_default, settings_cannot_pass
 from .unbuilt_loaders import after_a_call_that_raises, never_built, never_iterated
 from .version_tests import excluded_by_target
-from .worker_conditions import made_only_without_workers, persists
+from .worker_conditions import made_only_without_workers, persists, stored_before
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (
@@ -197,7 +197,11 @@ class LoaderCall:
             return bool(self.subclasses) and self._subclass_passes("num_workers")
         if lookup.presence is Presence.MAYBE or lookup.value is None:
             return True
-        value = fixed_setting(self.project, lookup.value, self.function) or lookup.value
+        value = (
+            fixed_setting(self.project, lookup.value, self.function)
+            or stored_before(self.project, self.function, self.call, lookup.value)
+            or lookup.value
+        )
         if value.kind is Kind.INT and value.number == 0:
             return False
         return not made_only_without_workers(self.function.function, self.call, lookup.value)

@@ -50,7 +50,10 @@ class UnseededNumpyInWorkers(Rule):
 
     ## What it does
     Checks for `torch.utils.data.DataLoader(...)` calls that may start worker processes
-    (`num_workers` is not provably 0) and pass no `worker_init_fn` that seeds NumPy, when the
+    (`num_workers` is not provably 0: a literal 0, a setting the code fixes at 0, or an
+    attribute such as `config.workers` the function sets to 0 before the call on every path,
+    with no other function of the project storing that attribute when the object is handed
+    on between the two) and pass no `worker_init_fn` that seeds NumPy, when the
     project targets torch < 1.9 and the Dataset's per-item code draws from NumPy's global RNG
     (`np.random.rand`, `np.random.randint`, ...).
 
