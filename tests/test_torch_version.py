@@ -131,7 +131,25 @@ def test_target_from_option_names_the_source_in_errors() -> None:
             ((1, 8), False),
             id="comments are ignored",
         ),
-        pytest.param("torch @ https://example.com/torch-1.0.whl\n", None, id="url is ignored"),
+        pytest.param(
+            "torch @ https://example.com/torch-nightly.whl\n", None, id="url without a version"
+        ),
+        pytest.param(
+            "https://download.pytorch.org/whl/cu100/torch-1.2.0-cp36-cp36m-manylinux1_x86_64.whl\n",
+            ((1, 2, 0), False),
+            id="wheel url pins the version in its file name",
+        ),
+        pytest.param(
+            "torch @ https://download.pytorch.org/whl/cu111/torch-1.8.1%2Bcu111-cp38-cp38-"
+            "linux_x86_64.whl\n",
+            ((1, 8, 1), False),
+            id="direct reference to a wheel with a quoted local version",
+        ),
+        pytest.param(
+            "./wheels/torchvision-0.4.0-cp36-cp36m-manylinux1_x86_64.whl\n",
+            None,
+            id="another package's wheel",
+        ),
         pytest.param(
             "torchvision==0.9\ntorchaudio==0.8\npytorch-lightning==1.0\ntorch-geometric==1.7\n",
             None,

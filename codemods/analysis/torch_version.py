@@ -12,7 +12,9 @@ requirements file is read at most once, however often it is included; a declarat
 in an included file, or in the packaging files of a project package that a
 requirements line installs by its path (`-e ./ops`), is attributed to that file. A line
 pinning with one `=` (`pytorch=1.4.0=py3.7_0`) belongs to a conda package list and is read
-with conda's names. When no file at the root declares the package, the shallowest requirement,
+with conda's names. A wheel a requirements line gives by its URL or path
+(`https://download.pytorch.org/whl/cu100/torch-1.2.0-cp36-cp36m-manylinux1_x86_64.whl`) pins
+the version its file name carries. When no file at the root declares the package, the shallowest requirement,
 environment and packaging files below the root that do are read instead (see
 `declaration_places`). A
 file that cannot be read or parsed is skipped.
@@ -78,6 +80,12 @@ _REQUIREMENT = re.compile(
 _CONDA_SPEC = re.compile(r"(?:[\w.\-/]+::)?([A-Za-z0-9_.\-]+)(.*)", re.DOTALL)
 # Per-requirement options such as `--hash=...` follow the requirement on the same line.
 _INLINE_OPTION = re.compile(r"\s+--?[A-Za-z]")
+#: A wheel's file name at the end of a URL or path: its distribution name and version (a
+#: local version label such as `+cu100`, or `%2Bcu100` in a URL, is left out).
+_WHEEL = re.compile(
+    r"(?:^|[/=@\s])([A-Za-z0-9_.]+)-([0-9][A-Za-z0-9_.]*)(?:(?:\+|%2B)[^-/]*)?-[^/]*\.whl$",
+    re.IGNORECASE,
+)
 _INCLUDE = re.compile(r"(?:--requirement|-r)[\s=]*(\S.*)")
 _PACKAGE_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 _CONDA_PIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*=[^=<>]")
@@ -255,8 +263,16 @@ def _normalize(name: str) -> str:
 
 
 def pip_spec(requirement: str, names: Names) -> str | None:
-    """Return the version specifier of a pip requirement naming the package, if it does."""
-    match = _REQUIREMENT.fullmatch(_INLINE_OPTION.split(requirement, maxsplit=1)[0])
+    """Return the version specifier of a pip requirement naming the package, if it does.
+
+    A wheel given by its URL or path (`https://download.pytorch.org/whl/cu100/torch-1.2.0-
+    cp36-cp36m-manylinux1_x86_64.whl`, or `torch @ <url>`) pins the version its file name
+    carries."""
+    line = _INLINE_OPTION.split(requirement, maxsplit=1)[0]
+    wheel = _WHEEL.search(line.split(";", 1)[0].strip())
+    if wheel is not None:
+        return f"=={wheel[2]}" if _normalize(wheel[1]) in names.pip else None
+    match = _REQUIREMENT.fullmatch(line)
     if match is None or _normalize(match[1]) not in names.pip:
         return None
     rest = match[2].strip()
