@@ -10,7 +10,7 @@ from .facts import Kind, Value
 from .forwarded_arguments import hides_arguments, spreads_own_keywords, visible_args
 from .project import Project
 from .refs import FunctionRef
-from .spread_arguments import gathered_arguments
+from .spread_arguments import gathered_arguments, positional_argument
 
 
 def stored_through(
@@ -63,6 +63,14 @@ def _stored_by(
     params = init.function.params
     results: list[DatasetsOf] = []
     for option in value.alternatives():
+        position = _var_positional_position(option, init)
+        if position is not None:
+            # `self.views = args[0]` in `def __init__(self, *args)`: a positional argument.
+            for call, where in sites:
+                passed = positional_argument(project, call, where, position)
+                found = resolve(project, passed, where, 1) if passed is not None else None
+                results.append(found or DatasetsOf((), False))
+            continue
         # A keyword that lands in `**kwargs` (handed on by `super().__init__(**kwargs)`).
         in_kwargs = init.function.has_var_keyword and option.name not in params
         if option.kind is not Kind.PARAM or (option.name not in params and not in_kwargs):
@@ -125,3 +133,22 @@ def splat_entries(call: Value, where: FunctionRef, key: str) -> list[Value]:
             if store.target in locals_ and store.key == key
         )
     return found
+
+
+def _var_positional_position(value: Value, init: FunctionRef) -> int | None:
+    """Return the position among a call's arguments that `args[k]` reads, for `args` the
+    `*args` parameter of `init` (a method: `self` takes no argument) and `k` a literal."""
+    facts = init.function
+    if (
+        value.kind is not Kind.SUBSCRIPT
+        or not facts.has_var_positional
+        or value.base is None
+        or value.base.kind is not Kind.PARAM
+        or value.base.name != facts.params[facts.positional_count]
+        or len(value.args) != 1
+        or value.args[0].kind is not Kind.INT
+        or value.args[0].number is None
+        or value.args[0].number < 0
+    ):
+        return None
+    return facts.positional_count - 1 + value.args[0].number
