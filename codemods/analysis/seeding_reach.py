@@ -11,7 +11,7 @@ from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
 from .runs import callers_up
-from .seed_classification import SeedScope, Source, bind_arguments, is_rank_name, seed_sources
+from .seed_classification import SeedScope, bind_arguments, is_rank_name
 
 
 def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
@@ -30,46 +30,6 @@ def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionR
         if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
             return False
     return True
-
-
-def launcher_bypassed(
-    project: Project, seeding: FunctionRef, loader: FunctionRef
-) -> FunctionRef | None:
-    """Return the function on the loader's way that the seeding function both hands to a
-    launcher and calls directly, if there is one (`mp.spawn(main_worker, ...)` in one arm,
-    `main_worker(args.gpu, ...)` in the other).
-
-    The seeding then reaches a distributed loader only when the script itself is started
-    once per rank (torchrun, one process per node): the launcher's processes start from
-    their own RNG state. Whether the project is run so the code does not say, unless a
-    direct call passes the rank a launcher gives each process (`LOCAL_RANK`): then it does,
-    and None is returned.
-    """
-    for function in callers_up(project, loader):
-        if function == seeding or not _hands_over(project, seeding, function):
-            continue
-        direct = [site for site in project.callers(function) if site.function == seeding]
-        if direct and not any(
-            _passes_launch_rank(project, function, site.call, seeding) for site in direct
-        ):
-            return function
-    return None
-
-
-def _passes_launch_rank(
-    project: Project, function: FunctionRef, call: Value, caller: FunctionRef
-) -> bool:
-    """Return True if `call` passes, as the rank (see `_passes_rank_zero`), a value read from
-    the rank a launcher sets in each process's environment."""
-    scope = SeedScope(caller)
-    bound = bind_arguments(function, call, scope)
-    first = function.function.params[:1]
-    return any(
-        Source.RANK in seed_sources(project, passed, scope)
-        for param, (value, _) in bound.items()
-        if is_rank_name(param) or param in first
-        for passed in [value, *_stored_before(value, call, caller)]
-    )
 
 
 def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
@@ -97,20 +57,13 @@ def _is_zero(value: Value, call: Value, caller: FunctionRef) -> bool:
     before `call` (`args.gpu = 0`, then `main_worker(args.gpu, args)`)."""
     if value.kind is Kind.INT:
         return value.number == 0
-    stored = _stored_before(value, call, caller)
-    return bool(stored) and all(store.kind is Kind.INT and store.number == 0 for store in stored)
-
-
-def _stored_before(value: Value, call: Value, caller: FunctionRef) -> list[Value]:
-    """Return what `caller` stores, before `call`, in the attribute `value` reads
-    (`args.gpu = ...`, then `main_worker(args.gpu, args)`); [] for any other value."""
     options = value.alternatives()
     name = options[0].name
     if call.span is None or not all(
         option.kind is Kind.ATTRIBUTE and option.base is not None and option.name == name
         for option in options
     ):
-        return []
+        return False
     objects = frozenset().union(
         *(option.base.placeless_options() for option in options if option.base is not None)
     )
@@ -119,6 +72,9 @@ def _stored_before(value: Value, call: Value, caller: FunctionRef) -> list[Value
         for store in caller.function.attribute_stores
         if store.attribute == name and store.base.placeless_options() == objects
     ]
-    if not all(store.span.line < call.span.line for store in stores):
-        return []
-    return [store.value for store in stores]
+    return bool(stores) and all(
+        store.value.kind is Kind.INT
+        and store.value.number == 0
+        and store.span.line < call.span.line
+        for store in stores
+    )

@@ -14,10 +14,9 @@ requirements line installs by its path (`-e ./ops`), is attributed to that file.
 pinning with one `=` (`pytorch=1.4.0=py3.7_0`) belongs to a conda package list and is read
 with conda's names. A wheel a requirements line gives by its URL or path
 (`https://download.pytorch.org/whl/cu100/torch-1.2.0-cp36-cp36m-manylinux1_x86_64.whl`) pins
-the version its file name carries. When no file at the root declares the package, the shallowest requirement,
-environment and packaging files below the root that do are read instead (see
-`declaration_places`). A
-file that cannot be read or parsed is skipped.
+the version its file name carries. When no file at the root declares the package, the
+shallowest requirement, environment and packaging files below the root that do are read
+instead (see `declaration_places`). A file that cannot be read or parsed is skipped.
 
 Each declaration of torch gives one bound: the highest lower bound among its specifiers, or,
 when it has none, its tightest upper bound (`<1.9` becomes "below 1.9", `<=1.8.1` becomes

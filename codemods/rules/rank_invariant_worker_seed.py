@@ -31,7 +31,7 @@ from ..analysis.ranks import (
 from ..analysis.refs import FunctionRef
 from ..analysis.runs import entry_modules
 from ..analysis.seed_descriptions import name_torch_seedings
-from ..analysis.seeding_reach import launcher_bypassed, seeding_carries_to
+from ..analysis.seeding_reach import seeding_carries_to
 from ..analysis.worker_inits import seed_left_none, worker_init
 from ..fixes.rank_seed import call_in_worker_init, may_add_keyword, pass_rank_worker_init
 from ..rule import FixAvailability, FixSafety, Rule
@@ -169,8 +169,8 @@ class RankInvariantWorkerSeed(Rule):
       otherwise calls it only with rank 0 does not count:
       spawned ranks start from their own RNG state. One that calls it otherwise with
       another rank (`main_worker(args.gpu, ...)`, the PyTorch ImageNet example's layout)
-      seeds the ranks only when the script itself is started once per rank (torchrun, one
-      process per node), a launch the code does not show: such findings are information.
+      counts: the script may be started once per rank (torchrun, one process per node),
+      each rank running the seeding.
     - A loader built in a script's function that nothing runs (no code calls, passes or
       stores it) takes part in no job and is not reported.
     - A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`) shows a
@@ -390,17 +390,7 @@ class RankInvariantWorkerSeed(Rule):
         text = f"every rank seeds torch alike ({'; '.join(shown)})"
         assumed = all(seeding.assumed_setting is not None for seeding, _ in jobs)
         places = dict.fromkeys(place for seeding, _ in jobs for place in seeding.places)
-        bypassed = [
-            launcher_bypassed(self.project, seeding.function, loader.function)
-            for seeding, _ in jobs
-        ]
-        return SeededAlike(
-            text,
-            jobs[0][1],
-            assumed=assumed,
-            places=tuple(places),
-            bypassed=bypassed[0] if None not in bypassed else None,
-        )
+        return SeededAlike(text, jobs[0][1], assumed=assumed, places=tuple(places))
 
     def _report(
         self,
@@ -419,8 +409,7 @@ class RankInvariantWorkerSeed(Rule):
         certain = randomness.draw is not None and not (
             seeded_by.assumed or seeded_by.job.config_files or unseen or left
         )
-        # Only a launch the code does not show makes the run distributed: a possibility.
-        severity = "info" if seeded_by.bypassed else "error" if certain else "warning"
+        severity = "error" if certain else "warning"
         shared = self._model_parallel_groups()
         if not loader.may_start_workers():
             self._report_main_process(loader, seeded_by, randomness)
@@ -462,8 +451,7 @@ class RankInvariantWorkerSeed(Rule):
                 else "no per-item code draws today: nothing repeats yet, and any random "
                 "transform added later would draw the same numbers on every rank"
             )
-        message = f"{seeded_by.text} in a distributed job ({job}){self._launch(seeded_by)}, "
-        message += f"so {outcome}; "
+        message = f"{seeded_by.text} in a distributed job ({job}), so {outcome}; "
         if shared:
             message += f"mix the data-parallel rank into the worker seed{shared}"
             message += "; not fixed here"
@@ -509,8 +497,7 @@ class RankInvariantWorkerSeed(Rule):
             f"({self.location(zeroed.path, zeroed.span.line)}),"
         )
         message = (
-            f"{seeded_by.text} in a distributed job ({job}){self._launch(seeded_by)}, and this "
-            f"DataLoader{whose} draws in "
+            f"{seeded_by.text} in a distributed job ({job}), and this DataLoader{whose} draws in "
             f"the main process ({draws}): every rank draws the same random numbers; {advice}"
         )
         related = seeded_by.places if zeroed is None else (*seeded_by.places, zeroed)
@@ -527,19 +514,6 @@ class RankInvariantWorkerSeed(Rule):
                 "assumed to be a configuration the run is given"
             )
         return job
-
-    def _launch(self, seeded_by: SeededAlike) -> str:
-        """Say when the seeding reaches the job, if only a launch not seen in the code makes
-        it distributed; "" otherwise."""
-        function = seeded_by.bypassed
-        if function is None:
-            return ""
-        name = function.function.name
-        return (
-            f" if the script is started once per rank and calls `{name}` itself (the "
-            f"processes of the launcher it also hands `{name}` to start from their own RNG "
-            "state)"
-        )
 
     def _model_parallel_groups(self) -> str:
         """Say why only the data-parallel rank will do, in a project with Megatron-style RNG
@@ -611,9 +585,6 @@ class SeededAlike:
     #: Every seeding call it names, with the helper calls that run them (the finding's
     #: related places; the message names the first few).
     places: tuple[Location, ...]
-    #: The function every named seeding both hands to a launcher and calls itself: the
-    #: seeding reaches the loader only in runs started once per rank (`seeding_reach`).
-    bypassed: FunctionRef | None = None
 
 
 def _rng_names(rngs: Iterable[str]) -> str:
