@@ -32,6 +32,7 @@ from .module_lookups import constructions_of
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
 from .self_calls import stored_for_init
+from .stored_attributes import stored_before
 
 if TYPE_CHECKING:
     from .candidates import Construction, DatasetsOf
@@ -182,6 +183,8 @@ def _option_known(
         return None if param is None else arguments.at(init, param, index)
     if option.kind is Kind.PARAM:
         return arguments.at(init, option.name, index)
+    if option.kind is Kind.ATTRIBUTE and option.base is not None and option.base.kind is Kind.PARAM:
+        return arguments.attribute(init, option.base.name, option.name, index)
     if looked_up(option) is not None:
         return arguments.entry(init, option, index)
     return literal_known(option)
@@ -259,6 +262,20 @@ class ConstructionArguments:
             value = dict(option.keywords).get(key, default)
             options.append(None if value is None else literal_known(value))
         return union_of(options) if options else None
+
+    def attribute(self, init: FunctionRef, param: str, name: str, index: int) -> Known | None:
+        """Return what `hps.<name>` of parameter `hps` of `init` is for construction `index`:
+        what the code making it stores there just before (`hps.aug_shift = False`, then
+        `Dataset(hps)`; see `stored_attributes`)."""
+        if self._overridden(init):
+            return None
+        call, where = self._sites[index]
+        passed = passed_argument(call, init.function, param)
+        if not isinstance(passed, Value):
+            return None
+        read = Value(Kind.ATTRIBUTE, name=name, base=passed)
+        stored = stored_before(self._project, where, call, read)
+        return None if stored is None else literal_known(stored)
 
     def _dicts(self, passed: Value, where: FunctionRef) -> list[Value]:
         """Return what a dict argument may be: bound values, and for a parameter of a plain

@@ -21,9 +21,10 @@ from .memo import per_project
 from .project import Project
 from .refs import ClassRef, FunctionRef
 from .settings_splats import left_at_default, settings_cannot_pass
+from .stored_attributes import stored_before
 from .unbuilt_loaders import after_a_call_that_raises, never_built, never_iterated
 from .version_tests import excluded_by_target
-from .worker_conditions import made_only_without_workers, persists, stored_before
+from .worker_conditions import made_only_without_workers, persists
 
 #: torch.utils.data.DataLoader's parameters that may be passed by position, in order.
 DATALOADER_POSITIONAL = (

@@ -1,7 +1,7 @@
-"""Code written around a DataLoader's `num_workers`: where the code itself says that no
+"""Tests written around a DataLoader's `num_workers`: where the code itself says that no
 worker starts (`if workers > 0: DataLoader(..., num_workers=workers) else: DataLoader(...,
-num_workers=workers)`, or `config.workers = 0` just before it), or that the workers persist
-whenever they start (`persistent_workers=workers > 0`). The expression tested must be the
+num_workers=workers)`), or that the workers persist whenever they start
+(`persistent_workers=workers > 0`). The expression tested must be the
 very one passed as `num_workers`, the same value written at another place.
 """
 
@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .facts import FunctionFacts, Kind, Value
-from .project import Project
-from .refs import FunctionRef
 
-__all__ = ["holds_when_workers_start", "made_only_without_workers", "stored_before"]
+__all__ = ["holds_when_workers_start", "made_only_without_workers"]
 
 
 def made_only_without_workers(function: FunctionFacts, call: Value, workers: Value) -> bool:
@@ -79,93 +77,3 @@ def unspanned(value: Value) -> Value:
         args=tuple(unspanned(arg) for arg in value.args),
         keywords=tuple((name, unspanned(item)) for name, item in value.keywords),
     )
-
-
-def stored_before(project: Project, where: FunctionRef, call: Value, read: Value) -> Value | None:
-    """Return the value `read`, an attribute of an object (`config.input_threads`), holds at
-    `call` in `where`: the one stored in it last before the call, by a store that runs on
-    every path to it (`config.input_threads = 0` in the same block, or one around it).
-
-    None when no such store is seen, or when a store in a branch may follow it. Handing the
-    object to a call, or calling a method of it, between the two may change it: that is
-    allowed only when no other function of the project stores an attribute of that name.
-    """
-    if call.span is None:
-        return None
-    target = _attribute_target(read)
-    if target is None:
-        return None
-    base, attribute = target
-    line = call.span.line
-    function = where.function
-    before = sorted(
-        (
-            store
-            for store in function.attribute_stores
-            if store.attribute == attribute
-            and unspanned(store.base) == base
-            and store.span.line < line
-        ),
-        key=lambda store: (store.span.line, store.span.column),
-    )
-    always = [store for store in before if store.block_end is None or line <= store.block_end]
-    if not always or always[-1] is not before[-1]:
-        return None
-    stored = always[-1].span.line
-    handed = any(
-        _hands_object(other, base)
-        for other in function.calls
-        if other.span is not None and stored <= other.span.line < line
-    )
-    if handed and _stored_elsewhere(project, where, attribute):
-        return None
-    return always[-1].value
-
-
-def _hands_object(call: Value, base: Value) -> bool:
-    """Return True if `call` passes the object `base` or calls a method of it."""
-    handed = (*call.args, *(value for _, value in call.keywords))
-    return any(unspanned(value) == base for value in handed) or (
-        call.base is not None and _is_method_of(call.base, base)
-    )
-
-
-def _stored_elsewhere(project: Project, where: FunctionRef, attribute: str) -> bool:
-    """Return True if a project function other than `where` stores an attribute named
-    `attribute` (`self.input_threads = ...`, `cfg.input_threads = ...`). Another file's
-    module code is not called: it runs when the file is imported or run as a script."""
-    suffix = f".{attribute}"
-    return any(
-        function != where
-        and (function.path == where.path or function.function.qualname != "<module>")
-        and (
-            any(store.attribute == attribute for store in function.function.attribute_stores)
-            or any(item.target.endswith(suffix) for item in function.function.assignments)
-        )
-        for function in project.functions_mentioning(attribute)
-    )
-
-
-def _is_method_of(callee: Value, base: Value) -> bool:
-    """Return True if `callee` is a method of the object `base` (`config.load`)."""
-    if callee.kind is Kind.ATTRIBUTE and callee.base is not None:
-        return unspanned(callee.base) == base
-    owners = base.qualnames
-    return (
-        callee.kind is Kind.NAME
-        and len(owners) == 1
-        and any(name.rpartition(".")[0] == owners[0] for name in callee.qualnames)
-    )
-
-
-def _attribute_target(read: Value) -> tuple[Value, str] | None:
-    """Return the object and the attribute name `read` reads: `config.workers` in a function
-    (an attribute of a local value), or at module level, where the summary names it
-    `script.config.workers`."""
-    if read.kind is Kind.ATTRIBUTE and read.base is not None:
-        return unspanned(read.base), read.name
-    if read.kind is Kind.NAME and len(read.qualnames) == 1:
-        owner, _, attribute = read.qualnames[0].rpartition(".")
-        if owner:
-            return Value(Kind.NAME, qualnames=(owner,)), attribute
-    return None
