@@ -74,7 +74,10 @@ def _stored_by(
         # A keyword that lands in `**kwargs` (handed on by `super().__init__(**kwargs)`).
         in_kwargs = init.function.has_var_keyword and option.name not in params
         if option.kind is not Kind.PARAM or (option.name not in params and not in_kwargs):
-            results.append(resolve(project, option, init, 0))
+            # `self.transform = pick(split)`: the call as each construction's literal
+            # arguments make it (`Depth("val")` runs `pick("val")`).
+            calls = dict.fromkeys(_bound_call(option, init, call) for call, _ in sites)
+            results.extend(resolve(project, call, init, 0) for call in calls or (option,))
             continue
         index = params.index(option.name) - 1 if not in_kwargs else len(params)
         gathered = init.function.has_var_positional and index + 1 == init.function.positional_count
@@ -152,3 +155,30 @@ def _var_positional_position(value: Value, init: FunctionRef) -> int | None:
     ):
         return None
     return facts.positional_count - 1 + value.args[0].number
+
+
+def _bound_call(value: Value, init: FunctionRef, construction: Value) -> Value:
+    """Return call `value`, written in `init`, with each argument that is a parameter of
+    `init` replaced by the literal `construction` passes for it; `value` itself when it is
+    no call, or passes no such parameter."""
+    if value.kind is not Kind.CALL:
+        return value
+    facts = init.function
+
+    def bound(argument: Value) -> Value:
+        if argument.kind is not Kind.PARAM or argument.name not in facts.params[1:]:
+            return argument
+        passed = construction.keyword(argument.name)
+        index = facts.params.index(argument.name) - 1
+        if passed is None and index < facts.positional_count - 1:
+            before = construction.args[: index + 1]
+            if len(before) > index and not any(arg.kind is Kind.STARRED for arg in before):
+                passed = construction.args[index]
+        literal = passed is not None and passed.kind in (Kind.CONSTANT, Kind.INT)
+        return passed if literal and passed is not None else argument
+
+    args = tuple(bound(arg) for arg in value.args)
+    keywords = tuple((name, bound(arg)) for name, arg in value.keywords)
+    if args == value.args and keywords == value.keywords:
+        return value
+    return dataclasses.replace(value, args=args, keywords=keywords)
