@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from . import branch_feasibility
 from .base_inits import base_init_calls
 from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
@@ -74,6 +75,12 @@ def _stored_by(
         # A keyword that lands in `**kwargs` (handed on by `super().__init__(**kwargs)`).
         in_kwargs = init.function.has_var_keyword and option.name not in params
         if option.kind is not Kind.PARAM or (option.name not in params and not in_kwargs):
+            unpacked = [_unpacked_elements(project, option, init, call) for call, _ in sites]
+            if unpacked and None not in unpacked:
+                # `paths, transform = get_paths(split)`, then `self.transform = transform`.
+                elements = dict.fromkeys(pair for found in unpacked for pair in found or ())
+                results.extend(resolve(project, value, maker, 1) for value, maker in elements)
+                continue
             # `self.transform = pick(split)`: the call as each construction's literal
             # arguments make it (`Depth("val")` runs `pick("val")`).
             calls = dict.fromkeys(_bound_call(option, init, call) for call, _ in sites)
@@ -182,3 +189,49 @@ def _bound_call(value: Value, init: FunctionRef, construction: Value) -> Value:
     if args == value.args and keywords == value.keywords:
         return value
     return dataclasses.replace(value, args=args, keywords=keywords)
+
+
+def _unpacked_elements(
+    project: Project, value: Value, init: FunctionRef, construction: Value
+) -> list[tuple[Value, FunctionRef]] | None:
+    """Return what local `value` of `init` is when it is unpacked from a call of project
+    functions (`paths, transform = get_paths(split)`): the element at its place of each
+    tuple they may return, for the call as `construction` makes it (see `_bound_call`),
+    with the function returning it. None when `value` is bound no such way, or a call or
+    a return is not seen through."""
+    if value.kind is not Kind.UNKNOWN or not value.name:
+        return None
+    bindings = [entry for entry in init.function.unpacked if entry[0] == value.name]
+    if not bindings:
+        return None
+    found: list[tuple[Value, FunctionRef]] = []
+    for _, position, count, bound in bindings:
+        for call in bound.alternatives():
+            if call.kind is not Kind.CALL or call.base is None:
+                return None
+            targets = project.targets(call.base, init.module)
+            if not targets or not all(isinstance(target, FunctionRef) for target in targets):
+                return None
+            made = _bound_call(call, init, construction)
+            for function in targets:
+                assert isinstance(function, FunctionRef)
+                for returned in _open(function.function.returns, made, init, function):
+                    if returned.kind is not Kind.SEQUENCE or len(returned.args) != count:
+                        return None
+                    for element in _open((returned.args[position],), made, init, function):
+                        found.append((element, function))
+    return found
+
+
+def _open(
+    values: tuple[Value, ...], call: Value, where: FunctionRef, callee: FunctionRef
+) -> list[Value]:
+    """Return the options of `values` (written in `callee`) that `call`, in `where`, leaves
+    possible: those bound in a branch its arguments rule out are left out."""
+    return [
+        option
+        for value in values
+        for option in value.alternatives()
+        if option.span is None
+        or not branch_feasibility.ruled_out_by_call(call, where, callee, option.span)
+    ]
