@@ -83,6 +83,14 @@ class Experiment:
 
 def loaders(dataset, workers):
     DataLoader(Jitter(), batch_size=4, shuffle=True, num_workers=workers, drop_last=True)
+
+
+def epochs(workers):
+    for batch in DataLoader(Jitter(), batch_size=4, num_workers=workers):
+        print(batch)
+    for epoch in range(3):
+        for batch in DataLoader(Jitter(), batch_size=16, shuffle=True, num_workers=workers):
+            print(epoch, batch)
 """
 
 
@@ -108,7 +116,7 @@ def test_split_calls_are_what_ruff_format_writes(tmp_path: Path, line_length: in
     subprocess.run(
         [*RUFF, "format", "--quiet", "--no-cache", str(module)], cwd=tmp_path, check=True
     )
-    assert _fixed_as_ruff_formats(tmp_path, module).count("worker_init_fn=seed_worker") == 7
+    assert _fixed_as_ruff_formats(tmp_path, module).count("worker_init_fn=seed_worker") == 9
 
 
 def _fixed_as_ruff_formats(root: Path, module: Path) -> str:

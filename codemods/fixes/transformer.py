@@ -26,7 +26,7 @@ from .hoist import (
     moved_def,
 )
 from .parameters import add_parameter
-from .wrapping import fitted, statement_value
+from .wrapping import fitted, fitted_loop, statement_value
 
 CSTNodeT = TypeVar("CSTNodeT", bound=cst.CSTNode)
 
@@ -361,6 +361,18 @@ class EditTransformer(cst.CSTTransformer):
         if isinstance(last, cst.Expr | cst.Assign | cst.AugAssign | cst.AnnAssign | cst.Pass):
             kept[-1] = last.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(body=kept)
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        if updated_node.iter in self._grown:
+            indent = sum(len(level) for level in self._indents)
+            return fitted_loop(
+                original_node,
+                updated_node,
+                indent=indent,
+                unit=self._indent_unit,
+                limit=self.line_length,
+            )
+        return updated_node
 
     def visit_If(self, node: cst.If) -> bool:
         if isinstance(node.orelse, cst.If):

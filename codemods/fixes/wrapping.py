@@ -5,10 +5,14 @@ adds `worker_init_fn=seed_worker` (nor `options = {"batch_size": 8, ...}` once i
 `"worker_init_fn": seed_worker`). It is then split the way black and ruff's formatter split
 it: a call's arguments on one indented line between the brackets, or, when they do not fit
 there either (or already sit on such a line), one per line with a trailing comma, as a dict's
-entries always are. A statement that was already too long is left as it is.
+entries always are. The same holds for the call a `for` loop iterates over (`for batch in
+DataLoader(...):`), split inside the header as black splits it. A statement that was already
+too long is left as it is.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -41,22 +45,50 @@ def fitted(
 ) -> cst.SimpleStatementLine:
     """Return `updated`, its call or dict split if the edit took the statement past `limit`."""
     value = statement_value(updated)
-    items = value.args if isinstance(value, cst.Call) else value.elements if value else ()
-    if (
-        value is None
-        or not items
-        or width(original, indent) > limit
-        or width(updated, indent) <= limit
-    ):
-        return updated
-    layout = _layout(value)
-    if layout is None:
+    if value is None or width(original, indent) > limit:
         return updated
     small = updated.body[0]
 
     def with_value(new: cst.Call | cst.Dict) -> cst.SimpleStatementLine:
         return updated.with_changes(body=[small.with_changes(value=new)])
 
+    split = _split_to_fit(value, lambda new: width(with_value(new), indent), unit, limit)
+    return updated if split is None else with_value(split)
+
+
+def fitted_loop(
+    original: cst.For, updated: cst.For, *, indent: int, unit: str, limit: int
+) -> cst.For:
+    """Return `updated`, the call or dict it loops over split if the edit took its header
+    (`for batch in DataLoader(...):`) past `limit`."""
+    value = updated.iter
+    if not isinstance(value, cst.Call | cst.Dict) or _header_width(original, indent) > limit:
+        return updated
+    split = _split_to_fit(
+        value, lambda new: _header_width(updated.with_changes(iter=new), indent), unit, limit
+    )
+    return updated if split is None else updated.with_changes(iter=split)
+
+
+def _header_width(loop: cst.For, indent: int) -> int:
+    """Return how wide the widest line of the header of `loop` is, indented by `indent`."""
+    body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+    code = _RENDER.code_for_node(loop.with_changes(body=body, orelse=None, leading_lines=[]))
+    header = code.splitlines()[:-1]
+    return indent + max((len(text) for text in header), default=0)
+
+
+def _split_to_fit(
+    value: cst.Call | cst.Dict, measure: Callable[[cst.Call | cst.Dict], int], unit: str, limit: int
+) -> cst.Call | cst.Dict | None:
+    """Return `value` split the way black splits it, if `measure` (how wide the code that
+    holds it is) takes it past `limit`; None when it fits, or its layout is not to be touched."""
+    items = value.args if isinstance(value, cst.Call) else value.elements
+    if not items or measure(value) <= limit:
+        return None
+    layout = _layout(value)
+    if layout is None:
+        return None
     # A trailing comma asks black for one item per line; a collection that does not fit on
     # one line always gets one item per line.
     if (
@@ -64,10 +96,10 @@ def fitted(
         and isinstance(value, cst.Call)
         and not isinstance(items[-1].comma, cst.Comma)
     ):
-        packed = with_value(_split_any(value, unit, one_per_line=False))
-        if width(packed, indent) <= limit:
+        packed = _split_any(value, unit, one_per_line=False)
+        if measure(packed) <= limit:
             return packed
-    return with_value(_split_any(value, unit, one_per_line=True))
+    return _split_any(value, unit, one_per_line=True)
 
 
 def _layout(value: cst.Call | cst.Dict) -> str | None:
