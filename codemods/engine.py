@@ -439,7 +439,13 @@ def run_source(
     fix: bool = False,
 ) -> FileResult:
     """Check (or fix) one module given as text, as if it were the only file of a project."""
-    settings = settings or Settings()
+    with collector_paused(release=True):
+        return _run_source(text, path, settings or Settings(), target, fix)
+
+
+def _run_source(
+    text: str, path: Path, settings: Settings, target: TorchTarget | None, fix: bool
+) -> FileResult:
     if target is None:
         target = (
             target_from_option(settings.torch_version, settings.torch_version_source)

@@ -76,20 +76,28 @@ def _parse(text: str, path: Path) -> tuple[ast.Module, bool]:
 
 
 @contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(*, release: bool = False) -> Iterator[None]:
     """Pause the cyclic garbage collector while a summary is built, then freeze what lives.
 
     Summaries are many small acyclic objects that live until the run ends. Every automatic
     collection re-scanned all of them, which made summarising a large file several times
     slower than parsing it; frozen objects are never scanned again. Reference counting
     still frees garbage at once.
+
+    `release`, for a whole run: hand what was frozen back to the collector when it ends,
+    so that the cycles a finished run leaves are freed, not kept for the rest of the
+    process (`run_source` called many times). Collecting them costs a large project about a
+    second, so a command-line run, which ends the process, keeps them frozen.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if release:
+            gc.unfreeze()
+        else:
+            gc.freeze()
         if enabled:
             gc.enable()
 
