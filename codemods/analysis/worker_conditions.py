@@ -1,8 +1,8 @@
 """Tests written around a DataLoader's `num_workers`: where the code itself says that no
 worker starts (`if workers > 0: DataLoader(..., num_workers=workers) else: DataLoader(...,
 num_workers=workers)`), or that the workers persist whenever they start
-(`persistent_workers=workers > 0`). The expression tested must be the
-very one passed as `num_workers`, the same value written at another place.
+(`persistent_workers=workers > 0`). The expression tested must be the very one passed as
+`num_workers`, the same value written at another place.
 """
 
 from __future__ import annotations
