@@ -10,7 +10,7 @@ the `super().__init__(...)` calls that hand them on to the base `__init__` stori
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -472,6 +472,20 @@ def ruled_out_by_call(call: Value, where: FunctionRef, callee: FunctionRef, span
         if holds is not None and branch.excludes(span, holds):
             return True
     return False
+
+
+def left_open(
+    values: Iterable[Value], call: Value, where: FunctionRef, callee: FunctionRef
+) -> list[Value]:
+    """Return the options of `values` (written in plain function `callee`) that `call`, in
+    `where`, leaves possible: those bound in a branch its arguments rule out are left out
+    (`pick_transform("val")` never returns the `if split == "train":` arm's transform)."""
+    return [
+        option
+        for value in values
+        for option in value.alternatives()
+        if option.span is None or not ruled_out_by_call(call, where, callee, option.span)
+    ]
 
 
 def passed_known(

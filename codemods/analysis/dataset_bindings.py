@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import catalog, datasets
-from .branch_feasibility import ruled_out_by_call
+from .branch_feasibility import left_open
 from .candidates import MAX_RESOLUTION_DEPTH, CandidateSource, DatasetsOf, Resolver, merge
 from .datapipes import called_alternatives
 from .dataset_registries import ReturnedClasses, classes_denoted
@@ -167,12 +167,7 @@ def unpacked_class_objects(
 
 def _open_returns(function: FunctionRef, call: Value, where: FunctionRef) -> list[Value]:
     """Return what `function` may return through the branches open to `call`'s arguments."""
-    return [
-        returned
-        for ret in function.function.returns
-        for returned in ret.alternatives()
-        if returned.span is None or not ruled_out_by_call(call, where, function, returned.span)
-    ]
+    return left_open(function.function.returns, call, where, function)
 
 
 def _called_functions(project: Project, callee: Value, where: FunctionRef) -> list[FunctionRef]:

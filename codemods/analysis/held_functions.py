@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .branch_feasibility import ruled_out_by_call
+from .branch_feasibility import left_open
 from .candidates import MAX_RESOLUTION_DEPTH, Construction, DatasetsOf
 from .facts import Kind, Value
 from .held_datasets import held
@@ -60,22 +60,12 @@ def picked_functions(
                 factories = tuple(t for t in named if isinstance(t, FunctionRef)), ()
             functions, modules = factories
             for factory in functions:
-                for returned in _open_returns(option, where, factory):
+                for returned in left_open(factory.function.returns, option, where, factory):
                     for function, inner in picked_functions(project, returned, factory, depth + 1):
                         yield function, tuple(dict.fromkeys((*modules, *inner)))
         elif option.kind is Kind.PARAM:
             # `Crops(transform=transforms)` in `def train(transforms)`: what its callers pass.
             yield from _passed_by_callers(project, option.name, where, depth + 1)
-
-
-def _open_returns(call: Value, where: FunctionRef, factory: FunctionRef) -> Iterator[Value]:
-    """Yield what `factory` may return when `call` (in `where`) calls it: each value a
-    return may be, but those bound in a branch the call's arguments rule out
-    (`pick_transform("val")` never returns the `if split == "train":` arm's transform)."""
-    for returned in factory.function.returns:
-        for option in returned.alternatives():
-            if option.span is None or not ruled_out_by_call(call, where, factory, option.span):
-                yield option
 
 
 @per_project

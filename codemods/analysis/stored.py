@@ -181,8 +181,9 @@ def _bound_call(value: Value, init: FunctionRef, construction: Value) -> Value:
             before = construction.args[: index + 1]
             if len(before) > index and not any(arg.kind is Kind.STARRED for arg in before):
                 passed = construction.args[index]
-        literal = passed is not None and passed.kind in (Kind.CONSTANT, Kind.INT)
-        return passed if literal and passed is not None else argument
+        if passed is not None and passed.kind in (Kind.CONSTANT, Kind.INT):
+            return passed
+        return argument
 
     args = tuple(bound(arg) for arg in value.args)
     keywords = tuple((name, bound(arg)) for name, arg in value.keywords)
@@ -215,23 +216,13 @@ def _unpacked_elements(
             made = _bound_call(call, init, construction)
             for function in targets:
                 assert isinstance(function, FunctionRef)
-                for returned in _open(function.function.returns, made, init, function):
+                for returned in branch_feasibility.left_open(
+                    function.function.returns, made, init, function
+                ):
                     if returned.kind is not Kind.SEQUENCE or len(returned.args) != count:
                         return None
-                    for element in _open((returned.args[position],), made, init, function):
+                    for element in branch_feasibility.left_open(
+                        (returned.args[position],), made, init, function
+                    ):
                         found.append((element, function))
     return found
-
-
-def _open(
-    values: tuple[Value, ...], call: Value, where: FunctionRef, callee: FunctionRef
-) -> list[Value]:
-    """Return the options of `values` (written in `callee`) that `call`, in `where`, leaves
-    possible: those bound in a branch its arguments rule out are left out."""
-    return [
-        option
-        for value in values
-        for option in value.alternatives()
-        if option.span is None
-        or not branch_feasibility.ruled_out_by_call(call, where, callee, option.span)
-    ]
