@@ -21,6 +21,7 @@ from . import catalog
 from .configured_trainers import (
     HYDRA_INSTANTIATE,
     LIGHTNING_LAUNCHERS,
+    LIGHTNING_TRAINERS,
     STRATEGY_OPTIONS,
     ConfiguredTrainer,
     configured_trainer,
@@ -29,6 +30,8 @@ from .configured_trainers import (
 )
 from .facts import Kind, ModuleFacts, Value
 from .loader_kwargs import known_dict
+from .memo import per_project
+from .package_versions import detect_library
 from .project import Project
 from .refs import ExternalRef, FunctionRef
 
@@ -106,6 +109,12 @@ class Evidence:
         return self.label.startswith("os.") or self.label in _RANK_READS
 
     @property
+    def rests_on_the_machine(self) -> bool:
+        """Return True for a Trainer left to take every visible GPU: it starts several
+        processes only on a machine that has several."""
+        return self.label.endswith(EVERY_VISIBLE_GPU)
+
+    @property
     def needs_a_group(self) -> bool:
         """Return True for a call that raises unless a process group exists, which it does
         not make: a `DistributedSampler` told no `num_replicas`, `get_rank()`."""
@@ -113,6 +122,8 @@ class Evidence:
 
 
 _RANK_READS = frozenset(name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS)
+#: How the evidence of a Trainer left to choose its devices ends.
+EVERY_VISIBLE_GPU = "on every visible GPU"
 #: What the launchers (`torchrun`, `torch.distributed.launch`, SLURM, MPI) put in each rank's
 #: environment: its rank, and the job's size, which a script reads to know it was launched.
 LAUNCHER_ENVIRONMENT = catalog.RANK_ENVIRONMENT | {"WORLD_SIZE"}
@@ -252,6 +263,8 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
+    if names & LIGHTNING_TRAINERS and _takes_every_visible_gpu(project, value):
+        return f"{min(names).rpartition('.')[2]}(...) {EVERY_VISIBLE_GPU}"
     if names & _LIGHTNING_FROM_ARGUMENTS and (
         _options_ask_data_parallel(function)
         # Keywords override the namespace: `from_argparse_args(args, **ddp_options)`.
@@ -472,6 +485,44 @@ def _lightning_data_parallel(call: Value) -> bool:
         if value.kind is Kind.CONSTANT and value.name.strip("'\"") == "-1":
             return True
     return False
+
+
+#: Accelerators that may be GPUs; strategies that keep one process whatever the devices.
+_GPU_ACCELERATORS = frozenset({"auto", "gpu", "cuda"})
+_ONE_PROCESS_STRATEGIES = frozenset({"dp", "single_device"})
+
+
+def _takes_every_visible_gpu(project: Project, call: Value) -> bool:
+    """Return True for a Trainer that leaves Lightning to count the GPUs: `devices="auto"`,
+    or no `devices` (nor the older `gpus`) on Lightning 2, whose default is "auto", with an
+    accelerator that may be a GPU. On a machine with several GPUs it starts a DDP process
+    per GPU, each running the script from the top."""
+    if call.args or any(key is None for key, _ in call.keywords):
+        # Positional options or `**options`: what they set is not known here.
+        return False
+    accelerator = _constant(call.keyword("accelerator"))
+    strategy = _constant(call.keyword("strategy"))
+    if accelerator not in (None, *_GPU_ACCELERATORS) or strategy in _ONE_PROCESS_STRATEGIES:
+        return False
+    devices = call.keyword("devices")
+    if devices is not None:
+        return _constant(devices) == "auto"
+    return call.keyword("gpus") is None and lightning_release(project) >= (2,)
+
+
+def _constant(value: Value | None) -> str | None:
+    """Return the text of a string constant; None for anything else, or nothing."""
+    if value is None or value.kind is not Kind.CONSTANT:
+        return None
+    return value.name.strip("'\"")
+
+
+@per_project
+def lightning_release(project: Project) -> tuple[int, ...]:
+    """Return the Lightning release the project is assumed to run (see package_versions)."""
+    return detect_library(
+        project.root, ("pytorch-lightning", "lightning"), project.library_versions
+    ).version
 
 
 def intends_shared_seeds(project: Project) -> Evidence | None:

@@ -48,6 +48,9 @@ NEWEST_RELEASES: dict[str, tuple[int, ...]] = {
     "imgaug": (0, 4, 0),
     "monai": (1, 6, 1),
     "audiomentations": (0, 43, 1),
+    # Lightning's Trainer defaults to every visible device from 2.0 on.
+    "pytorch-lightning": (2, 5, 5),
+    "lightning": (2, 5, 5),
 }
 
 _LOCK_FILES = ("poetry.lock", "uv.lock", "pdm.lock")

@@ -407,7 +407,11 @@ class RankInvariantWorkerSeed(Rule):
         # told apart from what the other calls load, so no draw is named.
         left = seed_left_none(self.project, loader)
         certain = randomness.draw is not None and not (
-            seeded_by.assumed or seeded_by.job.config_files or unseen or left
+            seeded_by.assumed
+            or seeded_by.job.config_files
+            or seeded_by.job.rests_on_the_machine
+            or unseen
+            or left
         )
         severity = "error" if certain else "warning"
         shared = self._model_parallel_groups()
@@ -513,6 +517,8 @@ class RankInvariantWorkerSeed(Rule):
                 f", asking for several processes in {self._files(evidence.config_files)}, "
                 "assumed to be a configuration the run is given"
             )
+        if evidence.rests_on_the_machine:
+            job += ", a process per GPU on a machine with several"
         return job
 
     def _model_parallel_groups(self) -> str:
