@@ -263,7 +263,11 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
-    if names & LIGHTNING_TRAINERS and _takes_every_visible_gpu(project, value):
+    if (
+        names & LIGHTNING_TRAINERS
+        and _takes_every_visible_gpu(project, value)
+        and not _pytest_code(function)
+    ):
         return f"{min(names).rpartition('.')[2]}(...) {EVERY_VISIBLE_GPU}"
     if names & _LIGHTNING_FROM_ARGUMENTS and (
         _options_ask_data_parallel(function)
@@ -487,9 +491,8 @@ def _lightning_data_parallel(call: Value) -> bool:
     return False
 
 
-#: Accelerators that may be GPUs; strategies that keep one process whatever the devices.
+#: Accelerators that may be GPUs.
 _GPU_ACCELERATORS = frozenset({"auto", "gpu", "cuda"})
-_ONE_PROCESS_STRATEGIES = frozenset({"dp", "single_device"})
 
 
 def _takes_every_visible_gpu(project: Project, call: Value) -> bool:
@@ -501,13 +504,27 @@ def _takes_every_visible_gpu(project: Project, call: Value) -> bool:
         # Positional options or `**options`: what they set is not known here.
         return False
     accelerator = _constant(call.keyword("accelerator"))
-    strategy = _constant(call.keyword("strategy"))
-    if accelerator not in (None, *_GPU_ACCELERATORS) or strategy in _ONE_PROCESS_STRATEGIES:
+    strategy = call.keyword("strategy")
+    if accelerator not in (None, *_GPU_ACCELERATORS) or (
+        # A strategy other than "auto" may keep one process ("dp", "single_device").
+        strategy is not None and _constant(strategy) != "auto"
+    ):
         return False
     devices = call.keyword("devices")
     if devices is not None:
         return _constant(devices) == "auto"
     return call.keyword("gpus") is None and lightning_release(project) >= (2,)
+
+
+def _pytest_code(function: FunctionRef) -> bool:
+    """Return True for a test function or a test module as pytest names them: a test
+    suite is not a training job, whatever GPUs the machine running it has."""
+    name = function.path.name
+    return (
+        function.function.name.startswith("test")
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+    )
 
 
 def _constant(value: Value | None) -> str | None:
@@ -519,10 +536,16 @@ def _constant(value: Value | None) -> str | None:
 
 @per_project
 def lightning_release(project: Project) -> tuple[int, ...]:
-    """Return the Lightning release the project is assumed to run (see package_versions)."""
-    return detect_library(
+    """Return the Lightning release the project is assumed to run (see package_versions).
+
+    Lightning 2 needs torch 1.11 or newer: a project on an older torch that does not pin
+    Lightning installs a 1.x release, whatever the newest is."""
+    found = detect_library(
         project.root, ("pytorch-lightning", "lightning"), project.library_versions
-    ).version
+    )
+    if found.source.startswith("newest release") and project.target.is_before((1, 11)):
+        return (1,)
+    return found.version
 
 
 def intends_shared_seeds(project: Project) -> Evidence | None:

@@ -8,6 +8,7 @@ tuple of the right length a project function may return.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from . import catalog, datasets
@@ -242,15 +243,19 @@ def _passed_functions(project: Project, param: str, where: FunctionRef) -> list[
     return list(dict.fromkeys(found))
 
 
-def returned_elements(project: Project, call: Value, where: FunctionRef, depth: int) -> DatasetsOf:
+def returned_elements(
+    project: Project, call: Value, where: FunctionRef, depth: int, *, key: str | None = None
+) -> DatasetsOf:
     """Return the classes of the elements of what project function call `call` returns
-    (`for dataset in build_datasets(cfg):`), or of a mapping's `values()`."""
+    (`for dataset in build_datasets(cfg):`), or of a mapping's `values()`; `key`: of the
+    entries under it (see `datasets.elements_of`)."""
+    entries = functools.partial(datasets.elements_of, key=key)
     if called_alternatives(call):
         # `d.values()` where `d` was bound more than once: the values of each.
         assert call.base is not None
         return merge(
             [
-                returned_elements(project, replace(call, base=option), where, depth)
+                returned_elements(project, replace(call, base=option), where, depth, key=key)
                 for option in call.base.alternatives()
             ]
         )
@@ -261,6 +266,10 @@ def returned_elements(project: Project, call: Value, where: FunctionRef, depth: 
     split = _split_dataset(project, call, where)
     if split is not None:
         return datasets.classes_of(project, split, where, depth)
+    method = call.base
+    if method is not None and method.kind is Kind.ATTRIBUTE and method.base is not None:
+        # `Transforms(opts).get_transforms()`: what the method of each receiver returns.
+        return datasets.method_returns(project, method, where, depth + 1, call, resolve=entries)
     targets = project.targets(call.base, where.module) if call.base is not None else ()
     if not targets or not all(isinstance(target, FunctionRef) for target in targets):
         return DatasetsOf((), False)
@@ -270,7 +279,7 @@ def returned_elements(project: Project, call: Value, where: FunctionRef, depth: 
         returns = function.function.returns
         if not returns:
             results.append(DatasetsOf((), False))
-        results.extend(datasets.elements_of(project, value, function, depth) for value in returns)
+        results.extend(entries(project, value, function, depth) for value in returns)
     return merge(results)
 
 

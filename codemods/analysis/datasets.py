@@ -135,7 +135,7 @@ def _classes_of_option(
         and value.base.kind is Kind.ATTRIBUTE
         and value.base.base is not None
     ):
-        return _method_returns(project, value.base, where, deeper, value, inline_depth=depth)
+        return method_returns(project, value.base, where, deeper, value, inline_depth=depth)
     configured = (
         configured_datasets(project, value, where) or named_class_datasets(project, value, where)
         if value.kind is Kind.CALL
@@ -181,7 +181,7 @@ def _classes_of_option(
         targets = project.targets(value.base, where.module)
         method = None if targets else method_of_variable(project, value.base, where)
         if method is not None:
-            return _method_returns(project, method, where, deeper, value)
+            return method_returns(project, method, where, deeper, value)
         if not targets:
             # A name its project module does not define is no class of ours: the import
             # fails before any loader is built.
@@ -286,8 +286,11 @@ def _classes_of_option(
         return DatasetsOf((), True)
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
-        elements = elements_of(project, value.base, where, deeper)
-        if elements.classes:
+        key = value.args[0] if value.args and value.args[0].kind is Kind.CONSTANT else None
+        elements = elements_of(
+            project, value.base, where, deeper, key=key.name.strip("'\"") if key else None
+        )
+        if elements.classes or elements.contained:
             return read_under_key(project, elements, value.args[0]) if value.args else elements
     if value.kind is Kind.NAME:
         results = _from_variables(project, value, where, deeper, classes_of)
@@ -347,13 +350,14 @@ def _instances_of(
     )
 
 
-def _method_returns(
+def method_returns(
     project: Project,
     method: Value,
     where: FunctionRef,
     depth: int,
     call: Value | None = None,
     inline_depth: int | None = None,
+    resolve: Resolver = classes_of,
 ) -> DatasetsOf:
     """Return what `receiver.method(...)` returns, for receivers of project classes.
 
@@ -361,6 +365,8 @@ def _method_returns(
     method makes. A receiver written out as a call (`Source(...).map(f).batch(4)`, or a
     name rebound as `ds = ds.map(f)`, summarised inline) is resolved at `inline_depth`:
     a finite expression costs no depth, and a long datapipe chain stays within reach.
+    `resolve` reads each returned value: `elements_of` for the elements of a returned dict
+    or list (`Transforms(opts).get_transforms()["train"]`).
     """
     receiver = method.base
     assert receiver is not None
@@ -381,7 +387,7 @@ def _method_returns(
         receivers = _inline_classes(project, receiver, where, inline_depth)
     else:
         receivers = classes_of(project, receiver, where, depth)
-    if call is not None:
+    if call is not None and resolve is classes_of:
         # `pipe.map(fn)`, `pipe.batch(4)`: a datapipe over the receiver, which stays in it.
         pipe = functional_result(project, receivers.classes, call, where, depth, classes_of)
         if pipe is not None:
@@ -401,17 +407,17 @@ def _method_returns(
             continue
         methods.add(found[1])
         for value in returns:
-            if returns_receiver(project, value, found[1]):
+            if resolve is classes_of and returns_receiver(project, value, found[1]):
                 # `def copy(self): return deepcopy(self)`: the receiver, as it was made.
                 made = tuple(site for site in receivers.made if site[0] == ref)
                 results.append(replace(receivers, classes=(ref,), made=made))
                 continue
-            returned = classes_of(project, value, found[1], depth)
+            returned = resolve(project, value, found[1], depth)
             if call is not None:
                 returned = through_splats(returned, found[1], call, where, 1)
             results.append(returned)
     merged = merge(results)
-    if len(methods) < 2 or not merged.classes:
+    if len(methods) < 2 or not (merged.classes or merged.contained):
         return merged
     # Which class's method runs is decided at run time: the classes are candidates.
     label = f"{spelled(receiver)}.{method.name}" if spelled(receiver) else method.name
@@ -432,10 +438,14 @@ def _inline_classes(project: Project, value: Value, where: FunctionRef, depth: i
     return classes_of(project, value, where, depth)
 
 
-def elements_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
+def elements_of(
+    project: Project, value: Value, where: FunctionRef, depth: int = 0, *, key: str | None = None
+) -> DatasetsOf:
     """Return the project classes of the elements of the list or tuple `value` may be.
 
     `classes` are the elements' own classes; `contained` what containers among them hold.
+    `key`: only the entries a dict display writes under that literal key (or under a key
+    it does not spell out), for `value[key]`.
     """
     if depth > MAX_RESOLUTION_DEPTH:
         return DatasetsOf((), False)
@@ -450,7 +460,8 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
                 for element in option.args
             )
         elif option.kind is Kind.DICT and (
-            items := [item for _, item in option.keywords] + stored_items(where.function, option)
+            items := [item for name, item in option.keywords if name in (None, key) or not key]
+            + stored_items(where.function, option)
         ):
             # `datasets["train"]` of a dict: any of its values, written out or stored later.
             results.extend(classes_of(project, item, where, depth) for item in items)
@@ -469,7 +480,9 @@ def elements_of(project: Project, value: Value, where: FunctionRef, depth: int =
         elif option.kind is Kind.PARAM:
             results.append(from_callers(project, option.name, where, deeper, elements_of))
         elif option.kind is Kind.CALL:
-            results.append(dataset_bindings.returned_elements(project, option, where, deeper))
+            results.append(
+                dataset_bindings.returned_elements(project, option, where, deeper, key=key)
+            )
         elif option.kind is Kind.NAME:
             results.extend(
                 _from_variables(project, option, where, deeper, elements_of)
