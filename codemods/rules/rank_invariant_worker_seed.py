@@ -44,11 +44,11 @@ class RankInvariantWorkerSeed(Rule):
     ## What it does
     Checks for data-parallel projects (`torch.distributed.init_process_group`,
     `DistributedDataParallel`, `DistributedSampler`, the launchers' `RANK` / `LOCAL_RANK`
-    environment, a Lightning `Trainer` on several devices, Accelerate, DeepSpeed) that seed
-    torch with the same value on every rank (`torch.manual_seed(args.seed)`, a project
-    helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders that may
-    start workers whose seed does not depend on the rank: no `worker_init_fn` that reads it,
-    no `generator=` seeded per rank.
+    environment, a Lightning `Trainer` on several devices or every visible GPU, Accelerate,
+    DeepSpeed) that seed torch with the same value on every rank (`torch.manual_seed(args.seed)`,
+    a project helper such as `set_seed(cfg.seed)`, `seed_everything(seed)`), for DataLoaders
+    that may start workers whose seed does not depend on the rank: no `worker_init_fn` that
+    reads it, no `generator=` seeded per rank.
 
     Such a loader is reported whether or not its items are random today: an `error` when its
     Dataset's per-item code draws, a `warning` when it draws nothing visible (the worker
