@@ -28,7 +28,7 @@ from .configured_trainers import (
     names_data_parallel_strategy,
     trainers_made_from_nodes,
 )
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, string_literal
 from .loader_kwargs import known_dict
 from .memo import per_project
 from .package_versions import detect_library
@@ -503,16 +503,18 @@ def _takes_every_visible_gpu(project: Project, call: Value) -> bool:
     if call.args or any(key is None for key, _ in call.keywords):
         # Positional options or `**options`: what they set is not known here.
         return False
-    accelerator = _constant(call.keyword("accelerator"))
+    # An accelerator read from a setting may be a GPU; a strategy other than "auto" may
+    # keep one process ("dp", "single_device").
+    accelerator = call.keyword("accelerator")
+    named = string_literal(accelerator) if accelerator is not None else None
     strategy = call.keyword("strategy")
-    if accelerator not in (None, *_GPU_ACCELERATORS) or (
-        # A strategy other than "auto" may keep one process ("dp", "single_device").
-        strategy is not None and _constant(strategy) != "auto"
+    if (named is not None and named not in _GPU_ACCELERATORS) or (
+        strategy is not None and string_literal(strategy) != "auto"
     ):
         return False
     devices = call.keyword("devices")
     if devices is not None:
-        return _constant(devices) == "auto"
+        return string_literal(devices) == "auto"
     return call.keyword("gpus") is None and lightning_release(project) >= (2,)
 
 
@@ -525,13 +527,6 @@ def _pytest_code(function: FunctionRef) -> bool:
         or name.startswith("test_")
         or name.endswith("_test.py")
     )
-
-
-def _constant(value: Value | None) -> str | None:
-    """Return the text of a string constant; None for anything else, or nothing."""
-    if value is None or value.kind is not Kind.CONSTANT:
-        return None
-    return value.name.strip("'\"")
 
 
 @per_project
