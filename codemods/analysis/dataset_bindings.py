@@ -268,8 +268,11 @@ def returned_elements(
         return datasets.classes_of(project, split, where, depth)
     method = call.base
     if method is not None and method.kind is Kind.ATTRIBUTE and method.base is not None:
-        # `Transforms(opts).get_transforms()`: what the method of each receiver returns.
-        return datasets.method_returns(project, method, where, depth + 1, call, resolve=entries)
+        # `Transforms(opts).get_transforms()`: what the method of each receiver returns. A
+        # receiver none of whose methods is seen to return a project object (a class
+        # object's classmethod, a library object) says nothing either way.
+        found = datasets.method_returns(project, method, where, depth + 1, call, resolve=entries)
+        return found if found.classes or found.contained else DatasetsOf((), False)
     targets = project.targets(call.base, where.module) if call.base is not None else ()
     if not targets or not all(isinstance(target, FunctionRef) for target in targets):
         return DatasetsOf((), False)
