@@ -519,14 +519,11 @@ def _takes_every_visible_gpu(project: Project, call: Value) -> bool:
 
 
 def _pytest_code(function: FunctionRef) -> bool:
-    """Return True for a test function or a test module as pytest names them: a test
-    suite is not a training job, whatever GPUs the machine running it has."""
+    """Return True for code of a test module as pytest names them (`test_*.py`,
+    `*_test.py`): a test suite is not a training job, whatever GPUs the machine running it
+    has. A script's own `def test(...)` is no test: the module's name decides."""
     name = function.path.name
-    return (
-        function.function.name.startswith("test")
-        or name.startswith("test_")
-        or name.endswith("_test.py")
-    )
+    return name.startswith("test_") or name.endswith("_test.py")
 
 
 @per_project

@@ -35,7 +35,7 @@ from .dataset_registries import (
     made_by_type,
     registry_lookup,
 )
-from .facts import Kind, Value
+from .facts import Kind, Value, string_literal
 from .forwarded_calls import forwarded_to_builder, through_splats
 from .loaders import LoaderCall, loader_calls
 from .local_dicts import stored_items
@@ -286,10 +286,8 @@ def _classes_of_option(
         return DatasetsOf((), True)
     if value.kind is Kind.SUBSCRIPT and value.base is not None:
         # `datasets[0]`: an element of a list (a dict registry's pick is a class, not here).
-        key = value.args[0] if value.args and value.args[0].kind is Kind.CONSTANT else None
-        elements = elements_of(
-            project, value.base, where, deeper, key=key.name.strip("'\"") if key else None
-        )
+        key = string_literal(value.args[0]) if value.args else None
+        elements = elements_of(project, value.base, where, deeper, key=key)
         if elements.classes or elements.contained:
             return read_under_key(project, elements, value.args[0]) if value.args else elements
     if value.kind is Kind.NAME:
