@@ -267,10 +267,18 @@ def returned_elements(
     if split is not None:
         return datasets.classes_of(project, split, where, depth)
     method = call.base
-    if method is not None and method.kind is Kind.ATTRIBUTE and method.base is not None:
-        # `Transforms(opts).get_transforms()`: what the method of each receiver returns. A
-        # receiver none of whose methods is seen to return a project object (a class
-        # object's classmethod, a library object) says nothing either way.
+    if (
+        key is not None
+        and method is not None
+        and method.kind is Kind.ATTRIBUTE
+        and method.base is not None
+    ):
+        # `Transforms(opts).get_transforms()["train"]`: what the method of each receiver
+        # returns under the key. Only under a literal key: the lists a method builds in
+        # branches its arguments choose (`if use_random_crops: datasets.append(...)`) are
+        # not narrowed to the call here, so all of them would count. A receiver none of
+        # whose methods is seen to return a project object (a class object's classmethod,
+        # a library object) says nothing either way.
         found = datasets.method_returns(project, method, where, depth + 1, call, resolve=entries)
         return found if found.classes or found.contained else DatasetsOf((), False)
     targets = project.targets(call.base, where.module) if call.base is not None else ()
