@@ -27,11 +27,12 @@ from .facts import (
 )
 from .known_values import Known, literal_known, passed_argument, union_of
 from .loader_kwargs import entry_at_call
+from .memo import on_reentry
 from .module_constants import constant_keys
 from .module_lookups import constructions_of
 from .project import Project
 from .refs import ClassRef, FunctionRef, VariableRef
-from .self_calls import stored_for_init
+from .self_calls import stored_for_init, subclasses
 from .stored_attributes import stored_before
 
 if TYPE_CHECKING:
@@ -170,6 +171,29 @@ def _attribute_values(
             return None
         found.append(known)
     return found
+
+
+@on_reentry(None)
+def held_by_maker(project: Project, where: FunctionRef, attribute: str) -> Known | None:
+    """Return what `self.<attribute>` is in method `where` of the class that builds a dataset
+    (a trainer's `Clips(transform=self.val_transform)`): what `__init__` stores there in
+    every instance the project makes of that class or of a subclass (None: unknown)."""
+    owner = project.class_of_function(where)
+    if owner is None or where.function.name == "__init__":
+        return None  # `__init__` may read it before storing it
+    options: list[Known | None] = []
+    for ref in (owner, *subclasses(project, owner)):
+        if not constructions_of(project, ref):
+            continue  # no instance of this class is made
+        values = _attribute_values(project, ref, f"self.{attribute}", None)
+        if values is None:
+            return None
+        options.extend(values)
+    return union_of(options) if options else None
+
+
+def _reads_self(value: Value) -> bool:
+    return value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF
 
 
 def _option_known(
@@ -373,6 +397,8 @@ class ConstructionArguments:
         passed = passed_argument(call, init.function, param, positional=positional)
         if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
             return passed_by_every_caller(self._project, where, passed.name)
+        if known is None and isinstance(passed, Value) and _reads_self(passed):
+            return held_by_maker(self._project, where, passed.name)
         if known is None and passed is None:
             return self._splatted(call, where, init.function, param, positional)
         return known or self._constant(passed, where)

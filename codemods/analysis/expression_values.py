@@ -150,12 +150,13 @@ class _ValueSummariser(_BindingCollector):
         self, node: ast.DictComp | ast.ListComp | ast.SetComp, scope: _Scope, span: Span, depth: int
     ) -> Value:
         """Summarise `{c.name: c for c in CLASSES}` or `[c for c in CLASSES]` as holding the
-        elements of `CLASSES` (like `[*CLASSES]`); other comprehensions are UNKNOWN."""
+        elements of `CLASSES` (like `[*CLASSES]`), also when only the Nones are left out
+        (`[t for t in transforms if t is not None]`); other comprehensions are UNKNOWN."""
         element = node.value if isinstance(node, ast.DictComp) else node.elt
         loop = node.generators[0]
         if (
             len(node.generators) != 1
-            or loop.ifs
+            or not all(_drops_only_none(test, loop.target) for test in loop.ifs)
             or not isinstance(loop.target, ast.Name)
             or not isinstance(element, ast.Name)
             or element.id != loop.target.id
@@ -477,3 +478,13 @@ def _rebinds(binding: _Binding, imports: list[_Binding]) -> bool:
         imported.line is not None and binding.line is not None and imported.line < binding.line
         for imported in imports
     )
+
+
+def _drops_only_none(test: ast.expr, target: ast.expr) -> bool:
+    """Return True if the comprehension filter `test` keeps every element but None (or a
+    falsy one): `if t is not None`, `if t`; a transform object is never falsy."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        subject, compared, operator = test.left, test.comparators[0], test.ops[0]
+        is_none = isinstance(compared, ast.Constant) and compared.value is None
+        test = subject if is_none and isinstance(operator, ast.IsNot | ast.NotEq) else test
+    return isinstance(test, ast.Name) and isinstance(target, ast.Name) and test.id == target.id

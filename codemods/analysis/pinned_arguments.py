@@ -116,8 +116,15 @@ def _literal(argument: Value, knowns: Sequence[Known | None] | None) -> Value:
 
 
 def _with_arguments(call: Value, pin: Callable[[Value], Value]) -> Value:
-    args = tuple(pin(argument) for argument in call.args)
-    keywords = tuple((name, pin(argument)) for name, argument in call.keywords)
+    def pin_within(argument: Value) -> Value:
+        # The items of a list display passed on (`Compose([transform, ToTensor()])`) too.
+        if argument.kind is Kind.SEQUENCE:
+            items = tuple(pin_within(item) for item in argument.args)
+            return argument if items == argument.args else replace(argument, args=items)
+        return pin(argument)
+
+    args = tuple(pin_within(argument) for argument in call.args)
+    keywords = tuple((name, pin_within(argument)) for name, argument in call.keywords)
     if args == call.args and keywords == call.keywords:
         return call
     return replace(call, args=args, keywords=keywords)
