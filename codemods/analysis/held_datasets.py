@@ -116,7 +116,11 @@ def _held(
                 if assignment.target == target and sites is not None and init_code is not None:
                     # What the constructions' arguments leave `__init__` to store.
                     found.extend(
-                        stored_through(project, part, where, init_code, kept, how)
+                        # `self.subsets = [self.first]`: what the same constructions store in
+                        # `self.first`, not what every instance may hold there.
+                        held(project, ref, part.name, how, kept, depth + 1)
+                        if _reads_other_attribute(part, attribute)
+                        else stored_through(project, part, where, init_code, kept, how)
                         for value, kept in stored_per_construction(
                             project, ref, sites, where, assignment
                         )
@@ -297,6 +301,16 @@ def _reads_self(value: Value, attribute: str) -> bool:
     return (
         value.kind is Kind.ATTRIBUTE
         and value.name == attribute
+        and value.base is not None
+        and value.base.kind is Kind.SELF
+    )
+
+
+def _reads_other_attribute(value: Value, attribute: str) -> bool:
+    """Return True for `self.<name>` of another attribute than `attribute`."""
+    return (
+        value.kind is Kind.ATTRIBUTE
+        and value.name != attribute
         and value.base is not None
         and value.base.kind is Kind.SELF
     )
