@@ -80,6 +80,16 @@ class _ExpressionVisitor(_ValueSummariser):
                 ):
                     # `self.dataset[index]`: runs the held object's `__getitem__`.
                     facts.self_subscripts.append(self.value(current, scope))
+                elif (
+                    facts is not None
+                    and type(current.ctx) is ast.Load
+                    and type(held) is ast.Name
+                    and _held_by_self(
+                        self._resolve_name(held.id, scope, self._positions.span(held))
+                    )
+                ):
+                    # `dataset = self.datasets[i]`, then `dataset[index]`: the same.
+                    facts.self_subscripts.append(self.value(current, scope))
             elif kind is ast.Constant:
                 continue
             if kind is ast.Lambda:
@@ -340,3 +350,10 @@ def _only_raises(body: list[ast.stmt]) -> bool:
 
 def is_builtin(value: Value, name: str) -> bool:
     return value.kind is Kind.NAME and f"builtins.{name}" in value.qualnames
+
+
+def _held_by_self(value: Value) -> bool:
+    """Return True for `self.<name>` or an element of it (`self.<name>[i]`)."""
+    if value.kind is Kind.SUBSCRIPT and value.base is not None:
+        value = value.base
+    return value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF
