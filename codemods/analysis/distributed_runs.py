@@ -17,7 +17,7 @@ from .loaders import LoaderCall
 from .memo import per_project
 from .project import Project
 from .refs import CallSite, FunctionRef
-from .runs import callers_up, entry_modules, overridden_in
+from .runs import callers_up, entry_modules, overridden_in, spawn_sites
 from .seed_classification import is_rank_name
 from .seeds import parameters_of
 
@@ -122,7 +122,7 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
     (`create_loader(dataset)`, leaving `distributed=False`).
     """
     function, span = evidence.function, evidence.value.span
-    sites = project.callers(function)
+    sites = [*project.callers(function), *spawn_sites(project).get(function, ())]
     if not sites and never_runs(project, function):
         return frozenset()
     if span is None or not sites or function.function.class_qualname is not None:

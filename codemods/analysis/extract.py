@@ -136,6 +136,9 @@ class _Extractor(_ExpressionVisitor):
                 attribute_stores=tuple(builder.attribute_stores),
                 has_docstring=_has_docstring(tree.body),
                 statement_calls=tuple(builder.statement_calls),
+                # A script's top-level code under `if __name__ == "__main__":` (or any `if`)
+                # is not run again by the processes `mp.spawn` starts (see `seeding_reach`).
+                conditional_calls=tuple(builder.conditional_calls),
                 references=tuple(sorted(builder.references)),
                 type_tests=tuple(builder.type_tests),
                 choices=tuple(builder.choices),

@@ -47,7 +47,7 @@ def seeded_by_lightning(project: Project, loader: LoaderCall) -> TorchSeeding | 
         seeding
         for seeding in seedings
         if entry_modules(project, seeding.function) & entries
-        and seeding_carries_to(project, seeding.function, loader.function)
+        and seeding_carries_to(project, seeding.function, loader.function, seeding.call.span)
     ]
     if not related or not reaches_trainer(project, loader):
         return None

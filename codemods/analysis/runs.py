@@ -22,7 +22,7 @@ from .facts import Kind, ModuleFacts, Value
 from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
-from .refs import ClassRef, FunctionRef, Target, VariableRef
+from .refs import CallSite, ClassRef, FunctionRef, Target, VariableRef
 from .self_calls import calls_method
 
 #: How many levels of callers `entry_modules` follows.
@@ -78,6 +78,9 @@ def _callers(
         yield from _table_callers(project, function)
         yield from _callers_of_returned(project, function)
         yield from _registry_callers(project, function)
+    # `mp.spawn(train, ...)`: each rank runs `train` in a fresh interpreter that imports the
+    # spawning script again, so `train` takes part in that script's run.
+    yield from (site.function for site in spawn_sites(project).get(function, ()))
     if function.function.class_qualname is not None:
         yield from _self_callers(project, function)
         if through_objects:
@@ -85,6 +88,40 @@ def _callers(
             yield from _constructing_callers(project, function)
             yield from _callers_on_unknown_objects(project, function)
         yield from _lightning_hook_callers(project, function)
+
+
+#: Launchers that run a function in new processes started with the `spawn` method.
+SPAWNING_LAUNCHERS = frozenset(
+    {"torch.multiprocessing.spawn", "torch.multiprocessing.start_processes"}
+)
+
+
+@per_project
+def spawn_sites(project: Project) -> dict[FunctionRef, tuple[CallSite, ...]]:
+    """Return, for each project function a spawning launcher starts, the launches as the
+    calls each rank makes: `mp.spawn(train, args=(cfg, True))` calls `train(i, cfg, True)`
+    with the process index `i` first."""
+    found: dict[FunctionRef, dict[CallSite, None]] = {}
+    for caller in project.functions_mentioning("spawn", "start_processes"):
+        for call in caller.function.calls:
+            if call.base is None or not (
+                project.qualnames(call.base, caller.module) & SPAWNING_LAUNCHERS
+            ):
+                continue
+            started = call.keyword("fn") or (call.args[0] if call.args else None)
+            if started is None:
+                continue
+            given = call.keyword("args") or (call.args[1] if len(call.args) > 1 else None)
+            # Arguments that cannot be seen are left unknown: a `*args` of unknown length.
+            passed = given.args if given is not None and given.kind is Kind.SEQUENCE else None
+            rest = passed if passed is not None else (Value(Kind.STARRED, call.span),)
+            launch = Value(
+                Kind.CALL, call.span, base=started, args=(Value(Kind.UNKNOWN, call.span), *rest)
+            )
+            for target in project.targets(started, caller.module):
+                if isinstance(target, FunctionRef):
+                    found.setdefault(target, {})[CallSite(caller, launch)] = None
+    return {function: tuple(sites) for function, sites in found.items()}
 
 
 def _table_callers(project: Project, function: FunctionRef) -> Iterator[FunctionRef]:

@@ -7,14 +7,17 @@ as one of the ranks a launcher such as torchrun starts, each running the seeding
 
 from __future__ import annotations
 
+from ..types import Span
 from .facts import Kind, Value
 from .project import Project
 from .refs import FunctionRef
-from .runs import callers_up
+from .runs import callers_up, spawn_sites
 from .seed_classification import SeedScope, bind_arguments, is_rank_name
 
 
-def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionRef) -> bool:
+def seeding_carries_to(
+    project: Project, seeding: FunctionRef, loader: FunctionRef, at: Span | None = None
+) -> bool:
     """Return False if the function that seeds starts the loader's run only elsewhere.
 
     `main()` seeds, then hands `train` to a launcher (`mp.spawn(train, ...)`): the spawned
@@ -26,10 +29,26 @@ def seeding_carries_to(project: Project, seeding: FunctionRef, loader: FunctionR
     for function in callers_up(project, loader):
         if function == seeding or not _hands_over(project, seeding, function):
             continue
+        if _rerun_when_spawned(project, seeding, at, function):
+            continue
         direct = [site for site in project.callers(function) if site.function == seeding]
         if all(_passes_rank_zero(function, site.call, seeding) for site in direct):
             return False
     return True
+
+
+def _rerun_when_spawned(
+    project: Project, seeding: FunctionRef, at: Span | None, function: FunctionRef
+) -> bool:
+    """Return True if the seeding at `at` is top-level code of the script that spawns
+    `function`, outside any `if` (`if __name__ == "__main__":` included): each spawned rank
+    imports the script again and runs it before `function`."""
+    return (
+        at is not None
+        and seeding.function.qualname == "<module>"
+        and at not in seeding.function.conditional_calls
+        and any(site.function == seeding for site in spawn_sites(project).get(function, ()))
+    )
 
 
 def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:

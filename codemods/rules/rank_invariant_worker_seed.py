@@ -170,7 +170,10 @@ class RankInvariantWorkerSeed(Rule):
       spawned ranks start from their own RNG state. One that calls it otherwise with
       another rank (`main_worker(args.gpu, ...)`, the PyTorch ImageNet example's layout)
       counts: the script may be started once per rank (torchrun, one process per node),
-      each rank running the seeding.
+      each rank running the seeding. A function `mp.spawn` starts takes part in the run
+      of the script that spawns it, with the arguments its `args=` tuple gives; that
+      script's top-level seeding outside any `if` (not under `if __name__ ==
+      "__main__":`) counts, since each spawned rank imports the script again and runs it.
     - A loader built in a script's function that nothing runs (no code calls, passes or
       stores it) takes part in no job and is not reported.
     - A read of the rank environment with a fallback (`os.environ.get("RANK", 0)`) shows a
@@ -297,7 +300,9 @@ class RankInvariantWorkerSeed(Rule):
                 for seeding in seedings
                 if entry_modules(project, seeding.function) & entries
                 and not separate_commands(project, seeding.function, loader.function)
-                and seeding_carries_to(project, seeding.function, loader.function)
+                and seeding_carries_to(
+                    project, seeding.function, loader.function, seeding.call.span
+                )
             ]
             # `seed_everything(..., workers=True)` helps only a loader a Trainer is handed.
             if any(seeding.rank is RankDependence.PER_RANK for seeding in related) or (
