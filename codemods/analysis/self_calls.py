@@ -16,7 +16,7 @@ from dataclasses import replace
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
 from .memo import on_reentry, per_project
 from .project import Project
-from .refs import ClassRef, FunctionRef
+from .refs import ClassRef, FunctionRef, VariableRef
 
 #: A call and the method it is written in.
 SelfCall = tuple[Value, FunctionRef]
@@ -52,7 +52,11 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
     family = {*project.mro(owner), *below}
     sites: list[SelfCall] = []
     for caller in project.functions_mentioning(name):
-        calls = [call for call in caller.function.calls if calls_method(call, name)]
+        calls = [
+            found
+            for call in caller.function.calls
+            if (found := _method_call(project, call, caller, name)) is not None
+        ]
         if name in caller.function.self_reads and not calls:
             return None  # `self.<name>` used as a value: it may be called anywhere
         cls = project.class_of_function(caller)
@@ -137,6 +141,28 @@ def self_stores(project: Project, ref: ClassRef, name: str) -> Iterator[tuple[Va
             for assignment in function.assignments:
                 if assignment.target == target:
                     yield assignment.value, FunctionRef.of(owner.module, function)
+
+
+def _method_call(project: Project, call: Value, caller: FunctionRef, name: str) -> Value | None:
+    """Return `call` if it calls a method `name` on some object. A method of an object a
+    script binds at module level (`trainer = Trainer(); trainer.run(data)`) is summarised as
+    one dotted name (`train.trainer.run`): it is given back as a call on that variable."""
+    if calls_method(call, name):
+        return call
+    callee = call.base
+    if callee is None or callee.kind is not Kind.NAME:
+        return None
+    for qualname in callee.qualnames:
+        holder, _, method = qualname.rpartition(".")
+        if method != name or not holder:
+            continue
+        if any(
+            isinstance(target, VariableRef) for target in project.resolve(holder, caller.module)
+        ):
+            receiver = Value(Kind.NAME, callee.span, qualnames=(holder,))
+            method_value = Value(Kind.ATTRIBUTE, callee.span, name=name, base=receiver)
+            return replace(call, base=method_value)
+    return None
 
 
 def calls_method(call: Value, name: str) -> bool:
