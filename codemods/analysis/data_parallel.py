@@ -395,15 +395,16 @@ def _has_fallback(read: Value) -> bool:
 
 
 def _defaulted_by_or(values: list[Value]) -> set[int]:
-    """Return the ids of the reads given a constant default by `or`
-    (`int(os.environ.get("NODE_RANK") or 0)`)."""
+    """Return the ids of the reads given a default by `or`: a constant
+    (`int(os.environ.get("NODE_RANK") or 0)`) or what the code works out without a
+    launcher (`os.environ.get("NODE_RANK") or global_rank // local_world_size`)."""
     return {
         id(option)
         for value in values
         if value.kind is Kind.ALTERNATIVES
         and value.keyword("if") is None
-        and value.args
-        and value.args[-1].kind in (Kind.INT, Kind.CONSTANT)
+        and len(value.args) > 1
+        and (value.name == "or" or value.args[-1].kind in (Kind.INT, Kind.CONSTANT))
         for option in value.args[:-1]
     }
 
