@@ -88,8 +88,9 @@ class Project:
             return module_on_extended_path(self, name) if near is not None else None
         if len(paths) > 1 and near is not None:
             # `from dataset import Base` in a `dataset.py` of a package imports another
-            # module of that name: the file itself is known there by its package's name.
-            paths = [path for path in paths if path != near.path]
+            # module of that name: the file itself is known by its package's name (its own
+            # names, `pkg.dataset.Base`, are still looked up under that name).
+            paths = [path for path in paths if path != near.path or near.module == name]
             nearest = max(_common_parts(path, near.path) for path in paths)
             # The import finds the nearest module first; if that one could not be read,
             # a same-named module elsewhere is not what the code imports.
