@@ -23,6 +23,7 @@ from .facts import (
     FunctionFacts,
     Kind,
     Value,
+    self_attribute,
     string_literal,
 )
 from .known_values import Known, literal_known, passed_argument, union_of
@@ -190,10 +191,6 @@ def held_by_maker(project: Project, where: FunctionRef, attribute: str) -> Known
             return None
         options.extend(values)
     return union_of(options) if options else None
-
-
-def _reads_self(value: Value) -> bool:
-    return value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF
 
 
 def _option_known(
@@ -397,7 +394,7 @@ class ConstructionArguments:
         passed = passed_argument(call, init.function, param, positional=positional)
         if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
             return passed_by_every_caller(self._project, where, passed.name)
-        if known is None and isinstance(passed, Value) and _reads_self(passed):
+        if known is None and isinstance(passed, Value) and self_attribute(passed) is not None:
             return held_by_maker(self._project, where, passed.name)
         if known is None and passed is None:
             return self._splatted(call, where, init.function, param, positional)

@@ -8,7 +8,7 @@ import ast
 from .binding_statements import dict_values
 from .branch_records import conditional_expression_branches, operand_branches
 from .expression_values import _ValueSummariser
-from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value
+from .facts import _LITERAL_CUT, FunctionFacts, Kind, Value, self_attribute
 from .scopes import _Binding, _FunctionBuilder, _Scope
 
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
@@ -354,6 +354,5 @@ def is_builtin(value: Value, name: str) -> bool:
 
 def _held_by_self(value: Value) -> bool:
     """Return True for `self.<name>` or an element of it (`self.<name>[i]`)."""
-    if value.kind is Kind.SUBSCRIPT and value.base is not None:
-        value = value.base
-    return value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF
+    inner = value.base if value.kind is Kind.SUBSCRIPT and value.base is not None else value
+    return self_attribute(inner) is not None

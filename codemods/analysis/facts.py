@@ -159,6 +159,13 @@ def literal_key(value: Value) -> str | None:
     return None
 
 
+def self_attribute(value: Value) -> str | None:
+    """Return `name` if `value` is `self.<name>`, else None."""
+    if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.SELF:
+        return value.name
+    return None
+
+
 def string_literal(value: Value) -> str | None:
     """Return the text of a string literal (None for anything else, or one cut short)."""
     if value.kind is not Kind.CONSTANT:

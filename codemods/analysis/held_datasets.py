@@ -18,7 +18,7 @@ from .candidates import (
 )
 from .catalog import applies_transforms
 from .closed_bindings import stored_per_construction
-from .facts import Assignment, FunctionFacts, Kind, Value
+from .facts import Assignment, FunctionFacts, Kind, Value, self_attribute
 from .memo import per_project
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -119,7 +119,7 @@ def _held(
                         # `self.subsets = [self.first]`: what the same constructions store in
                         # `self.first`, not what every instance may hold there.
                         held(project, ref, part.name, how, kept, depth + 1)
-                        if _reads_other_attribute(part, attribute)
+                        if self_attribute(part) not in (None, attribute)
                         else stored_through(project, part, where, init_code, kept, how)
                         for value, kept in stored_per_construction(
                             project, ref, sites, where, assignment
@@ -149,7 +149,7 @@ def _parts(value: Value, resolve: Resolver, attribute: str) -> Iterator[tuple[Va
         return
     for option in value.alternatives():
         if option.kind is Kind.BINOP and option.name == "+":
-            grown = [arg for arg in option.args if not _reads_self(arg, attribute)]
+            grown = [arg for arg in option.args if self_attribute(arg) != attribute]
             if len(grown) < len(option.args):
                 for arg in grown:
                     yield from _parts(arg, resolve, attribute)
@@ -294,23 +294,3 @@ def _stored_by_library_base(
                 value = call.keyword(name) or given.get(name)
                 if value is not None and call.span is not None:
                     yield Assignment(f"self.{name}", value, call.span)
-
-
-def _reads_self(value: Value, attribute: str) -> bool:
-    """Return True for `self.<attribute>`."""
-    return (
-        value.kind is Kind.ATTRIBUTE
-        and value.name == attribute
-        and value.base is not None
-        and value.base.kind is Kind.SELF
-    )
-
-
-def _reads_other_attribute(value: Value, attribute: str) -> bool:
-    """Return True for `self.<name>` of another attribute than `attribute`."""
-    return (
-        value.kind is Kind.ATTRIBUTE
-        and value.name != attribute
-        and value.base is not None
-        and value.base.kind is Kind.SELF
-    )

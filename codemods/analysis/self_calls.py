@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from .dataset_arguments import method_of_variable
 from .facts import Assignment, FunctionFacts, Kind, Value, spelled
 from .memo import on_reentry, per_project
 from .project import Project
-from .refs import ClassRef, FunctionRef, VariableRef
+from .refs import ClassRef, FunctionRef
 
 #: A call and the method it is written in.
 SelfCall = tuple[Value, FunctionRef]
@@ -144,25 +145,13 @@ def self_stores(project: Project, ref: ClassRef, name: str) -> Iterator[tuple[Va
 
 
 def _method_call(project: Project, call: Value, caller: FunctionRef, name: str) -> Value | None:
-    """Return `call` if it calls a method `name` on some object. A method of an object a
-    script binds at module level (`trainer = Trainer(); trainer.run(data)`) is summarised as
-    one dotted name (`train.trainer.run`): it is given back as a call on that variable."""
+    """Return `call` if it calls a method `name` on some object; a method of an object a
+    script binds at module level (`trainer = Trainer(); trainer.run(data)`, summarised as
+    one dotted name) is given back as a call on that variable."""
     if calls_method(call, name):
         return call
-    callee = call.base
-    if callee is None or callee.kind is not Kind.NAME:
-        return None
-    for qualname in callee.qualnames:
-        holder, _, method = qualname.rpartition(".")
-        if method != name or not holder:
-            continue
-        if any(
-            isinstance(target, VariableRef) for target in project.resolve(holder, caller.module)
-        ):
-            receiver = Value(Kind.NAME, callee.span, qualnames=(holder,))
-            method_value = Value(Kind.ATTRIBUTE, callee.span, name=name, base=receiver)
-            return replace(call, base=method_value)
-    return None
+    method = method_of_variable(project, call.base, caller) if call.base is not None else None
+    return replace(call, base=method) if method is not None and method.name == name else None
 
 
 def calls_method(call: Value, name: str) -> bool:
