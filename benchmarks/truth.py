@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -399,6 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--json-out", type=Path, help="also write the JSON report to this file")
     parser.add_argument("-v", "--verbose", action="store_true", help="list misses, false alarms")
+    parser.add_argument("--jobs", type=int, default=1, help="checkouts checked at once")
     args = parser.parse_args(argv)
 
     labels = [
@@ -420,16 +422,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     report: dict[str, Any] = {"repositories": [label.repo for label in present], "modes": {}}
     for mode in args.mode or list(MODES):
-        outcomes = [
-            match(
-                label.repo,
-                label.bugs,
-                run_tool(args.dir / label.folder, mode),
-                mode,
-                args.dir / label.folder,
-            )
-            for label in present
-        ]
+        # Each check is its own process: threads only wait for them.
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            checkouts = [args.dir / label.folder for label in present]
+            found = pool.map(run_tool, checkouts, itertools.repeat(mode))
+            outcomes = [
+                match(label.repo, label.bugs, findings, mode, checkout)
+                for label, checkout, findings in zip(present, checkouts, found, strict=True)
+            ]
         summary = summarize(outcomes, loader_sites)
         if args.json or args.json_out:
             summary["misses"] = [
