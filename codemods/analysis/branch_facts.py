@@ -48,6 +48,9 @@ class Branch:
     #: For an ordering test of anything else with a number (`if config.workers > 0:`, subject
     #: ""): what is compared, to be matched with the same expression elsewhere in the function.
     compared: Value | None = None
+    #: For a test of one entry of a dict held on `self` (`if self.hyp.get("flip", False):`,
+    #: `random.random() < self.hyp["mosaic"]`, subject ""): the lookup, as `looked_up` reads it.
+    lookup: Value | None = None
 
     @property
     def truth_test(self) -> bool:

@@ -23,8 +23,8 @@ from .facts import (
     FunctionFacts,
     Kind,
     Value,
+    looked_up,
     self_attribute,
-    string_literal,
 )
 from .known_values import Known, literal_known, passed_argument, union_of
 from .loader_kwargs import entry_at_call
@@ -56,7 +56,11 @@ def branch_not_taken(project: Project, reached: Reached, span: Span) -> bool:
         if branch.governs(span) is None and not drawn:
             continue
         values: Sequence[Known] | None = None
-        if not branch.subject.startswith("self."):
+        if branch.lookup is not None:
+            # An entry of a dict the dataset holds (`self.hyp.get("mosaic", 0.0)`).
+            if ref is not None and (reached.holder == () or reached.made_by is not None):
+                values = _entry_values(project, ref, branch.lookup, reached.made_by)
+        elif not branch.subject.startswith("self."):
             # A parameter whose argument the way here knows (`self.augment(x, self.flip)`).
             values = arguments.get(branch.subject)
         elif ref is not None and (reached.holder == () or reached.made_by is not None):
@@ -116,11 +120,91 @@ def outcome(branch: Branch, known: Known) -> bool | None:
     return None if result is None else result != branch.negated
 
 
+def _entry_values(
+    project: Project, ref: ClassRef, lookup: Value, made_by: tuple[Construction, ...] | None
+) -> list[Known] | None:
+    """Return what `self.<attr>.get("key", default)` (or `self.<attr>["key"]`) may be in the
+    instances of `ref` built (None: unknown): the entry of each dict literal `__init__` may
+    store there (`self.hyp = hyp if hyp is not None else {}`), of a dict literal passed for a
+    parameter stored there, or of a store `self.hyp["key"] = value` in `__init__`.
+
+    Unknown when any other code changes the dict: an item store outside `__init__` or with a
+    key that is not a literal, or a method that changes a dict in place (`self.hyp.update`).
+    """
+    found = looked_up(lookup)
+    holder = None if found is None else self_attribute(found[0])
+    if found is None or holder is None:
+        return None
+    _, key, missing = found
+    target = f"self.{holder}"
+    stored: list[Known | None] = []
+    for owner in project.mro(ref):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            if function is None:
+                continue
+            if any(_changes_in_place(call, holder) for call in function.calls):
+                return None
+            for store in function.item_stores:
+                if store.target != target:
+                    continue
+                if function.name != "__init__" or store.key is None:
+                    return None
+                if store.key == key:
+                    stored.append(literal_known(store.value))
+
+    def entry(
+        arguments: ConstructionArguments, init: FunctionRef, option: Value, index: int
+    ) -> Known | None:
+        if option.kind is Kind.PARAM:
+            # `self.hyp = hyp`: the entry of the dict literal the construction passes.
+            return arguments.entry(init, _looked_up_in(lookup, option), index)
+        if option.kind is not Kind.DICT or any(name is None for name, _ in option.keywords):
+            return None
+        value = dict(option.keywords).get(key, missing)
+        return None if value is None else literal_known(value)
+
+    values = _attribute_values(project, ref, target, made_by, entry)
+    if values is None or not stored:
+        return values
+    widened = [union_of([known, *stored]) for known in values]
+    return None if None in widened else [known for known in widened if known is not None]
+
+
+#: Methods of a dict that change it in place.
+_IN_PLACE = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__"})
+
+
+def _changes_in_place(call: Value, holder: str) -> bool:
+    """Return True for `self.<holder>.update(...)` and the like."""
+    base = call.base
+    return (
+        base is not None
+        and base.kind is Kind.ATTRIBUTE
+        and base.name in _IN_PLACE
+        and base.base is not None
+        and self_attribute(base.base) == holder
+    )
+
+
+def _looked_up_in(lookup: Value, container: Value) -> Value:
+    """Return `lookup` (`x.get("key")` or `x["key"]`) made in `container` instead."""
+    if lookup.kind is Kind.SUBSCRIPT:
+        return replace(lookup, base=container)
+    assert lookup.base is not None
+    return replace(lookup, base=replace(lookup.base, base=container))
+
+
+#: How one option of a value `__init__` stores is read at a construction (`_option_known`).
+ReadOption = Callable[["ConstructionArguments", FunctionRef, Value, int], "Known | None"]
+
+
 def _attribute_values(
     project: Project,
     ref: ClassRef,
     subject: str,
     made_by: tuple[Construction, ...] | None,
+    read: ReadOption | None = None,
 ) -> list[Known] | None:
     """Return what `self.<attribute>` may be in the instances of `ref` built (None: unknown).
 
@@ -162,7 +246,7 @@ def _attribute_values(
             if arguments.rules_out(init, assignment.span, index):
                 continue
             options.extend(
-                _option_known(arguments, init, option, index)
+                (read or _option_known)(arguments, init, option, index)
                 for option in assignment.value.alternatives()
                 # `self.occluders = load() if train else None`: the arm the arguments rule out.
                 if option.span is None or not arguments.rules_out(init, option.span, index)
@@ -443,25 +527,6 @@ class ConstructionArguments:
 
 #: How many `__init__`s a value is followed through on its way to the one storing it.
 _MAX_FORWARDING = 8
-
-
-#: What `conf.get("key")` gives when the dict lacks the key and no default is passed.
-_NONE = Value(Kind.CONSTANT, name="None")
-
-
-def looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
-    """Return (container, key, value if the key is missing) for `c.get("key"[, default])` and
-    `c["key"]` (None if missing raises), with a literal string key; None for anything else."""
-    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.ATTRIBUTE:
-        if value.base.name != "get" or value.base.base is None or not 1 <= len(value.args) <= 2:
-            return None
-        container, key = value.base.base, string_literal(value.args[0])
-        default = value.args[1] if len(value.args) == 2 else _NONE
-    elif value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
-        container, key, default = value.base, string_literal(value.args[0]), None
-    else:
-        return None
-    return None if key is None else (container, key, default)
 
 
 def bound_values(project: Project, value: Value, where: FunctionRef) -> tuple[Value, ...]:

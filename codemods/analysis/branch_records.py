@@ -18,7 +18,7 @@ from . import catalog
 from .branch_facts import UNIT_DRAW, Branch
 from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
-from .facts import Kind, Value, number_literal, string_literal
+from .facts import Kind, Value, looked_up, number_literal, self_attribute, string_literal
 from .version_tests import TORCH_VERSION, TORCH_VERSION_TEXT
 
 #: Summarises an expression of the function being summarised.
@@ -161,7 +161,10 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
         literals, flips = compared
         negated = negated != flips
         test = test.left
-    subject = _branch_subject(value(test))
+    tested = value(test)
+    subject = _branch_subject(tested)
+    if subject is None and _held_entry(tested):
+        return Branch("", negated, _NO_BODY, None, literals, lookup=tested)
     return None if subject is None else Branch(subject, negated, _NO_BODY, None, literals)
 
 
@@ -230,12 +233,35 @@ def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
     if subject is None:
         subject, operator, other = _branch_subject(right), as_right, left
     if subject is None:
-        return _compared_with_number(left, right, as_left, as_right)
+        return _entry_compared(left, right, as_left, as_right) or _compared_with_number(
+            left, right, as_left, as_right
+        )
     if _is_unit_draw(other):
         return Branch(subject, False, _NO_BODY, order=(operator, UNIT_DRAW), draw=other.span)
     if number_literal(other) is None:
         return None
     return Branch(subject, False, _NO_BODY, order=(operator, repr(number_literal(other))))
+
+
+def _entry_compared(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:
+    """Return the branch of an entry of a dict held on `self` compared with a number or a
+    draw from [0, 1) (`random.random() < self.hyp.get("mosaic", 0.0)`)."""
+    for entry, other, operator in ((left, right, as_left), (right, left, as_right)):
+        if not _held_entry(entry):
+            continue
+        if _is_unit_draw(other):
+            order = (operator, UNIT_DRAW)
+            return Branch("", False, _NO_BODY, order=order, draw=other.span, lookup=entry)
+        if number_literal(other) is not None:
+            order = (operator, repr(number_literal(other)))
+            return Branch("", False, _NO_BODY, order=order, compared=entry, lookup=entry)
+    return None
+
+
+def _held_entry(value: Value) -> bool:
+    """Return True for `self.<attr>.get("key"[, default])` or `self.<attr>["key"]`."""
+    found = looked_up(value)
+    return found is not None and self_attribute(found[0]) is not None
 
 
 def _compared_with_number(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import catalog
-from .branch_feasibility import looked_up
-from .facts import Kind, Value
+from .facts import Kind, Value, looked_up
 from .memo import per_project
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS

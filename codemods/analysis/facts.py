@@ -177,6 +177,25 @@ def string_literal(value: Value) -> str | None:
     return text if isinstance(text, str) else None
 
 
+#: What `conf.get("key")` gives when the dict lacks the key and no default is passed.
+_NONE = Value(Kind.CONSTANT, name="None")
+
+
+def looked_up(value: Value) -> tuple[Value, str, Value | None] | None:
+    """Return (container, key, value if the key is missing) for `c.get("key"[, default])` and
+    `c["key"]` (None if missing raises), with a literal string key; None for anything else."""
+    if value.kind is Kind.CALL and value.base is not None and value.base.kind is Kind.ATTRIBUTE:
+        if value.base.name != "get" or value.base.base is None or not 1 <= len(value.args) <= 2:
+            return None
+        container, key = value.base.base, string_literal(value.args[0])
+        default = value.args[1] if len(value.args) == 2 else _NONE
+    elif value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
+        container, key, default = value.base, string_literal(value.args[0]), None
+    else:
+        return None
+    return None if key is None else (container, key, default)
+
+
 def number_literal(value: Value) -> int | float | None:
     """Return the int or float a literal `value` is (None for anything else)."""
     key = literal_key(value)
