@@ -86,11 +86,15 @@ class Project:
         ]
         if not paths:
             return module_on_extended_path(self, name) if near is not None else None
-        if len(paths) > 1 and near is not None:
+        if near is not None:
             # `from dataset import Base` in a `dataset.py` of a package imports another
-            # module of that name: the file itself is known by its package's name (its own
-            # names, `pkg.dataset.Base`, are still looked up under that name).
+            # module of that name, and `import horovod.torch` in a package's `horovod.py`
+            # the library: the file itself is known by its package's name (its own names,
+            # `pkg.dataset.Base`, are still looked up under that name).
             paths = [path for path in paths if path != near.path or near.module == name]
+            if not paths:
+                return None
+        if len(paths) > 1 and near is not None:
             nearest = max(_common_parts(path, near.path) for path in paths)
             # The import finds the nearest module first; if that one could not be read,
             # a same-named module elsewhere is not what the code imports.
