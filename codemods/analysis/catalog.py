@@ -10,6 +10,10 @@ TORCH_DATALOADERS = frozenset(
         "torch.utils.data.dataloader.DataLoader",
         # The Parrots framework's loader, which mmcv's wrapper picks there.
         "torch.utils.data.PoolDataLoader",
+        # TorchIO's loader: torch's, with a collate_fn for its subjects.
+        "torchio.SubjectsLoader",
+        "torchio.data.SubjectsLoader",
+        "torchio.data.loader.SubjectsLoader",
         *(
             f"{module}.{name}"
             for module in ("mmcv.utils", "mmcv.utils.parrots_wrapper")
