@@ -200,7 +200,10 @@ def _substring_test(test: ast.expr, value: Summarise) -> Branch | None:
         and isinstance(test.left.value, str)
     ):
         return None
-    subject = _branch_subject(value(test.comparators[0]))
+    container = value(test.comparators[0])
+    subject = _branch_subject(container)
+    if subject is None and "os.environ" in container.qualnames:
+        subject = ENVIRONMENT
     if subject is None:
         return None
     negated = isinstance(test.ops[0], ast.NotIn)
@@ -334,6 +337,8 @@ def _is_unit_draw(value: Value) -> bool:
 
 #: The subject of a test of what `get_worker_info()` returned: not None in every worker.
 WORKER_INFO = "<worker info>"
+#: The subject of a test of the process environment (`if "RANK" in os.environ:`).
+ENVIRONMENT = "<environment>"
 
 
 def _branch_subject(value: Value) -> str | None:

@@ -12,12 +12,14 @@ to share seeds?
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..types import Span
 from . import catalog
+from .branch_records import ENVIRONMENT
 from .configured_trainers import (
     HYDRA_INSTANTIATE,
     LIGHTNING_LAUNCHERS,
@@ -159,7 +161,9 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                     continue
                 if label is not None:
                     fallback = label.startswith("os.") and (
-                        _has_fallback(value) or id(value) in defaulted
+                        _has_fallback(value)
+                        or id(value) in defaulted
+                        or _read_where_set(function, value, label)
                     )
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
@@ -392,6 +396,23 @@ def _tests_distributed_state(project: Project, function: FunctionRef) -> bool:
 def _has_fallback(read: Value) -> bool:
     """Return True for `os.environ.get(key, default)` or `os.getenv(key, default)`."""
     return read.kind is Kind.CALL and (len(read.args) > 1 or read.keyword("default") is not None)
+
+
+def _read_where_set(function: FunctionRef, read: Value, label: str) -> bool:
+    """Return True for a read of a launcher variable only where the environment has it
+    (`if "RANK" in os.environ: rank = int(os.environ["RANK"])`): the code also runs without
+    a launcher, as a read with a default does."""
+    key = re.search(r"'(\w+)'", label)
+    if key is None or read.span is None:
+        return False
+    tested = ("__contains__", repr(key.group(1)))
+    return any(
+        branch.subject == ENVIRONMENT
+        and branch.order == tested
+        and (holds := branch.governs(read.span)) is not None
+        and holds != branch.negated
+        for branch in function.function.branches
+    )
 
 
 def _defaulted_by_or(values: list[Value]) -> set[int]:

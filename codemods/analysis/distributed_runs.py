@@ -62,7 +62,13 @@ def _no_group_in(project: Project, item: Evidence, evidence: list[Evidence]) -> 
     make one."""
     if not item.needs_a_group or not project.callers(item.function) or _uses_a_framework(project):
         return False
-    return all(other.needs_a_group for other in evidence)
+    runs = evidence_runs(project, item)
+    # A rank read only where a launcher set it (`if "RANK" in os.environ:`) makes no group,
+    # nor does a group maker that takes part in none of the runs that reach `item`.
+    return all(
+        other.needs_a_group or other.fallback or not evidence_runs(project, other) & runs
+        for other in evidence
+    )
 
 
 #: Training frameworks that make a process group for the code they run (an old Lightning
