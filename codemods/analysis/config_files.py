@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .facts import Kind, Value
 from .memo import per_project
 from .project import Project
 
@@ -191,3 +192,31 @@ def _data_loaders(yaml: Any) -> tuple[Any, Any]:
     python = data_loader(yaml.SafeLoader)
     native = getattr(yaml, "CSafeLoader", None)
     return (python if native is None else data_loader(native)), python
+
+
+def node_key(config: Value) -> str | None:
+    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
+    if config.kind is Kind.ATTRIBUTE:
+        return config.name
+    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
+        key = config.args[0]
+        if key.kind is Kind.CONSTANT:
+            return key.name.strip("'\"") or None
+    return None
+
+
+def node_path(config: Value) -> tuple[str, ...] | None:
+    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` (or
+    `cfg["trainer"]["kwargs"]`) gives ("trainer", "kwargs"); None for anything but attribute
+    and constant-key reads of a name."""
+    keys: list[str] = []
+    current = config
+    while current.kind in (Kind.ATTRIBUTE, Kind.SUBSCRIPT) and current.base is not None:
+        key = node_key(current)
+        if key is None:
+            return None
+        keys.append(key)
+        current = current.base
+    if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
+        return None
+    return tuple(reversed(keys))

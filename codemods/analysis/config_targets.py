@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .candidates import CandidateSource, DatasetsOf
-from .config_files import config_documents, config_files, strings_under
+from .config_files import config_documents, config_files, node_key, strings_under
 from .facts import Kind, ModuleFacts, Value
 from .imported_modules import module_attribute_lookup
 from .memo import per_project
@@ -265,17 +265,6 @@ def config_nodes(
         )
         found.append(ConfigNode(path, options, _node_target(path, node, by_path), made))
     return tuple(found)
-
-
-def node_key(config: Value) -> str | None:
-    """Return the node a config argument reads: `cfg.trainer`, `cfg["trainer"]`."""
-    if config.kind is Kind.ATTRIBUTE:
-        return config.name
-    if config.kind is Kind.SUBSCRIPT and len(config.args) == 1:
-        key = config.args[0]
-        if key.kind is Kind.CONSTANT:
-            return key.name.strip("'\"") or None
-    return None
 
 
 @per_project

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import catalog
-from .config_files import config_documents_mentioning, config_values
-from .config_targets import ConfigNode, config_nodes, node_key, structured_targets
+from .config_files import config_documents_mentioning, config_values, node_key, node_path
+from .config_targets import ConfigNode, config_nodes, structured_targets
 from .facts import Kind, Value
 from .memo import per_project
 from .project import Project
@@ -182,7 +182,7 @@ def _trainer_given_config_node(
                 if not project.is_one_of(option.base, function.module, _CONFIG_TO_DICT):
                     continue
                 option = option.args[0]
-            path = _node_path(option)
+            path = node_path(option)
             if path is None:
                 continue
             for node in config_nodes(project, path[0], path[1:]):
@@ -201,7 +201,7 @@ def _strategy_from_files(project: Project, call: Value) -> ConfiguredTrainer | N
     files: list[Path] = []
     for option in STRATEGY_OPTIONS:
         value = call.keyword(option)
-        path = _node_path(value) if value is not None else None
+        path = node_path(value) if value is not None else None
         if path is not None:
             files.extend(
                 file
@@ -212,23 +212,6 @@ def _strategy_from_files(project: Project, call: Value) -> ConfiguredTrainer | N
         return None
     label = "Trainer(...) given a strategy from the configuration"
     return ConfiguredTrainer(label, tuple(dict.fromkeys(files)), composed_by_hydra=False)
-
-
-def _node_path(config: Value) -> tuple[str, ...] | None:
-    """Return the keys a read of a config node follows: `cfg.trainer.kwargs` (or
-    `cfg["trainer"]["kwargs"]`) gives ("trainer", "kwargs"); None for anything but attribute
-    and constant-key reads of a name."""
-    keys: list[str] = []
-    current = config
-    while current.kind in (Kind.ATTRIBUTE, Kind.SUBSCRIPT) and current.base is not None:
-        key = node_key(current)
-        if key is None:
-            return None
-        keys.append(key)
-        current = current.base
-    if not keys or current.kind not in (Kind.NAME, Kind.PARAM):
-        return None
-    return tuple(reversed(keys))
 
 
 #: Hydra's decorator of a command-line entry point, which composes its configuration files.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from .config_files import config_values, node_path
 from .facts import Kind, ModuleFacts, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -45,7 +46,69 @@ def evaluated_classes(
     classes = _bound_classes(project, namespace, 0, set())
     if not classes:
         return None  # nothing of the project's: what the string names is unknown
+    text = call.args[0]
+    setting = text.args[1] if text.kind is Kind.BINOP else text
+    configured = _configured_names(project, setting, where.module)
+    if configured:
+        # `eval("dataset." + config.DATASET.TEST_DATASET)`: the names the project's
+        # configuration files give that setting, when each is a class bound there.
+        table = _bound_by_name(project, namespace, 0, set())
+        if all(name in table for name in configured):
+            classes = [ref for name in configured for ref in table[name]]
     return namespace.module, tuple(dict.fromkeys(classes))
+
+
+def _configured_names(project: Project, setting: Value, module: ModuleFacts) -> list[str]:
+    """Return the strings the project's configuration files give the setting `setting`
+    reads (`config.DATASET.TEST_DATASET`, `cfg["dataset"]["name"]`), if it reads one."""
+    path = node_path(setting) or _path_in_variable(project, setting, module)
+    if path is None:
+        return []
+    return sorted({value for _, value in config_values(project, path)})
+
+
+def _path_in_variable(
+    project: Project, setting: Value, module: ModuleFacts
+) -> tuple[str, ...] | None:
+    """Return the keys read below a module-level variable of the project: the summary of
+    `config.DATASET.TEST_DATASET`, with `config` imported from `core.config`, is the one
+    dotted name `core.config.config.DATASET.TEST_DATASET`."""
+    if setting.kind is not Kind.NAME or len(setting.qualnames) != 1:
+        return None
+    parts = setting.qualnames[0].split(".")
+    for end in range(len(parts) - 2, 0, -1):
+        owner = project.module_named(".".join(parts[:end]), module)
+        if owner is not None and owner.binding(parts[end]):
+            return tuple(parts[end + 1 :])
+    return None
+
+
+def _bound_by_name(
+    project: Project, module: ModuleFacts, depth: int, seen: set[str]
+) -> dict[str, list[ClassRef]]:
+    """Return the project classes bound at the top level of `module` by the name each is
+    bound to there (`from .coco import COCODataset as coco` binds `coco`)."""
+    if module.module in seen or depth > _MAX_STAR_DEPTH:
+        return {}
+    seen.add(module.module)
+    found: dict[str, list[ClassRef]] = {}
+    for star in module.star_imports:
+        other = project.module_named(star, module)
+        if other is not None:
+            found.update(_bound_by_name(project, other, depth + 1, seen))
+    for cls in module.classes:
+        if "." not in cls.qualname:
+            found[cls.qualname] = [ClassRef.of(module, cls)]
+    for name, values in module.bindings:
+        targets = [
+            target
+            for value in values
+            for target in project.targets(value, module)
+            if isinstance(target, ClassRef)
+        ]
+        if targets:
+            found[name] = targets
+    return found
 
 
 def _namespace(project: Project, text: Value, where: FunctionRef) -> ModuleFacts | None:
