@@ -71,6 +71,16 @@ class Label:
     def folder(self) -> str:
         return self.repo.replace("/", "+")
 
+    def checkout(self, root: Path) -> Path | None:
+        """Return the clone of this repository under `root`: `owner+name/name` (named as a
+        user's clone is, for code that imports itself by the repository's name), or
+        `owner+name` itself; None if neither is there."""
+        folder = root / self.folder
+        for candidate in (folder / self.repo.rpartition("/")[2], folder):
+            if (candidate / ".git").exists():
+                return candidate
+        return folder if folder.is_dir() else None
+
 
 @dataclass(frozen=True)
 class Found:
@@ -413,9 +423,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("DIR is required unless --list is given")
 
     present = []
+    checkouts = []
     for label in labels:
-        if (args.dir / label.folder).is_dir():
+        checkout = label.checkout(args.dir)
+        if checkout is not None:
             present.append(label)
+            checkouts.append(checkout)
         else:
             print(f"note: skipping {label.repo}: no checkout at {label.folder}", file=sys.stderr)
     loader_sites = sum(label.loader_sites for label in present)
@@ -424,7 +437,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for mode in args.mode or list(MODES):
         # Each check is its own process: threads only wait for them.
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            checkouts = [args.dir / label.folder for label in present]
             found = pool.map(run_tool, checkouts, itertools.repeat(mode))
             outcomes = [
                 match(label.repo, label.bugs, findings, mode, checkout)
