@@ -17,6 +17,7 @@ from .memo import per_project
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
 from .refs import FunctionRef
+from .runs import entry_modules
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 
 
@@ -58,7 +59,7 @@ def _setting_read(
     settings: list[str] = []
     if not _alike_terms(seed, function, settings, parameters) or not settings:
         return None
-    if any(is_rank_name(key) or assigned_from_rank(project, key) for key in settings):
+    if any(is_rank_name(key) or assigned_from_rank(project, key, function) for key in settings):
         return None
     return settings[0]
 
@@ -247,12 +248,17 @@ def _setting_name(value: Value) -> str | None:
 
 
 @per_project
-def assigned_from_rank(project: Project, key: str) -> bool:
-    """Return True if the project stores a rank-dependent value as setting `key`.
+def assigned_from_rank(project: Project, key: str, near: FunctionRef) -> bool:
+    """Return True if the project stores a rank-dependent value as setting `key` in code
+    that takes part in a run of `near` (a store in another script, `tools/train.py`'s
+    `cfg.seed = cfg.seed + rank`, changes no setting `tools/test.py` reads).
 
     `args.seed = args.seed + args.rank`, `cfg["seed"] = seed + get_rank()`.
     """
+    runs = entry_modules(project, near)
     for function in project.functions_mentioning(key):
+        if not entry_modules(project, function) & runs:
+            continue
         facts = function.function
         stored = [
             *(store.value for store in facts.attribute_stores if store.attribute == key),

@@ -186,7 +186,7 @@ def _splat_seeding(
     sources = seed_sources(project, settings, SeedScope(function))
     if sources & {Source.RANK, Source.ENTROPY, Source.CLOCK, Source.WORKER_ID}:
         return
-    if assigned_from_rank(project, parameter):
+    if assigned_from_rank(project, parameter, function):
         return
     assumed = parameter if Source.UNKNOWN in sources else None
     label = helper.function.name
