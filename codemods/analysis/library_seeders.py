@@ -18,6 +18,14 @@ LIGHTNING_SEED_EVERYTHING = frozenset(
     }
 )
 ACCELERATE_SET_SEED = frozenset({"accelerate.utils.set_seed", "accelerate.utils.random.set_seed"})
+#: OpenMMLab's seeders, which add the rank to the seed when asked (a keyword, or the third
+#: positional argument): alike on every rank otherwise.
+RANK_SHIFTING_SEEDERS = {
+    "mmcv.runner.set_random_seed": "use_rank_shift",
+    "mmcv.runner.utils.set_random_seed": "use_rank_shift",
+    "mmengine.runner.set_random_seed": "diff_rank_seed",
+    "mmengine.runner.utils.set_random_seed": "diff_rank_seed",
+}
 #: Other libraries' functions that seed torch's global RNG (among others) from their seed
 #: argument alone: the same on every rank that passes the same seed.
 TORCH_SEEDERS = frozenset(

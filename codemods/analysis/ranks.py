@@ -29,8 +29,13 @@ from .memo import per_project
 from .per_item import Reached, callees
 from .project import Project
 from .rank_reads import first_parameter, reads_rank
-from .refs import FunctionRef, VariableRef
-from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
+from .refs import FunctionRef
+from .seed_classification import (
+    SeedScope,
+    Source,
+    is_command_line_option,
+    seed_sources,
+)
 from .seeds import SinkKind, seeding_parameters, seedings
 from .worker_conditions import unspanned
 from .worker_inits import WorkerInit, seed_left_none, worker_init_choices
@@ -218,6 +223,14 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
                 yield TorchSeeding(function, call, "set_seed", RankDependence.PER_RANK)
             else:
                 yield _classified(project, function, call, "set_seed")
+        elif len(names) == 1 and min(names) in library_seeders.RANK_SHIFTING_SEEDERS:
+            shift = call.keyword(library_seeders.RANK_SHIFTING_SEEDERS[min(names)])
+            if shift is None and len(call.args) > 2:
+                shift = call.args[2]
+            if shift is not None and not _is_false(shift):
+                yield TorchSeeding(function, call, "set_random_seed", RankDependence.PER_RANK)
+            else:
+                yield _classified(project, function, call, "set_random_seed")
         elif names <= library_seeders.TORCH_SEEDERS:
             yield _classified(project, function, call, min(names).rpartition(".")[2])
 
@@ -274,7 +287,7 @@ def _in_worker(project: Project, seeding: TorchSeeding) -> bool:
 
 def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> RankDependence:
     """Return whether the seed expression `seed` (written in `function`) depends on the rank."""
-    if _is_command_line_option(project, seed, function):
+    if is_command_line_option(project, seed, function):
         return RankDependence.SAME  # every rank is started with the same command line
     sources = seed_sources(project, seed, SeedScope(function))
     # A clock seed is not provably alike on every rank (ranks start at different times), so
@@ -284,47 +297,6 @@ def rank_dependence(project: Project, seed: Value, function: FunctionRef) -> Ran
     if sources & {Source.UNKNOWN, Source.WORKER_ID}:
         return RankDependence.UNKNOWN
     return RankDependence.SAME
-
-
-_ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
-
-
-def _is_command_line_option(project: Project, seed: Value, function: FunctionRef) -> bool:
-    """Return True for `args.seed` where `args = parser.parse_args()` of an ArgumentParser."""
-    if seed.kind is not Kind.ATTRIBUTE or seed.base is None or is_rank_name(seed.name):
-        return False
-    parsed = seed.base
-    callee = parsed.base if parsed.kind is Kind.CALL else None
-    if callee is None:
-        return False
-    module = function.module
-    created: list[Value] = []
-    if callee.kind is Kind.ATTRIBUTE and callee.name == "parse_args" and callee.base is not None:
-        # `parser.parse_args()` with `parser` local to the function.
-        created.append(callee.base)
-        targets = project.targets(callee.base, module)
-    elif callee.kind is Kind.NAME:
-        # `parser.parse_args()` with `parser` a module-level variable.
-        parsers = [
-            name.removesuffix(".parse_args")
-            for name in callee.qualnames
-            if name.endswith(".parse_args")
-        ]
-        if len(parsers) != len(callee.qualnames) or not parsers:
-            return False
-        targets = tuple(target for name in parsers for target in project.resolve(name, module))
-    else:
-        return False
-    for target in targets:
-        if isinstance(target, VariableRef):
-            created.extend(target.values)
-    return bool(created) and all(
-        option.kind is Kind.CALL
-        and option.base is not None
-        and project.is_one_of(option.base, module, _ARGUMENT_PARSERS)
-        for value in created
-        for option in value.alternatives()
-    )
 
 
 def worker_rank_source(

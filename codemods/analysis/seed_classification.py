@@ -119,6 +119,8 @@ def in_spawned_workers(sources: frozenset[Source], target: TorchTarget) -> froze
     return sources - inherited | {Source.ENTROPY}
 
 
+#: Calls that send one rank's value to every rank of the process group.
+_BROADCASTS = frozenset({"torch.distributed.broadcast", "torch.distributed.broadcast_object_list"})
 #: The keyword names a seed may be passed by, per callee.
 _SEED_KEYWORDS = ("seed", "a", "x", "entropy")
 #: Builtins and NumPy scalar types whose result depends only on their arguments.
@@ -162,6 +164,68 @@ _PASS_THROUGH_METHODS = frozenset(
     {"item", "timestamp", "strftime", "__int__", "tolist", "encode", "hex"}
 )
 _RANK_NAMES = frozenset({"process_index", "local_process_index", "ordinal", "global_ordinal"})
+
+
+_ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
+
+
+def is_command_line_option(project: Project, seed: Value, function: FunctionRef) -> bool:
+    """Return True for `args.seed` where `args = parser.parse_args()` of an ArgumentParser,
+    or `args = parse_args()` of a project function returning that."""
+    if seed.kind is not Kind.ATTRIBUTE or seed.base is None or is_rank_name(seed.name):
+        return False
+    return _parsed_command_line(project, seed.base, function, 0)
+
+
+def _parsed_command_line(
+    project: Project, parsed: Value, function: FunctionRef, depth: int
+) -> bool:
+    """Return True if `parsed` (read in `function`) is what an ArgumentParser parsed."""
+    callee = parsed.base if parsed.kind is Kind.CALL else None
+    if callee is None:
+        return False
+    module = function.module
+    created: list[Value] = []
+    if callee.kind is Kind.ATTRIBUTE and callee.name == "parse_args" and callee.base is not None:
+        # `parser.parse_args()` with `parser` local to the function.
+        created.append(callee.base)
+        targets = project.targets(callee.base, module)
+    elif callee.kind is Kind.NAME:
+        functions = [
+            target for target in project.targets(callee, module) if isinstance(target, FunctionRef)
+        ]
+        if functions and depth == 0:
+            # `args = parse_args()`, a function of the script returning `parser.parse_args()`.
+            return all(
+                function.function.returns
+                and all(
+                    _parsed_command_line(project, option, function, depth + 1)
+                    for value in function.function.returns
+                    for option in value.alternatives()
+                )
+                for function in functions
+            )
+        # `parser.parse_args()` with `parser` a module-level variable.
+        parsers = [
+            name.removesuffix(".parse_args")
+            for name in callee.qualnames
+            if name.endswith(".parse_args")
+        ]
+        if len(parsers) != len(callee.qualnames) or not parsers:
+            return False
+        targets = tuple(target for name in parsers for target in project.resolve(name, module))
+    else:
+        return False
+    for target in targets:
+        if isinstance(target, VariableRef):
+            created.extend(target.values)
+    return bool(created) and all(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and project.is_one_of(option.base, module, _ARGUMENT_PARSERS)
+        for value in created
+        for option in value.alternatives()
+    )
 
 
 def is_rank_name(name: str) -> bool:
@@ -318,6 +382,10 @@ class _Classifier:
                 return self._union(stored, scope, depth) | rank
             return self._self_attribute(value.name, scope) | rank
         if base.kind is Kind.CALL:
+            if is_command_line_option(self.project, value, scope.function):
+                # `parser.parse_args().seed`: every process is started with the same
+                # command line, which stays as it is for the run.
+                return frozenset({Source.RUN_VALUE, *rank})
             # `uuid.uuid4().int`, `datetime.now().microsecond`: what the call depends on.
             return self.sources(base, scope, depth) | rank
         inner = self._holder(base, scope, depth)
@@ -427,7 +495,21 @@ class _Classifier:
             arguments=bind_arguments(function, call, scope),
             self_class=self.project.class_of_function(function),
         )
+        if self._broadcasts(function):
+            # OpenMMLab's `init_random_seed(seed)`: the seed passed, or one drawn on rank 0
+            # and broadcast to the others, the same on every rank and fixed for the run.
+            return self._union(
+                [value for value in returns if value.kind is Kind.PARAM], inner, depth
+            ) | {Source.CONSTANT}
         return self._union(list(returns), inner, depth)
+
+    def _broadcasts(self, function: FunctionRef) -> bool:
+        """Return True if `function` broadcasts a value from one rank to all the others."""
+        module = function.module
+        return any(
+            call.base is not None and self.project.is_one_of(call.base, module, _BROADCASTS)
+            for call in function.function.calls
+        )
 
     def _rng_object(self, holder: Value, scope: SeedScope) -> Value | None:
         options = holder.alternatives()
