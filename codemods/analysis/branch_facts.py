@@ -51,6 +51,9 @@ class Branch:
     #: For a test of one entry of a dict held on `self` (`if self.hyp.get("flip", False):`,
     #: `random.random() < self.hyp["mosaic"]`, subject ""): the lookup, as `looked_up` reads it.
     lookup: Value | None = None
+    #: A string method the test applies to the subject before comparing it with `literals`
+    #: (`if split.lower() == "train":`), from `CASE_METHODS`.
+    case: str | None = None
 
     @property
     def truth_test(self) -> bool:
@@ -74,6 +77,18 @@ class Branch:
         if self.orelse is not None and within(span, self.orelse):
             return False
         return None
+
+
+#: String methods a test may apply to its subject before comparing (`split.lower()`).
+CASE_METHODS = frozenset({"lower", "upper", "casefold", "strip"})
+
+
+def cased(value: object, case: str | None) -> object:
+    """Return `value` as a test that applies the string method `case` to it sees it (None
+    for a value that is not a string)."""
+    if case is None:
+        return value
+    return getattr(value, case)() if isinstance(value, str) else None
 
 
 #: What an ordering test compares with when it is a number drawn from [0, 1) on the spot.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..types import Span
 from .base_inits import base_init_callers, hands_on_keywords
-from .branch_facts import Branch, literal_of, ordered_outcome, within
+from .branch_facts import Branch, cased, literal_of, ordered_outcome, within
 from .caller_arguments import passed_by_every_caller, written_by_every_caller
 from .facts import (
     Assignment,
@@ -111,11 +111,14 @@ def outcome(branch: Branch, known: Known) -> bool | None:
             result = truths.pop() if len(truths) == 1 else None
     elif known.one_of:
         matches = {
-            any(literal_of(key) == literal_of(other) for other in branch.literals)
+            any(
+                cased(literal_of(key), branch.case) == literal_of(other)
+                for other in branch.literals
+            )
             for key in known.one_of
         }
         result = matches.pop() if len(matches) == 1 else None
-    elif set(branch.literals) <= known.excluded:
+    elif branch.case is None and set(branch.literals) <= known.excluded:
         result = False
     return None if result is None else result != branch.negated
 
@@ -686,6 +689,8 @@ def constrained(where: FunctionRef, param: str, span: Span) -> Known | None:
         governs = branch.governs(span)
         if branch.subject != param or governs is None or branch.order is not None:
             continue
+        if branch.case is not None:
+            continue  # `split.lower() == "train"` holds for more than "train"
         holds = governs != branch.negated
         if not branch.literals:
             truth = holds

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..types import Span
 from . import catalog
-from .branch_facts import UNIT_DRAW, Branch
+from .branch_facts import CASE_METHODS, UNIT_DRAW, Branch
 from .catalog import GET_WORKER_INFO
 from .expression_values import compared_literals
 from .facts import Kind, Value, looked_up, number_literal, self_attribute, string_literal
@@ -161,6 +161,13 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
         literals, flips = compared
         negated = negated != flips
         test = test.left
+        cased = _cased_subject(test)
+        if cased is not None:
+            # `split.lower() == "train"`: a test of `split`, read through the method.
+            subject = _branch_subject(value(cased[1]))
+            if subject is None:
+                return None
+            return Branch(subject, negated, _NO_BODY, None, literals, case=cased[0])
     tested = value(test)
     subject = _branch_subject(tested)
     if subject is None and _held_entry(tested):
@@ -244,6 +251,20 @@ def _ordered_test(test: ast.Compare, value: Summarise) -> Branch | None:
     if number_literal(other) is None:
         return None
     return Branch(subject, False, _NO_BODY, order=(operator, repr(number_literal(other))))
+
+
+def _cased_subject(test: ast.expr) -> tuple[str, ast.expr] | None:
+    """Return the method and the subject of `subject.lower()` (or another of
+    `CASE_METHODS`), if the test is one."""
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr in CASE_METHODS
+        and not test.args
+        and not test.keywords
+    ):
+        return test.func.attr, test.func.value
+    return None
 
 
 def _entry_compared(left: Value, right: Value, as_left: str, as_right: str) -> Branch | None:
