@@ -16,17 +16,18 @@ random, `loader_randomness`'s):
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from ..types import Location
 from . import library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
+from .datasets import datasets_of_loader
 from .distributed_runs import rank_never_passed
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
-from .per_item import Reached, callees
+from .per_item import Reached, callees, per_item_code
 from .project import Project
 from .rank_reads import first_parameter, reads_rank
 from .refs import FunctionRef
@@ -36,7 +37,7 @@ from .seed_classification import (
     is_command_line_option,
     seed_sources,
 )
-from .seeds import SinkKind, seeding_parameters, seedings
+from .seeds import Seeding, SinkKind, seeding_parameters, seedings
 from .worker_conditions import unspanned
 from .worker_inits import WorkerInit, seed_left_none, worker_init_choices
 
@@ -382,14 +383,45 @@ def rngs_reseeded_per_rank(project: Project, loader: LoaderCall) -> frozenset[st
     own = Reached(function, None, (function.qualname,))
     if any(callee.function.function.name not in helpers for callee in callees(project, own)):
         return None  # a project function it calls may reseed more than is seen here
-    reseeded = {
+    reseeded = _reseeded_libraries(found)
+    # A function that reseeds no global RNG tells ranks apart some other way.
+    if not reseeded:
+        return None
+    if "numpy" in reseeded:
+        reseeded |= _reseeded_per_item_from_numpy(project, loader)
+    return reseeded
+
+
+def _reseeded_libraries(found: Iterable[Seeding]) -> frozenset[str]:
+    """Return the global RNGs the seeding calls `found` reseed."""
+    return frozenset(
         library.removesuffix(".cuda")
         for seeding in found
         if seeding.kind in (SinkKind.GLOBAL, SinkKind.PROJECT_FUNCTION)
         for library in (seeding.seeds or (seeding.library,))
-    }
-    # A function that reseeds no global RNG tells ranks apart some other way.
-    return frozenset(reseeded) if reseeded else None
+    )
+
+
+def _reseeded_per_item_from_numpy(project: Project, loader: LoaderCall) -> frozenset[str]:
+    """Return the global RNGs the per-item code of every dataset the loader may load
+    reseeds from a draw of NumPy's (`reseed(np.random.randint(2**31))` before each
+    torchvision transform): where NumPy differs across ranks, so do they."""
+    datasets = datasets_of_loader(project, loader)
+    if not datasets.complete or not datasets.classes:
+        return frozenset()
+    common: frozenset[str] | None = None
+    for ref in datasets.classes:
+        found = [
+            seeding
+            for reached in per_item_code(project, ref, datasets.made_by(ref))
+            for seeding in seedings(project, reached.function)
+            if seeding.seed is not None
+            and seed_sources(project, seeding.seed, SeedScope(reached.function))
+            == {Source.NUMPY_DRAW}
+        ]
+        libraries = _reseeded_libraries(found)
+        common = libraries if common is None else common & libraries
+    return common or frozenset()
 
 
 @per_project
