@@ -281,7 +281,7 @@ def held_by_maker(project: Project, where: FunctionRef, attribute: str) -> Known
 
 
 def _option_known(
-    arguments: ConstructionArguments, init: FunctionRef, option: Value, index: int
+    arguments: ConstructionArguments, init: FunctionRef, option: Value, index: int, depth: int = 0
 ) -> Known | None:
     """Return what one option of a value `__init__` stores is known to be at construction
     `index`: a parameter, an attribute `__init__` stores a parameter as (`self.augment` in
@@ -295,7 +295,59 @@ def _option_known(
         return arguments.attribute(init, option.base.name, option.name, index)
     if looked_up(option) is not None:
         return arguments.entry(init, option, index)
+    if option.kind is Kind.CALL and option.base is not None and depth < _MAX_HELPER_DEPTH:
+        return _returned_known(arguments, init, option, index, depth + 1)
     return literal_known(option)
+
+
+#: How many helper methods deep `_option_known` follows what `__init__` stores.
+_MAX_HELPER_DEPTH = 2
+
+
+def _returned_known(
+    arguments: ConstructionArguments, init: FunctionRef, call: Value, index: int, depth: int
+) -> Known | None:
+    """Return what `self.<method>(...)`, called by `__init__`, returns at construction
+    `index` (`self.mapping = self.read_mapping(self.mapping_file)`, which returns None when
+    no file is given): the literals its `return`s may give, leaving out those in an arm of
+    an `if` on a parameter that the arguments rule out."""
+    callee = call.base
+    assert callee is not None
+    built = arguments.built
+    if callee.kind is not Kind.ATTRIBUTE or self_attribute(callee) is None or built is None:
+        return None
+    found = arguments.project.find_method(built, callee.name)
+    if found is None or not found[1].function.returns:
+        return None
+    method = found[1].function
+    passed: dict[str, Known | None] = {}
+    for position, argument in enumerate(call.args):
+        if argument.kind is Kind.STARRED or position + 1 >= method.positional_count:
+            return None
+        passed[method.params[position + 1]] = _option_known(arguments, init, argument, index, depth)
+    for name, argument in call.keywords:
+        if name is None:
+            return None
+        passed[name] = _option_known(arguments, init, argument, index, depth)
+    options: list[Known | None] = []
+    for returned in method.returns:
+        for option in returned.alternatives():
+            if option.span is not None and _ruled_out(method, passed, option.span):
+                continue
+            options.append(literal_known(option))
+    return union_of(options) if options else None
+
+
+def _ruled_out(function: FunctionFacts, passed: dict[str, Known | None], span: Span) -> bool:
+    """Return True if code at `span` of `function` does not run with the arguments known."""
+    for branch in function.branches:
+        known = passed.get(branch.subject)
+        if known is None or branch.governs(span) is None:
+            continue
+        holds = outcome(branch, known)
+        if holds is not None and branch.excludes(span, holds):
+            return True
+    return False
 
 
 def constructed_with(
@@ -325,10 +377,15 @@ class ConstructionArguments:
         order: list[ClassRef],
         sites: tuple[Construction, ...],
     ) -> None:
-        self._project = project
+        self.project = project
         self._order = order
         self._sites = sites
         self._seen: dict[tuple[FunctionRef, str, int], Known | None] = {}
+
+    @property
+    def built(self) -> ClassRef | None:
+        """Return the class the constructions build (whose methods `self.<name>` runs)."""
+        return self._order[0] if self._order else None
 
     def at(self, init: FunctionRef, param: str, index: int, depth: int = 0) -> Known | None:
         """Return what parameter `param` of `init` is for construction `index`."""
@@ -382,16 +439,16 @@ class ConstructionArguments:
         if not isinstance(passed, Value):
             return None
         read = Value(Kind.ATTRIBUTE, name=name, base=passed)
-        stored = stored_before(self._project, where, call, read)
+        stored = stored_before(self.project, where, call, read)
         return None if stored is None else literal_known(stored)
 
     def _dicts(self, passed: Value, where: FunctionRef) -> list[Value]:
         """Return what a dict argument may be: bound values, and for a parameter of a plain
         function (`extract(conf)` building `Dataset(audio_conf=conf)`), what its calls pass."""
         found: list[Value] = []
-        for option in bound_values(self._project, passed, where):
+        for option in bound_values(self.project, passed, where):
             written = (
-                written_by_every_caller(self._project, where, option.name)
+                written_by_every_caller(self.project, where, option.name)
                 if option.kind is Kind.PARAM
                 else None
             )
@@ -401,7 +458,7 @@ class ConstructionArguments:
             for value, caller in written:
                 if not isinstance(value, Value):
                     return [Value(Kind.UNKNOWN)]
-                found.extend(bound_values(self._project, value, caller))
+                found.extend(bound_values(self.project, value, caller))
         return found
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
@@ -422,8 +479,8 @@ class ConstructionArguments:
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
-        for call, caller in base_init_callers(self._project, init):
-            owner = self._project.class_of_function(caller)
+        for call, caller in base_init_callers(self.project, init):
+            owner = self.project.class_of_function(caller)
             if owner not in self._order:
                 continue
             passed = passed_argument(call, init.function, param)
@@ -454,8 +511,8 @@ class ConstructionArguments:
         if depth > _MAX_FORWARDING:
             return None
         options: list[Known | None] = []
-        for call, caller in base_init_callers(self._project, holder):
-            if self._project.class_of_function(caller) not in self._order:
+        for call, caller in base_init_callers(self.project, holder):
+            if self.project.class_of_function(caller) not in self._order:
                 continue
             passed = call.keyword(param)
             if passed is None:
@@ -480,9 +537,9 @@ class ConstructionArguments:
         known = _passed(call, where, init.function, param, positional=positional)
         passed = passed_argument(call, init.function, param, positional=positional)
         if known is None and isinstance(passed, Value) and passed.kind is Kind.PARAM:
-            return passed_by_every_caller(self._project, where, passed.name)
+            return passed_by_every_caller(self.project, where, passed.name)
         if known is None and isinstance(passed, Value) and self_attribute(passed) is not None:
-            return held_by_maker(self._project, where, passed.name)
+            return held_by_maker(self.project, where, passed.name)
         if known is None and passed is None:
             return self._splatted(call, where, init.function, param, positional)
         return known or self._constant(passed, where)
@@ -499,7 +556,7 @@ class ConstructionArguments:
         local dict whose entry for it is known at the call (`config["ratio"] = 0` first)."""
         if positional and any(arg.kind is Kind.STARRED for arg in call.args):
             return None  # a `*args` may fill it
-        values = entry_at_call(self._project, where, call, param)
+        values = entry_at_call(self.project, where, call, param)
         if values is None:
             return None
         default = init.default_of(param)
@@ -515,15 +572,15 @@ class ConstructionArguments:
         """Return the literals a module-level constant passed in `where` may be."""
         if not isinstance(passed, Value):
             return None
-        keys = constant_keys(self._project, passed, where.module)
+        keys = constant_keys(self.project, passed, where.module)
         return None if keys is None else Known(keys)
 
     def _overridden(self, init: FunctionRef) -> bool:
         """Return True if a subclass of `init`'s class in the order defines its own `__init__`
         (then that `__init__`, not the construction, decides what reaches `init`)."""
-        owner = self._project.class_of_function(init)
+        owner = self.project.class_of_function(init)
         return any(
-            other != owner and other.cls.method("__init__") and owner in self._project.mro(other)
+            other != owner and other.cls.method("__init__") and owner in self.project.mro(other)
             for other in self._order
         )
 
