@@ -17,14 +17,16 @@ LIGHTNING_SEED_EVERYTHING = frozenset(
         "lightning_fabric.utilities.seed.seed_everything",
     }
 )
-ACCELERATE_SET_SEED = frozenset({"accelerate.utils.set_seed", "accelerate.utils.random.set_seed"})
-#: OpenMMLab's seeders, which add the rank to the seed when asked (a keyword, or the third
-#: positional argument): alike on every rank otherwise.
-RANK_SHIFTING_SEEDERS = {
-    "mmcv.runner.set_random_seed": "use_rank_shift",
-    "mmcv.runner.utils.set_random_seed": "use_rank_shift",
-    "mmengine.runner.set_random_seed": "diff_rank_seed",
-    "mmengine.runner.utils.set_random_seed": "diff_rank_seed",
+#: Libraries' seeders that add the rank to the seed when an option asks (by keyword, or at
+#: a position): accelerate's `set_seed(seed, device_specific=True)`, mmcv's and MMEngine's
+#: `set_random_seed(seed, deterministic, use_rank_shift)`. Alike on every rank otherwise.
+RANK_OPTION_SEEDERS: dict[str, tuple[str, int]] = {
+    "accelerate.utils.set_seed": ("device_specific", 1),
+    "accelerate.utils.random.set_seed": ("device_specific", 1),
+    "mmcv.runner.set_random_seed": ("use_rank_shift", 2),
+    "mmcv.runner.utils.set_random_seed": ("use_rank_shift", 2),
+    "mmengine.runner.set_random_seed": ("diff_rank_seed", 2),
+    "mmengine.runner.utils.set_random_seed": ("diff_rank_seed", 2),
 }
 #: Other libraries' functions that seed torch's global RNG (among others) from their seed
 #: argument alone: the same on every rank that passes the same seed.

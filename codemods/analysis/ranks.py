@@ -216,24 +216,25 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
             per_rank_workers = workers is not None and not _is_false(workers)
             seeding = _classified(project, function, call, "seed_everything")
             yield replace(seeding, seeds_workers_per_rank=per_rank_workers)
-        elif names <= library_seeders.ACCELERATE_SET_SEED:
-            specific = call.keyword("device_specific")
-            if specific is None and len(call.args) > 1:
-                specific = call.args[1]
-            if specific is not None and not _is_false(specific):
-                yield TorchSeeding(function, call, "set_seed", RankDependence.PER_RANK)
-            else:
-                yield _classified(project, function, call, "set_seed")
-        elif len(names) == 1 and min(names) in library_seeders.RANK_SHIFTING_SEEDERS:
-            shift = call.keyword(library_seeders.RANK_SHIFTING_SEEDERS[min(names)])
-            if shift is None and len(call.args) > 2:
-                shift = call.args[2]
+        elif (option := _rank_option(names)) is not None:
+            keyword, position = option
+            shift = call.keyword(keyword)
+            if shift is None and len(call.args) > position:
+                shift = call.args[position]
+            label = min(names).rpartition(".")[2]
             if shift is not None and not _is_false(shift):
-                yield TorchSeeding(function, call, "set_random_seed", RankDependence.PER_RANK)
+                yield TorchSeeding(function, call, label, RankDependence.PER_RANK)
             else:
-                yield _classified(project, function, call, "set_random_seed")
+                yield _classified(project, function, call, label)
         elif names <= library_seeders.TORCH_SEEDERS:
             yield _classified(project, function, call, min(names).rpartition(".")[2])
+
+
+def _rank_option(names: frozenset[str]) -> tuple[str, int] | None:
+    """Return the option (keyword, position) that asks the library seeder `names` names to
+    add the rank to the seed, if it is one (`RANK_OPTION_SEEDERS`)."""
+    options = {library_seeders.RANK_OPTION_SEEDERS.get(name) for name in names}
+    return options.pop() if len(options) == 1 else None
 
 
 def _is_false(value: Value) -> bool:
