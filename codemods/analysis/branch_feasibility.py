@@ -332,19 +332,22 @@ def _returned_known(
     options: list[Known | None] = []
     for returned in method.returns:
         for option in returned.alternatives():
-            if option.span is not None and _ruled_out(method, passed, option.span):
+            if option.span is not None and _ruled_out(method, option.span, passed.get):
                 continue
             options.append(literal_known(option))
     return union_of(options) if options else None
 
 
-def _ruled_out(function: FunctionFacts, passed: dict[str, Known | None], span: Span) -> bool:
-    """Return True if code at `span` of `function` does not run with the arguments known."""
+def _ruled_out(
+    function: FunctionFacts, span: Span, known_of: Callable[[str], Known | None]
+) -> bool:
+    """Return True if code at `span` of `function` does not run where each branch subject is
+    what `known_of` says of it (None: unknown)."""
     for branch in function.branches:
-        known = passed.get(branch.subject)
-        if known is None or branch.governs(span) is None:
+        if branch.governs(span) is None:
             continue
-        holds = outcome(branch, known)
+        known = known_of(branch.subject)
+        holds = None if known is None else outcome(branch, known)
         if holds is not None and branch.excludes(span, holds):
             return True
     return False
@@ -463,15 +466,12 @@ class ConstructionArguments:
 
     def rules_out(self, init: FunctionRef, span: Span, index: int) -> bool:
         """Return True if code at `span` of `init` does not run for construction `index`."""
-        for branch in init.function.branches:
-            param = decided_by_param(init, branch.subject)
-            if param is None or branch.governs(span) is None:
-                continue
-            known = self.at(init, param, index)
-            holds = None if known is None else outcome(branch, known)
-            if holds is not None and branch.excludes(span, holds):
-                return True
-        return False
+
+        def known_of(subject: str) -> Known | None:
+            param = decided_by_param(init, subject)
+            return None if param is None else self.at(init, param, index)
+
+        return _ruled_out(init.function, span, known_of)
 
     def _resolve(self, init: FunctionRef, param: str, index: int, depth: int) -> Known | None:
         if not self._overridden(init):

@@ -12,7 +12,6 @@ to share seeds?
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +162,7 @@ def distributed_evidence(project: Project) -> list[Evidence]:
                     fallback = label.startswith("os.") and (
                         _has_fallback(value)
                         or id(value) in defaulted
-                        or _read_where_set(function, value, label)
+                        or _read_where_set(function, value)
                     )
                     found[(function.path, value.span)] = Evidence(
                         function, value, label, fallback=fallback
@@ -398,14 +397,14 @@ def _has_fallback(read: Value) -> bool:
     return read.kind is Kind.CALL and (len(read.args) > 1 or read.keyword("default") is not None)
 
 
-def _read_where_set(function: FunctionRef, read: Value, label: str) -> bool:
+def _read_where_set(function: FunctionRef, read: Value) -> bool:
     """Return True for a read of a launcher variable only where the environment has it
     (`if "RANK" in os.environ: rank = int(os.environ["RANK"])`): the code also runs without
     a launcher, as a read with a default does."""
-    key = re.search(r"'(\w+)'", label)
+    key = _rank_variable(read.args[0]) if read.args else None
     if key is None or read.span is None:
         return False
-    tested = ("__contains__", repr(key.group(1)))
+    tested = ("__contains__", repr(key))
     return any(
         branch.subject == ENVIRONMENT
         and branch.order == tested

@@ -197,13 +197,13 @@ def _parsed_command_line(
         if functions and depth == 0:
             # `args = parse_args()`, a function of the script returning `parser.parse_args()`.
             return all(
-                function.function.returns
+                helper.function.returns
                 and all(
-                    _parsed_command_line(project, option, function, depth + 1)
-                    for value in function.function.returns
+                    _parsed_command_line(project, option, helper, depth + 1)
+                    for value in helper.function.returns
                     for option in value.alternatives()
                 )
-                for function in functions
+                for helper in functions
             )
         # `parser.parse_args()` with `parser` a module-level variable.
         parsers = [
