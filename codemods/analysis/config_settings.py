@@ -255,17 +255,30 @@ def assigned_from_rank(project: Project, key: str, near: FunctionRef) -> bool:
 
     `args.seed = args.seed + args.rank`, `cfg["seed"] = seed + get_rank()`.
     """
+    storing = _rank_dependent_stores(project, key)
+    if not storing:
+        return False
     runs = entry_modules(project, near)
+    return any(entry_modules(project, function) & runs for function in storing)
+
+
+@per_project
+def _rank_dependent_stores(project: Project, key: str) -> tuple[FunctionRef, ...]:
+    """Return the functions that store a rank-dependent value as setting `key`.
+
+    Found once per setting, not once per function asking: the runs a function takes part in
+    cost far more to find than its stores (a large project has thousands of functions that
+    spell `seed`, and a handful that store one).
+    """
+    found: list[FunctionRef] = []
     for function in project.functions_mentioning(key):
-        if not entry_modules(project, function) & runs:
-            continue
         facts = function.function
         stored = [
             *(store.value for store in facts.attribute_stores if store.attribute == key),
             *(store.value for store in facts.item_stores if store.key == key),
             *(item.value for item in facts.assignments if item.target == f"self.{key}"),
         ]
-        for value in stored:
-            if Source.RANK in seed_sources(project, value, SeedScope(function)):
-                return True
-    return False
+        scope = SeedScope(function)
+        if any(Source.RANK in seed_sources(project, value, scope) for value in stored):
+            found.append(function)
+    return tuple(found)

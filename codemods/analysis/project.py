@@ -49,6 +49,7 @@ class Project:
         self._callers: dict[str, dict[Target, list[CallSite]]] = {}
         self._spelling_calls: dict[tuple[int, str], tuple[Value, ...]] = {}
         self._families: dict[frozenset[str], Family] = {}
+        self._mentioning: dict[frozenset[str], tuple[FunctionRef, ...]] = {}
         self._denoting: dict[FunctionRef | ClassRef, frozenset[str]] = {}
         #: Resolved bases and lookup orders, by class summary (see `_settled`).
         self._bases: dict[int, tuple[ClassRef, tuple[Target, ...]]] = {}
@@ -371,12 +372,21 @@ class Project:
         cls = ref.module.class_(ref.function.class_qualname)
         return ClassRef.of(ref.module, cls) if cls else None
 
-    def functions_mentioning(self, *names: str) -> Iterator[FunctionRef]:
-        """Yield the functions (and module bodies) of the modules that mention one of `names`."""
+    def functions_mentioning(self, *names: str) -> tuple[FunctionRef, ...]:
+        """Return the functions (and module bodies) of the modules that mention one of `names`.
+
+        Found once per set of names: the callers of every function named `main` or `train`
+        ask for the same names, and a large project has hundreds of modules spelling them.
+        """
         wanted = frozenset(names)
-        for module in self.modules_mentioning(*names):
-            for function in module.functions_spelling(wanted):
-                yield FunctionRef.of(module, function)
+        cached = self._mentioning.get(wanted)
+        if cached is None:
+            cached = self._mentioning[wanted] = tuple(
+                FunctionRef.of(module, function)
+                for module in self.modules_mentioning(*names)
+                for function in module.functions_spelling(wanted)
+            )
+        return cached
 
     def subclasses_of(self, qualnames: frozenset[str]) -> tuple[ClassRef, ...]:
         """Return the project classes deriving from one of the external `qualnames`."""
