@@ -10,6 +10,7 @@ follows, if any): each is a candidate, and the run picks one by that part.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from . import catalog
@@ -73,6 +74,9 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     package = string_literal(package_value) if package_value is not None else ""
     if package is None:
         return None  # a package known only at run time
+    templated = _templated_modules(project, call.args[0], package, where)
+    if templated is not None:
+        return templated
     name = _formatted(call.args[0])
     if name.kind is Kind.CONSTANT:
         text = string_literal(name)
@@ -189,6 +193,45 @@ def namespace_classes(
         found.extend(classes)
         names.extend(looked_in)
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+def _templated_modules(
+    project: Project, name: Value, package: str, where: FunctionRef
+) -> ImportedModules | None:
+    """Return the modules `"pkg.settings.{}.{}".format(group, name)` may name: those whose
+    names match the template with one name component (or part of one) in each field.
+
+    Only templates with two fields or more, after a literal package prefix; None otherwise
+    (one field is read as `"pkg." + name`).
+    """
+    if (
+        name.kind is not Kind.CALL
+        or name.base is None
+        or name.base.kind is not Kind.ATTRIBUTE
+        or name.base.name != "format"
+        or name.base.base is None
+        or name.keywords
+        or package
+        or any(arg.kind is Kind.STARRED for arg in name.args)
+    ):
+        return None
+    text = string_literal(name.base.base)
+    if text is None or text.count("{}") < 2 or text.count("{") != text.count("{}"):
+        return None
+    if len(name.args) != text.count("{}"):
+        return None
+    prefix = text.partition("{}")[0]
+    if not prefix.endswith(".") or not _dotted(prefix[:-1]):
+        return None
+    component = r"[A-Za-z_0-9]+"
+    pattern = re.compile(component.join(re.escape(part) for part in text.split("{}")))
+    modules = tuple(
+        (dotted, module)
+        for dotted in project.sources.module_names(prefix)
+        if pattern.fullmatch(dotted)
+        and (module := project.module_named(dotted, where.module)) is not None
+    )
+    return ImportedModules(modules) if modules else None
 
 
 def _formatted(name: Value) -> Value:

@@ -18,7 +18,8 @@ from . import catalog
 from .base_inits import base_init_callers
 from .config_targets import hydra_makers
 from .datasets import classes_of
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, string_literal
+from .imported_modules import imported_modules, module_attribute_lookup
 from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
@@ -78,6 +79,7 @@ def _callers(
         yield from _table_callers(project, function)
         yield from _callers_of_returned(project, function)
         yield from _registry_callers(project, function)
+        yield from _callers_through_import_module(project).get(function, ())
     # `mp.spawn(train, ...)`: each rank runs `train` in a fresh interpreter that imports the
     # spawning script again, so `train` takes part in that script's run.
     yield from (site.function for site in spawn_sites(project).get(function, ()))
@@ -88,6 +90,46 @@ def _callers(
             yield from _constructing_callers(project, function)
             yield from _callers_on_unknown_objects(project, function)
         yield from _lightning_hook_callers(project, function)
+
+
+@per_project
+def _callers_through_import_module(project: Project) -> dict[FunctionRef, tuple[FunctionRef, ...]]:
+    """Return, for each top-level function looked up by name on a module imported at run
+    time, the code that calls it: `getattr(importlib.import_module("pkg.settings." + name),
+    "run")(settings)` or `importlib.import_module(...).run(settings)` calls `run` of every
+    module the name may pick (see `imported_modules`)."""
+    found: dict[FunctionRef, dict[FunctionRef, None]] = {}
+    for caller in project.functions_mentioning("import_module"):
+        for call in caller.function.calls:
+            for option in call.base.alternatives() if call.base is not None else ():
+                lookup = _module_function_lookup(project, option, caller.module)
+                imported = imported_modules(project, lookup[0], caller) if lookup else None
+                for _, module in imported.modules if imported is not None and lookup else ():
+                    target = module.function(lookup[1]) if lookup else None
+                    if target is not None and target.class_qualname is None:
+                        found.setdefault(FunctionRef.of(module, target), {})[caller] = None
+    return {function: tuple(callers) for function, callers in found.items()}
+
+
+def _module_function_lookup(
+    project: Project, value: Value, module: ModuleFacts
+) -> tuple[Value, str] | None:
+    """Return the `import_module(...)` call and the literal name of `getattr(<it>, "run")` or
+    `<it>.run`."""
+    imported = module_attribute_lookup(project, value, module)
+    if imported is not None:
+        name = string_literal(value.args[1])
+        return (imported, name) if name and name.isidentifier() else None
+    if value.kind is not Kind.ATTRIBUTE or value.base is None:
+        return None
+    for option in value.base.alternatives():
+        if (
+            option.kind is Kind.CALL
+            and option.base is not None
+            and project.is_one_of(option.base, module, catalog.IMPORT_MODULE)
+        ):
+            return option, value.name
+    return None
 
 
 #: Launchers that run a function in new processes started with the `spawn` method.

@@ -115,6 +115,10 @@ class SourceSet:
             return paths
         return [path for path in paths if self._importable_from(path, name, near)]
 
+    def module_names(self, prefix: str) -> tuple[str, ...]:
+        """Return the names of the modules whose dotted names start with `prefix`, sorted."""
+        return tuple(sorted(name for name in self._by_name if name.startswith(prefix)))
+
     def submodule_names(self, package: str) -> tuple[str, ...]:
         """Return the names of the modules directly inside package `package` (`pkg.a`, ...)."""
         prefix = package + "."
