@@ -148,8 +148,8 @@ def _seedings(
                 seed = bound[name][0] if name in bound else _default(target, name, call)
                 if seed is None:
                     continue
-                if setting:
-                    seed = Value(Kind.ATTRIBUTE, seed.span, name=setting, base=seed)
+                for attribute in setting.split(".") if setting else ():
+                    seed = Value(Kind.ATTRIBUTE, seed.span, name=attribute, base=seed)
                 yield Seeding(
                     function,
                     call,
@@ -294,7 +294,7 @@ _DRAWN = frozenset({Source.CLOCK, Source.ENTROPY})
 
 def _parameter_setting(value: Value, function: FunctionRef) -> str | None:
     """Return "args.seed" for a seed read as a setting of a parameter (`args.seed`, also
-    `int(args.seed)`), else None."""
+    `int(args.seed)` and a nested setting, `config.train.seed`), else None."""
     if (
         value.kind is Kind.CALL
         and value.base is not None
@@ -303,14 +303,12 @@ def _parameter_setting(value: Value, function: FunctionRef) -> str | None:
         and len(value.args) == 1
     ):
         value = value.args[0]
-    base = value.base
-    if (
-        value.kind is Kind.ATTRIBUTE
-        and base is not None
-        and base.kind is Kind.PARAM
-        and base.name in function.function.params
-    ):
-        return f"{base.name}.{value.name}"
+    attributes: list[str] = []
+    while value.kind is Kind.ATTRIBUTE and value.base is not None:
+        attributes.append(value.name)
+        value = value.base
+    if attributes and value.kind is Kind.PARAM and value.name in function.function.params:
+        return ".".join([value.name, *reversed(attributes)])
     return None
 
 
