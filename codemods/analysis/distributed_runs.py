@@ -144,6 +144,24 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
 
 
 @per_project
+def loader_runs(project: Project, loader: LoaderCall) -> frozenset[Path]:
+    """Return the runs that build `loader`: those of its function, less the callers whose
+    arguments rule out the branch around it (`create_loader(config, is_train=True)` never
+    builds the evaluation loader of the `else`, so its run takes no part in that loader's)."""
+    function, span = loader.function, loader.call.span
+    entries = entry_modules(project, function)
+    sites = project.callers(function)
+    if span is None or not sites or function.function.class_qualname is not None:
+        return entries
+    kept = [site for site in sites if not _rules_out(project, site, function, span)]
+    if len(kept) == len(sites):
+        return entries
+    return frozenset(
+        {function.path}.union(*(entry_modules(project, site.function) for site in kept))
+    )
+
+
+@per_project
 def never_runs(project: Project, function: FunctionRef) -> bool:
     """Return True for a function of a script that nothing runs: a plain module-level
     function that no code calls, passes or stores, in a module whose own code calls its

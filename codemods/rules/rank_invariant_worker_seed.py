@@ -11,6 +11,7 @@ from ..analysis.distributed_runs import (
     built_on_rank_zero_only,
     job_of,
     joins_job,
+    loader_runs,
     never_runs,
     separate_commands,
 )
@@ -292,7 +293,7 @@ class RankInvariantWorkerSeed(Rule):
                 continue  # no other rank has workers that could repeat its draws
             if never_runs(project, loader.function):
                 continue  # a script's function that nothing runs takes part in no job
-            entries = entry_modules(project, loader.function)
+            entries = loader_runs(project, loader)
             if not joins_job(project, None, entries, evidence):
                 continue  # no run that builds the loader is known to be distributed
             related = [
