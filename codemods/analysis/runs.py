@@ -103,9 +103,12 @@ def _callers_through_import_module(project: Project) -> dict[FunctionRef, tuple[
         for call in caller.function.calls:
             for option in call.base.alternatives() if call.base is not None else ():
                 lookup = _module_function_lookup(project, option, caller.module)
-                imported = imported_modules(project, lookup[0], caller) if lookup else None
-                for _, module in imported.modules if imported is not None and lookup else ():
-                    target = module.function(lookup[1]) if lookup else None
+                if lookup is None:
+                    continue
+                imported_by, name = lookup
+                imported = imported_modules(project, imported_by, caller)
+                for _, module in imported.modules if imported is not None else ():
+                    target = module.function(name)
                     if target is not None and target.class_qualname is None:
                         found.setdefault(FunctionRef.of(module, target), {})[caller] = None
     return {function: tuple(callers) for function, callers in found.items()}
