@@ -131,16 +131,7 @@ def evidence_runs(project: Project, evidence: Evidence) -> frozenset[Path]:
     sites = [*project.callers(function), *spawn_sites(project).get(function, ())]
     if not sites and never_runs(project, function):
         return frozenset()
-    if span is None or not sites or function.function.class_qualname is not None:
-        return entry_modules(project, function, through_objects=False)
-    kept = [site for site in sites if not _rules_out(project, site, function, span)]
-    if len(kept) == len(sites):
-        return entry_modules(project, function, through_objects=False)
-    return frozenset(
-        {function.path}.union(
-            *(entry_modules(project, site.function, through_objects=False) for site in kept)
-        )
-    )
+    return _runs_reaching(project, function, span, sites, through_objects=False)
 
 
 @per_project
@@ -148,16 +139,36 @@ def loader_runs(project: Project, loader: LoaderCall) -> frozenset[Path]:
     """Return the runs that build `loader`: those of its function, less the callers whose
     arguments rule out the branch around it (`create_loader(config, is_train=True)` never
     builds the evaluation loader of the `else`, so its run takes no part in that loader's)."""
-    function, span = loader.function, loader.call.span
-    entries = entry_modules(project, function)
-    sites = project.callers(function)
+    function = loader.function
+    return _runs_reaching(
+        project, function, loader.call.span, project.callers(function), through_objects=True
+    )
+
+
+def _runs_reaching(
+    project: Project,
+    function: FunctionRef,
+    span: Span | None,
+    sites: list[CallSite],
+    *,
+    through_objects: bool,
+) -> frozenset[Path]:
+    """Return the runs of `function` that reach the code at `span`: its entry modules, or,
+    when the arguments of some call at `sites` rule that code out, its own file and the
+    runs of the other calls (a method's are its entry modules: its callers are not all
+    seen)."""
     if span is None or not sites or function.function.class_qualname is not None:
-        return entries
+        return entry_modules(project, function, through_objects=through_objects)
     kept = [site for site in sites if not _rules_out(project, site, function, span)]
     if len(kept) == len(sites):
-        return entries
+        return entry_modules(project, function, through_objects=through_objects)
     return frozenset(
-        {function.path}.union(*(entry_modules(project, site.function) for site in kept))
+        {function.path}.union(
+            *(
+                entry_modules(project, site.function, through_objects=through_objects)
+                for site in kept
+            )
+        )
     )
 
 
