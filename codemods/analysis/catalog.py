@@ -449,6 +449,19 @@ LIGHTNING_DATA_PARALLEL_STRATEGIES = frozenset(
     for module in homes
 )
 
+#: Lightning's strategy for tensor parallelism, data-parallel over `data_parallel_size`
+#: replicas (by default one per node).
+LIGHTNING_MODEL_PARALLEL_STRATEGIES = frozenset(
+    f"{package}.{module}ModelParallelStrategy"
+    for package in (
+        "pytorch_lightning.strategies",
+        "lightning.pytorch.strategies",
+        "lightning.fabric.strategies",
+        "lightning_fabric.strategies",
+    )
+    for module in ("", "model_parallel.")
+)
+
 #: Environment variables that launchers (torchrun, SLURM, MPI) set to the process's rank.
 RANK_ENVIRONMENT = frozenset(
     {

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..types import Span
 from . import catalog
+from .branch_feasibility import bound_values
 from .branch_records import ENVIRONMENT
 from .configured_trainers import (
     HYDRA_INSTANTIATE,
@@ -70,6 +71,7 @@ DISTRIBUTED_CALLS = {
     },
     **{name: name.rpartition(".")[2] for name in catalog.DISTRIBUTED_RANKS},
     **{name: name.rpartition(".")[2] for name in catalog.LIGHTNING_DATA_PARALLEL_STRATEGIES},
+    **{name: name.rpartition(".")[2] for name in catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES},
 }
 
 DISTRIBUTED_SAMPLERS = frozenset(
@@ -256,10 +258,13 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
                 project, function, value
             ):
                 return None
+            if name in catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES and not _replicated(value):
+                return None
             return DISTRIBUTED_CALLS[name]
     if (
         names & LIGHTNING_LAUNCHERS
         and not _one_device(value)
+        and not _tensor_parallel_only(project, function, value)
         and any(
             _lightning_data_parallel(options)
             for options in _trainer_options(project, module, value)
@@ -488,6 +493,32 @@ def _one_device(call: Value) -> bool:
     if devices.kind is Kind.INT:
         return devices.number == 1
     return devices.kind is Kind.SEQUENCE and len(devices.args) == 1
+
+
+def _tensor_parallel_only(project: Project, function: FunctionRef, call: Value) -> bool:
+    """Return True for a Fabric or Trainer given a `ModelParallelStrategy` that is not
+    replicated: its processes share one copy of the data and must draw alike."""
+    strategy = call.keyword("strategy")
+    options = bound_values(project, strategy, function) if strategy is not None else ()
+    return bool(options) and all(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and bool(option.base.qualnames)
+        and set(option.base.qualnames) <= catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES
+        and not _replicated(option)
+        for option in options
+    )
+
+
+def _replicated(strategy: Value) -> bool:
+    """Return True for a `ModelParallelStrategy(...)` given a data-parallel size other than
+    1 (its default, one replica per node, leaves a one-node run tensor-parallel only)."""
+    size = strategy.keyword("data_parallel_size")
+    if size is None and len(strategy.args) > 1:
+        size = strategy.args[1]
+    if size is None or (size.kind is Kind.CONSTANT and size.name.strip("'\"") == "auto"):
+        return False
+    return not (size.kind is Kind.INT and size.number == 1)
 
 
 def _lightning_data_parallel(call: Value) -> bool:

@@ -380,6 +380,21 @@ class _Extractor(_ExpressionVisitor):
             return
         self._visit_body_of(node, scope, qualname)
 
+    def _annotations(self, args: ast.arguments, scope: _Scope) -> tuple[tuple[str, Value], ...]:
+        """Return the parameters annotated with a dotted name (`fabric: L.Fabric`, or the
+        string `"L.Fabric"`), each with that name read where the function is defined."""
+        found: list[tuple[str, Value]] = []
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            annotation = arg.annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                try:
+                    annotation = ast.parse(annotation.value.strip(), mode="eval").body
+                except SyntaxError:
+                    continue
+            if annotation is not None and _is_dotted_name(annotation):
+                found.append((arg.arg, self.value(annotation, scope)))
+        return tuple(found)
+
     def _visit_body_of(self, node: _Function, scope: _Scope, qualname: str) -> None:
         """Summarise function `node`, defined in `scope`, whose decorators and defaults were
         visited where it is defined."""
@@ -405,6 +420,7 @@ class _Extractor(_ExpressionVisitor):
                 span=self._def_span(node),
                 params=params,
                 positional_count=len(node.args.posonlyargs) + len(node.args.args),
+                annotations=self._annotations(node.args, scope),
                 class_qualname=scope.qualname if scope.kind == "class" else None,
                 nested=self._inside_function(scope),
                 decorators=decorators,
@@ -537,3 +553,10 @@ def _at_position(whole: Value, position: int) -> Value:
     """Return `whole[position]`."""
     index = Value(Kind.INT, whole.span, number=position)
     return Value(Kind.SUBSCRIPT, whole.span, base=whole, args=(index,))
+
+
+def _is_dotted_name(node: ast.expr) -> bool:
+    """Return True for `Fabric` or `L.Fabric`: a name, or attributes of one."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)

@@ -290,6 +290,8 @@ class FunctionFacts:
     params: tuple[str, ...]
     #: How many of `params` can be passed by position (before `*args`).
     positional_count: int = 0
+    #: Parameters annotated with a (dotted) name, and that name: `fabric: L.Fabric`.
+    annotations: tuple[tuple[str, Value], ...] = ()
     #: Qualname of the class whose body defines this method directly.
     class_qualname: str | None = None
     #: Defined inside another function (a closure or a lambda): not picklable by reference.

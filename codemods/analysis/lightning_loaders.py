@@ -13,18 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
+from ..types import Span
 from .branch_feasibility import bound_values
 from .config_targets import instantiated_classes
 from .configured_trainers import LIGHTNING_TRAINERS, TRAINER_METHODS, instantiates_trainer
 from .datasets import classes_of
+from .fabric import is_fabric
 from .facts import Kind, Value
 from .loaders import LoaderCall
 from .memo import per_project
 from .project import Project
 from .ranks import TorchSeeding, torch_seedings
 from .refs import ClassRef, FunctionRef
-from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, entry_modules
+from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, callers_up, entry_modules
 from .seeding_reach import seeding_carries_to
 from .self_calls import self_class
 
@@ -49,9 +52,65 @@ def seeded_by_lightning(project: Project, loader: LoaderCall) -> TorchSeeding | 
         if entry_modules(project, seeding.function) & entries
         and seeding_carries_to(project, seeding.function, loader.function, seeding.call.span)
     ]
-    if not related or not reaches_trainer(project, loader):
-        return None
-    return related[0]
+    handed = _trainer_callers(project, loader)
+    for seeding in related:
+        runs = entry_modules(project, seeding.function)
+        # The seeding sets an environment variable of its own process: the Trainer (or
+        # Fabric) that reads it must take part in the same run.
+        if _sets_up_after(project, seeding, runs) or any(
+            entry_modules(project, function) & runs for function in handed
+        ):
+            return seeding
+    return None
+
+
+def _sets_up_after(project: Project, seeding: TorchSeeding, runs: frozenset[Path]) -> bool:
+    """Return True if the seeding's run (`runs`) hands loaders to `fabric.setup_dataloaders`
+    after it (or where the order is not seen): those loaders get Lightning's worker seeding.
+    Which loaders a Fabric sets up is not followed, so any of them may be."""
+    return any(
+        entry_modules(project, function) & runs and _runs_after(project, seeding, function, call)
+        for function, call in _fabric_setups(project)
+    )
+
+
+@per_project
+def _fabric_setups(project: Project) -> tuple[tuple[FunctionRef, Value], ...]:
+    """Return every `fabric.setup_dataloaders(...)` call on a Fabric, with its function."""
+    return tuple(
+        (function, call)
+        for function in project.functions_mentioning("setup_dataloaders")
+        for call in function.function.calls
+        if call.base is not None
+        and call.base.kind is Kind.ATTRIBUTE
+        and call.base.name == "setup_dataloaders"
+        and call.base.base is not None
+        and is_fabric(project, call.base.base, function)
+    )
+
+
+def _runs_after(
+    project: Project, seeding: TorchSeeding, function: FunctionRef, call: Value
+) -> bool:
+    """Return False if `call` (in `function`) certainly runs before the seeding: earlier in
+    the seeding's own function, or in code that function calls only before seeding."""
+    seeded_at = seeding.call.span
+    if seeded_at is None or call.span is None:
+        return True
+    if function == seeding.function:
+        return _starts_after(call.span, seeded_at)
+    upstream = set(callers_up(project, function))
+    sites = [
+        site.call.span
+        for caller in upstream
+        for site in project.callers(caller)
+        if site.function == seeding.function and site.call.span is not None
+    ]
+    return not sites or any(_starts_after(span, seeded_at) for span in sites)
+
+
+def _starts_after(span: Span, other: Span) -> bool:
+    return (span.line, span.column) > (other.line, other.column)
 
 
 @per_project
@@ -59,17 +118,24 @@ def _worker_seedings(project: Project) -> tuple[TorchSeeding, ...]:
     return tuple(seeding for seeding in torch_seedings(project) if seeding.seeds_workers_per_rank)
 
 
-@per_project
 def reaches_trainer(project: Project, loader: LoaderCall) -> bool:
     """Return True if `loader` is seen handed to a Lightning Trainer method."""
+    return bool(_trainer_callers(project, loader))
+
+
+@per_project
+def _trainer_callers(project: Project, loader: LoaderCall) -> tuple[FunctionRef, ...]:
+    """Return the functions seen handing `loader` to a Lightning Trainer method."""
     hooks = _loader_hooks(project, loader)
-    return any(
-        _is_loader(project, option, function, loader, 0)
-        # `trainer.fit(model, datamodule=Frames())`: the Trainer calls its loader hooks.
-        or (hooks and _runs_hook(project, option, function, hooks))
+    found = {
+        function: None
         for function, argument in trainer_arguments(project)
         for option in _options(argument)
-    )
+        if _is_loader(project, option, function, loader, 0)
+        # `trainer.fit(model, datamodule=Frames())`: the Trainer calls its loader hooks.
+        or (hooks and _runs_hook(project, option, function, hooks))
+    }
+    return tuple(found)
 
 
 @per_project

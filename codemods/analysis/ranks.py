@@ -24,6 +24,7 @@ from . import library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .datasets import datasets_of_loader
 from .distributed_runs import rank_never_passed
+from .fabric import FABRICS, is_fabric
 from .facts import Kind, Value
 from .loaders import LoaderCall, Presence
 from .memo import per_project
@@ -41,6 +42,8 @@ from .seeds import Seeding, SinkKind, seeding_parameters, seedings
 from .worker_conditions import unspanned
 from .worker_inits import WorkerInit, seed_left_none, worker_init_choices
 
+#: Fabric's `seed_everything`, called on the class (a static method).
+_FABRIC_SEED_EVERYTHING = frozenset(f"{name}.seed_everything" for name in FABRICS)
 _SEEDING_WORDS = tuple(
     sorted(
         {"manual_seed", "seed_everything", "set_seed"}
@@ -206,13 +209,17 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
     for call in function.function.calls:
         if call.base is None or call.span is None:
             continue
+        if _is_fabric_seeding(project, call, function):
+            # Fabric's `seed_everything` asks for per-worker seeding unless told not to.
+            workers = _workers_option(call)
+            seeding = _classified(project, function, call, "seed_everything")
+            yield replace(seeding, seeds_workers_per_rank=workers is None or not _is_false(workers))
+            continue
         names = project.qualnames(call.base, module)
         if not names:
             continue
         if names <= library_seeders.LIGHTNING_SEED_EVERYTHING:
-            workers = call.keyword("workers")
-            if workers is None and len(call.args) > 1:
-                workers = call.args[1]
+            workers = _workers_option(call)
             per_rank_workers = workers is not None and not _is_false(workers)
             seeding = _classified(project, function, call, "seed_everything")
             yield replace(seeding, seeds_workers_per_rank=per_rank_workers)
@@ -228,6 +235,26 @@ def _library_seedings(project: Project, function: FunctionRef) -> Iterator[Torch
                 yield _classified(project, function, call, label)
         elif names <= library_seeders.TORCH_SEEDERS:
             yield _classified(project, function, call, min(names).rpartition(".")[2])
+
+
+def _is_fabric_seeding(project: Project, call: Value, function: FunctionRef) -> bool:
+    """Return True for `fabric.seed_everything(...)` on a Fabric (or LightningLite), or
+    called on the class itself (`L.Fabric.seed_everything(...)`)."""
+    callee = call.base
+    if callee is None:
+        return False
+    if callee.kind is Kind.ATTRIBUTE and callee.name == "seed_everything" and callee.base:
+        return is_fabric(project, callee.base, function)
+    names = project.qualnames(callee, function.module)
+    return bool(names) and names <= _FABRIC_SEED_EVERYTHING
+
+
+def _workers_option(call: Value) -> Value | None:
+    """Return the `workers` argument of a `seed_everything(seed, workers)` call."""
+    workers = call.keyword("workers")
+    if workers is None and len(call.args) > 1:
+        workers = call.args[1]
+    return workers
 
 
 def _rank_option(names: frozenset[str]) -> tuple[str, int] | None:

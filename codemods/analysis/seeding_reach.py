@@ -29,6 +29,10 @@ def seeding_carries_to(
     for function in callers_up(project, loader):
         if function == seeding or not _hands_over(project, seeding, function):
             continue
+        if _starts(project, function, seeding):
+            # `setup` launches `main`, which seeds and passes `setup` on only as a value
+            # (to record its signature): the seeding is part of `setup`'s run.
+            continue
         if _rerun_when_spawned(project, seeding, at, function):
             continue
         direct = [site for site in project.callers(function) if site.function == seeding]
@@ -57,6 +61,13 @@ def _hands_over(project: Project, caller: FunctionRef, function: FunctionRef) ->
         target == function
         for name in caller.function.references
         for target in project.resolve(name, caller.module)
+    )
+
+
+def _starts(project: Project, function: FunctionRef, seeding: FunctionRef) -> bool:
+    """Return True if `function` runs `seeding` itself: calls it, or hands it on."""
+    return _hands_over(project, function, seeding) or any(
+        site.function == function for site in project.callers(seeding)
     )
 
 
