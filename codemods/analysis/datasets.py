@@ -37,6 +37,7 @@ from .dataset_registries import (
 )
 from .facts import Kind, Value, string_literal
 from .forwarded_calls import forwarded_to_builder, through_splats
+from .imported_modules import imported_attribute_classes
 from .loaders import LoaderCall, loader_calls
 from .local_dicts import stored_items
 from .memo import per_project
@@ -52,6 +53,7 @@ from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef, VariableRef
 from .registry_keys import registry_named_by_call
 from .self_calls import self_class, subclasses
+from .stored_attributes import stored_before
 from .transform_containers import is_container
 from .type_tests import narrowed
 from .undefined_names import names_undefined_import
@@ -135,6 +137,14 @@ def _classes_of_option(
         and value.base.kind is Kind.ATTRIBUTE
         and value.base.base is not None
     ):
+        imported = imported_attribute_classes(project, value.base, where)
+        if imported is not None:
+            # `load_file(cfg.DATA.FILE).ProviderDataset(...)`: the class of that name in
+            # each module the import may be.
+            classes, modules = imported
+            return _instances_of(
+                project, ReturnedClasses(classes, True, looked_up_in=modules), value, where
+            )
         return method_returns(project, value.base, where, deeper, value, inline_depth=depth)
     configured = (
         configured_datasets(project, value, where) or named_class_datasets(project, value, where)
@@ -230,6 +240,11 @@ def _classes_of_option(
                     results.append(
                         _classes_of_option(project, replace(value, base=assigned), where, deeper)
                     )
+            elif isinstance(target, VariableRef) and (
+                module_class := _imported_classes(project, target)
+            ):
+                # A script's `Provider = load_file(path).Provider`, then `Provider(...)`.
+                results.append(_instances_of(project, module_class, value, where))
             elif isinstance(target, VariableRef) and any(
                 assigned.kind is Kind.CALL for assigned in target.values
             ):
@@ -298,8 +313,27 @@ def _classes_of_option(
     if value.kind is Kind.UNKNOWN and value.name:
         local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
         return local if local is not None else DatasetsOf((), False)
+    if value.kind is Kind.ATTRIBUTE and value.base is not None:
+        # `self.datasets.train = Shapes(...)`, then `DataLoader(self.datasets.train)`.
+        stored_value = stored_before(project, where, value, value)
+        if stored_value is not None:
+            return classes_of(project, stored_value, where, deeper)
     total = dataset_sums.added(project, value, where, deeper)
     return total if total is not None else DatasetsOf((), False)
+
+
+def _imported_classes(project: Project, variable: VariableRef) -> ReturnedClasses | None:
+    """Return the classes a module-level variable bound to a class of a module imported at
+    run time may be (`Provider = load_file(path).Provider`), if it is bound so."""
+    module_code = variable.module.function("<module>")
+    if module_code is None:
+        return None
+    context = FunctionRef.of(variable.module, module_code)
+    for assigned in variable.values:
+        found = imported_attribute_classes(project, assigned, context)
+        if found is not None:
+            return ReturnedClasses(found[0], True, looked_up_in=found[1])
+    return None
 
 
 def _made_for_call(

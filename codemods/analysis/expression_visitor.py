@@ -90,6 +90,17 @@ class _ExpressionVisitor(_ValueSummariser):
                 ):
                     # `dataset = self.datasets[i]`, then `dataset[index]`: the same.
                     facts.self_subscripts.append(self.value(current, scope))
+                elif (
+                    facts is not None
+                    and type(current.ctx) is ast.Load
+                    and type(held) is ast.Name
+                    and any(
+                        name == held.id and self_attribute(iterable) is not None
+                        for name, iterable in facts.loops
+                    )
+                ):
+                    # `for dataset in self.datasets: dataset[index]`: each held element's.
+                    facts.self_subscripts.append(self.value(current, scope))
             elif kind is ast.Constant:
                 continue
             if kind is ast.Lambda:

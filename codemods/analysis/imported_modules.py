@@ -11,9 +11,11 @@ follows, if any): each is a candidate, and the run picks one by that part.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import catalog
+from .branch_feasibility import bound_values
 from .facts import Kind, ModuleFacts, Value, string_literal
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -141,6 +143,85 @@ def classes_looked_up(
             found.extend(classes)
             names.append(name)
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+def imported_attribute_classes(
+    project: Project, attribute: Value, where: FunctionRef
+) -> tuple[tuple[ClassRef, ...], tuple[str, ...]] | None:
+    """Return the project classes `import_module(name).Provider` may be, and the names of
+    the modules they are looked up in: the class of that name each module the call may
+    import defines at its top level. The module may come from a project function that
+    returns the import (`load_file(path).Provider`); imported by a name known only at run
+    time (a path from a config), it is any project module defining such a class.
+
+    None if the attribute is not read from a module imported at run time.
+    """
+    if attribute.kind is Kind.NAME and len(attribute.qualnames) == 1:
+        # In top-level code `module.Provider` is summarised as one dotted name.
+        held, _, name = attribute.qualnames[0].rpartition(".")
+        attribute = Value(Kind.ATTRIBUTE, name=name, base=Value(Kind.NAME, qualnames=(held,)))
+    if attribute.kind is not Kind.ATTRIBUTE or attribute.base is None:
+        return None
+    imports = list(_import_calls(project, attribute.base, where))
+    if not imports:
+        return None
+    found: list[ClassRef] = []
+    names: list[str] = []
+    for call, function in imports:
+        imported = imported_modules(project, call, function)
+        if imported is not None:
+            modules = imported.modules
+        elif _formatted(call.args[0]).kind is Kind.CONSTANT:
+            continue  # a library's module: none of its classes is the project's
+        else:
+            modules = tuple(
+                (module.module, module) for module in project.modules_mentioning(attribute.name)
+            )
+        for name, module in modules:
+            classes = [
+                ClassRef.of(module, cls) for cls in module.classes if cls.qualname == attribute.name
+            ]
+            if classes:
+                found.extend(classes)
+                names.append(name)
+    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+
+
+def _import_calls(
+    project: Project, value: Value, where: FunctionRef
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield the `importlib.import_module(...)` calls `value` is, directly or as what a
+    project function it calls returns, each with the function it is written in."""
+    # `module = load_file(path)`, then `module.Provider`, in a script's top-level code.
+    for option in bound_values(project, value, where):
+        if option.kind is not Kind.CALL or option.base is None:
+            continue
+        if len(option.args) == 1 and project.is_one_of(
+            option.base, where.module, catalog.IMPORT_MODULE
+        ):
+            yield option, where
+        else:
+            yield from _returned_imports(project, option, where)
+
+
+def _returned_imports(
+    project: Project, call: Value, where: FunctionRef
+) -> Iterator[tuple[Value, FunctionRef]]:
+    """Yield the imports a project function that `call` calls returns, when it returns
+    nothing else."""
+    assert call.base is not None
+    function = project.function_of(call.base, where.module)
+    if function is None:
+        return
+    returned = [option for ret in function.function.returns for option in ret.alternatives()]
+    if returned and all(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and len(option.args) == 1
+        and project.is_one_of(option.base, function.module, catalog.IMPORT_MODULE)
+        for option in returned
+    ):
+        yield from ((option, function) for option in returned)
 
 
 _VARS = frozenset({"builtins.vars"})
