@@ -20,6 +20,7 @@ from ..types import Span
 from . import catalog
 from .branch_feasibility import bound_values
 from .branch_records import ENVIRONMENT
+from .config_files import config_entries
 from .configured_trainers import (
     HYDRA_INSTANTIATE,
     LIGHTNING_LAUNCHERS,
@@ -259,6 +260,8 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
             ):
                 return None
             if name in catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES and not _replicated(value):
+                return None
+            if DISTRIBUTED_CALLS[name] == "Accelerator" and not _accelerates_processes(project):
                 return None
             return DISTRIBUTED_CALLS[name]
     if (
@@ -507,6 +510,33 @@ def _tensor_parallel_only(project: Project, function: FunctionRef, call: Value) 
         and set(option.base.qualnames) <= catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES
         and not _replicated(option)
         for option in options
+    )
+
+
+#: What code written for several Accelerate processes spells (an Accelerator runs in a
+#: single process unless `accelerate launch` starts several).
+_ACCELERATE_PROCESS_WORDS = (
+    "num_processes",
+    "process_index",
+    "local_process_index",
+    "wait_for_everyone",
+    "gather_for_metrics",
+    "split_between_processes",
+    "main_process_first",
+)
+
+
+@per_project
+def _accelerates_processes(project: Project) -> bool:
+    """Return True if the project shows it runs Accelerate on several processes: its code
+    asks how many there are, which one it is, or waits for or gathers from the others, or
+    an Accelerate config file gives `num_processes` above 1. A script that only makes an
+    `Accelerator()` (for mixed precision, say) runs one process."""
+    if project.functions_mentioning(*_ACCELERATE_PROCESS_WORDS):
+        return True
+    return any(
+        isinstance(count, int) and count > 1
+        for _, count in config_entries(project, ("num_processes",))
     )
 
 

@@ -42,7 +42,13 @@ TORCH_SEEDERS = frozenset(
         "torch_geometric.seed_everything",
         "torch_geometric.seed.seed_everything",
         "mmdet.apis.set_random_seed",
+        "mmdet.apis.train.set_random_seed",
         "mmseg.apis.set_random_seed",
+        "mmseg.apis.train.set_random_seed",
+        "mmcls.apis.set_random_seed",
+        "mmcls.apis.train.set_random_seed",
+        "mmdet3d.apis.set_random_seed",
+        "mmdet3d.apis.train.set_random_seed",
         # Without a seed it draws one per process; `default_setup` adds the rank itself.
         "detectron2.utils.env.seed_all_rng",
     }

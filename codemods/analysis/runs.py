@@ -18,7 +18,7 @@ from . import catalog
 from .base_inits import base_init_callers
 from .config_targets import hydra_makers
 from .datasets import classes_of
-from .facts import Kind, ModuleFacts, Value, string_literal
+from .facts import Kind, ModuleFacts, Value, self_attribute, string_literal
 from .imported_modules import imported_modules, module_attribute_lookup
 from .memo import per_project
 from .module_lookups import looked_up_constructions
@@ -94,8 +94,8 @@ def _callers(
 
 @per_project
 def _callers_through_import_module(project: Project) -> dict[FunctionRef, tuple[FunctionRef, ...]]:
-    """Return, for each top-level function looked up by name on a module imported at run
-    time, the code that calls it: `getattr(importlib.import_module("pkg.settings." + name),
+    """Return, for each top-level function (or class, by its `__init__`) looked up by name on
+    a module imported at run time, the code that calls it: `getattr(importlib.import_module("pkg.settings." + name),
     "run")(settings)` or `importlib.import_module(...).run(settings)` calls `run` of every
     module the name may pick (see `imported_modules`)."""
     found: dict[FunctionRef, dict[FunctionRef, None]] = {}
@@ -109,7 +109,10 @@ def _callers_through_import_module(project: Project) -> dict[FunctionRef, tuple[
                 imported = imported_modules(project, imported_by, caller)
                 for _, module in imported.modules if imported is not None else ():
                     target = module.function(name)
-                    if target is not None and target.class_qualname is None:
+                    if target is None or target.class_qualname is not None:
+                        # `module.Dataloader(para)`: a class made so runs its `__init__`.
+                        target = module.function(f"{name}.__init__")
+                    if target is not None:
                         found.setdefault(FunctionRef.of(module, target), {})[caller] = None
     return {function: tuple(callers) for function, callers in found.items()}
 
@@ -427,9 +430,11 @@ def _instance_callers(project: Project, method: FunctionRef) -> Iterator[Functio
 def _calling_on_instances(
     project: Project, name: str
 ) -> tuple[tuple[FunctionRef, frozenset[tuple[ClassRef, FunctionRef]]], ...]:
-    """Return the functions that call `<object made here>.<name>()`, each with the methods
-    the call may run (where each class the object may be gets `name` from). Every method so
-    named asks: the objects are resolved once per name."""
+    """Return the functions that call `<object made here>.<name>()`, or call it on an object
+    they hold (`self.data_loader.get_trainloader()`, after `self.data_loader =
+    DataLoader(configer)`), each with the methods the call may run (where each class the
+    object may be gets `name` from). Every method so named asks: the objects are resolved
+    once per name."""
     found: list[tuple[FunctionRef, frozenset[tuple[ClassRef, FunctionRef]]]] = []
     for caller in project.functions_mentioning(name):
         for call in caller.function.calls:
@@ -439,7 +444,7 @@ def _calling_on_instances(
                 or callee.kind is not Kind.ATTRIBUTE
                 or callee.name != name
                 or callee.base is None
-                or callee.base.kind is not Kind.CALL
+                or not (callee.base.kind is Kind.CALL or self_attribute(callee.base))
             ):
                 continue
             classes = classes_of(project, callee.base, caller).classes
