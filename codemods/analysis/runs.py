@@ -95,9 +95,10 @@ def _callers(
 @per_project
 def _callers_through_import_module(project: Project) -> dict[FunctionRef, tuple[FunctionRef, ...]]:
     """Return, for each top-level function (or class, by its `__init__`) looked up by name on
-    a module imported at run time, the code that calls it: `getattr(importlib.import_module("pkg.settings." + name),
-    "run")(settings)` or `importlib.import_module(...).run(settings)` calls `run` of every
-    module the name may pick (see `imported_modules`)."""
+    a module imported at run time, the code that calls it:
+    `getattr(importlib.import_module("pkg.settings." + name), "run")(settings)` or
+    `importlib.import_module(...).run(settings)` calls `run` of every module the name may
+    pick (see `imported_modules`)."""
     found: dict[FunctionRef, dict[FunctionRef, None]] = {}
     for caller in project.functions_mentioning("import_module"):
         for call in caller.function.calls:
