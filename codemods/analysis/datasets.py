@@ -444,6 +444,12 @@ def method_returns(
                 made = tuple(site for site in receivers.made if site[0] == ref)
                 results.append(replace(receivers, classes=(ref,), made=made))
                 continue
+            if call is not None and resolve is classes_of:
+                # `config.init_obj("dataset", module_data)`: a class of the module passed.
+                looked = looked_up_instances(project, value, found[1], call, where, True)
+                if looked is not None:
+                    results.append(looked)
+                    continue
             returned = resolve(project, value, found[1], depth)
             if call is not None:
                 returned = through_splats(returned, found[1], call, where, 1)

@@ -70,27 +70,35 @@ def is_abstract(project: Project, ref: ClassRef) -> bool:
 
 
 def looked_up_instances(
-    project: Project, value: Value, function: FunctionRef, call: Value, where: FunctionRef
+    project: Project,
+    value: Value,
+    function: FunctionRef,
+    call: Value,
+    where: FunctionRef,
+    on_instance: bool = False,
 ) -> DatasetsOf | None:
-    """Return what `value`, returned by plain function `function`, holds when `call` (in
-    `where`) calls it, if `value` makes an instance of a class looked up by name in the
-    module `call` passes (`return getattr(module, cfg[name]["type"])(*args)`).
+    """Return what `value`, returned by `function`, holds when `call` (in `where`) calls it,
+    if `value` makes an instance of a class looked up by name in the module `call` passes
+    (`return getattr(module, cfg[name]["type"])(*args)`). `function` is a plain function,
+    or, `on_instance`, a method the call runs on an instance (`config.init_obj("dataset",
+    module_data)`), whose `self` the call does not pass.
 
     None if `value` is no such construction: the caller resolves it as usual.
     """
     lookup = _lookup(value)
-    if lookup is None or function.function.class_qualname is not None:
+    if lookup is None or function.function.is_method is not on_instance:
         return None
     holder = lookup.args[0]
     if holder.kind is not Kind.PARAM or holder.name not in function.function.params:
         return None
-    passed = _argument(function, call, holder.name)
+    skipped = 1 if on_instance else 0
+    passed = _argument(function, call, holder.name, skipped)
     if passed is None:
         return DatasetsOf((), False)
     modules = modules_denoted(project, passed, where)
     if not modules:
         return DatasetsOf((), False)  # not a project module: none of its classes is ours
-    made = _made_at(value, function, call)
+    made = _made_at(value, function, call, skipped)
     if made is None:
         return _instances(project, modules, lookup, value, function)
     return _instances(project, modules, lookup, made, where)
@@ -368,16 +376,17 @@ def _literal_name(value: Value) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _made_at(call: Value, helper: FunctionRef, site: Value) -> Value | None:
+def _made_at(call: Value, helper: FunctionRef, site: Value, skipped: int = 0) -> Value | None:
     """Return construction `call` in `helper` as the helper's call `site` makes it: the
     helper's `*args` replaced by what `site` passes there, its literals kept, and anything
-    else it reads unknown at `site`. None if `site` spreads arguments of its own."""
+    else it reads unknown at `site`. None if `site` spreads arguments of its own. The
+    first `skipped` parameters (a method's `self`) are not passed by `site`."""
     if any(arg.kind is Kind.STARRED for arg in site.args) or any(
         key is None for key, _ in site.keywords
     ):
         return None
     facts = helper.function
-    named = facts.params[: facts.positional_count]
+    named = facts.params[skipped : facts.positional_count]
     args: list[Value] = []
     for arg in call.args:
         if arg.kind is not Kind.STARRED:
@@ -397,14 +406,15 @@ def _made_at(call: Value, helper: FunctionRef, site: Value) -> Value | None:
     return replace(call, args=tuple(args), keywords=tuple(keywords), span=site.span)
 
 
-def _argument(function: FunctionRef, call: Value, param: str) -> Value | None:
-    """Return the argument `call` passes plain function `function` for `param`."""
+def _argument(function: FunctionRef, call: Value, param: str, skipped: int = 0) -> Value | None:
+    """Return the argument `call` passes `function` for `param`, past the first `skipped`
+    parameters (a method's `self`), which the call does not pass."""
     facts = function.function
     passed = call.keyword(param)
     if passed is not None:
         return passed
-    index = facts.params.index(param)
-    if index >= facts.positional_count:
+    index = facts.params.index(param) - skipped
+    if index < 0 or index >= facts.positional_count - skipped:
         return None
     for position, argument in enumerate(call.args):
         if argument.kind is Kind.STARRED:
