@@ -302,8 +302,10 @@ class _Extractor(_ExpressionVisitor):
         for target in targets:
             taken = self._unpacked(target, value, scope, builder)
             for element, element_value in unpacked_pairs(target, value):
+                # `options["k"] = v`; a holder that is no plain name (`cfg["loader"]["k"] =
+                # v`) is recorded with an empty target, for what its key and value show.
                 holder = (
-                    self._target_name(element.value, scope)
+                    self._target_name(element.value, scope) or ""
                     if isinstance(element, ast.Subscript)
                     else None
                 )

@@ -237,7 +237,7 @@ _LITERAL_CUT = 40
 @dataclass(frozen=True)
 class ItemStore:
     """`target[key] = value` inside a function body, where `target` is a plain variable name
-    or `self.<attr>` (then "self.<attr>")."""
+    or `self.<attr>` (then "self.<attr>"), or "" for any other holder (`cfg["loader"]`)."""
 
     target: str
     #: The key if it is a string literal, else None.

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from ..types import Location
-from . import library_seeders
+from . import catalog, library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .datasets import datasets_of_loader
 from .distributed_runs import rank_never_passed
@@ -31,7 +31,7 @@ from .memo import per_project
 from .per_item import Reached, callees, per_item_code
 from .project import Project
 from .rank_reads import first_parameter, reads_rank
-from .refs import FunctionRef
+from .refs import ClassRef, FunctionRef
 from .seed_classification import (
     SeedScope,
     Source,
@@ -366,6 +366,9 @@ def _init_rank_source(
     """Return whether the worker seeds one `worker_init_fn` choice gives depend on the rank."""
     if init.is_absent or (unseen_as_absent and _only_maybe(init)):
         return RankDependence.SAME
+    if init.via_partial and _partial_binds_rank(project, loader, init):
+        # `partial(worker_init_fn, rank=rank, ...)`, a library's function included.
+        return RankDependence.PER_RANK
     if init.lookup.presence is Presence.MAYBE or init.function is None:
         value = init.lookup.value
         if value is not None and value.kind is Kind.CALL and value.base is not None:
@@ -375,8 +378,6 @@ def _init_rank_source(
         ):
             return RankDependence.PER_RANK
         return RankDependence.UNKNOWN
-    if init.via_partial and _partial_binds_rank(project, loader, init):
-        return RankDependence.PER_RANK
     if init.factory is not None and (
         _factory_given_rank(project, loader, init) or reads_rank(project, init.factory)
     ):
@@ -454,12 +455,60 @@ def _reseeded_per_item_from_numpy(project: Project, loader: LoaderCall) -> froze
 
 @per_project
 def mentions_worker_seeding(project: Project) -> bool:
-    """Return True if any project module spells `worker_init_fn` or `generator`: then a
-    loader's `**kwargs` of unknown contents may well carry one (`options["worker_init_fn"] =
-    seed_fn`, a wrapper's callers passing it), and nothing is assumed of them."""
-    names = ("worker_init_fn", "generator")
-    # The text index may yield more modules than spell a name: ask each module itself.
-    return any(module.spells(frozenset(names)) for module in project.modules_mentioning(*names))
+    """Return True if some project code may put a `worker_init_fn` or `generator` into a
+    loader's `**kwargs` of unknown contents: a dict given such a key (`options[
+    "worker_init_fn"] = seed_fn`, `dict(generator=g)`, `{"worker_init_fn": fn}`), or a
+    project function (a loader wrapper) given such a keyword. Then nothing is assumed of
+    those `**kwargs`. Naming them otherwise feeds no `**kwargs`: passing one to a DataLoader
+    itself, or `generator=` to a library function (`torch.randperm(n, generator=g)`)."""
+    for function in project.functions_mentioning(*_WORKER_SEEDING_KEYS):
+        facts = function.function
+        if any(store.key in _WORKER_SEEDING_KEYS for store in facts.item_stores):
+            return True
+        for call in facts.calls:
+            if any(_names_key(arg) for arg in call.args) or any(
+                _names_key(value) for _, value in call.keywords
+            ):
+                return True
+            if any(key in _WORKER_SEEDING_KEYS for key, _ in call.keywords) and not (
+                call.base is not None and _takes_no_kwargs_on(project, call.base, function)
+            ):
+                return True
+        values = [assignment.value for assignment in facts.assignments]
+        if any(_names_key(value) for value in (*values, *facts.returns)):
+            return True
+    return False
+
+
+#: The DataLoader arguments that seed its workers.
+_WORKER_SEEDING_KEYS = ("worker_init_fn", "generator")
+#: Builtins that make a dict of the keywords they are given.
+_DICT_MAKERS = frozenset({"builtins.dict"})
+
+
+def _names_key(value: Value) -> bool:
+    """Return True for a dict display with such a key, or the key as a string."""
+    return any(
+        (
+            option.kind is Kind.DICT
+            and any(key in _WORKER_SEEDING_KEYS for key, _ in option.keywords)
+        )
+        or (option.kind is Kind.CONSTANT and option.name.strip("'\"") in _WORKER_SEEDING_KEYS)
+        for option in value.alternatives()
+    )
+
+
+def _takes_no_kwargs_on(project: Project, callee: Value, function: FunctionRef) -> bool:
+    """Return True if a keyword given to `callee` goes nowhere a loader's `**kwargs` reads:
+    a torch DataLoader, or a library function other than `dict`."""
+    names = project.qualnames(callee, function.module)
+    if names and not names & _DICT_MAKERS:
+        return True
+    targets = project.targets(callee, function.module)
+    return bool(targets) and all(
+        isinstance(target, ClassRef) and project.derives_from(target, catalog.TORCH_DATALOADERS)
+        for target in targets
+    )
 
 
 def _only_maybe(init: WorkerInit) -> bool:
