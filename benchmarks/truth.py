@@ -151,6 +151,23 @@ def parse_findings(text: str) -> list[Found]:
 NAMED_IN_MESSAGE = frozenset({"WS104"})
 
 
+#: Rules labelled at the DataLoader call: a finding at one of its arguments (the
+#: `worker_init_fn=` line of a call written over many lines) is at that call too.
+AT_THE_CALL = frozenset({"WS101", "WS103"})
+
+
+def _inside_call(checkout: Path, bug: Bug, line: int) -> bool:
+    """Return True if `line` lies within a call that starts on `bug`'s line."""
+    if bug.cell is not None:
+        return False
+    return any(
+        isinstance(node, ast.Call)
+        and node.lineno == bug.line
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+        for node in ast.walk(_parsed(checkout / bug.path))
+    )
+
+
 def _names(found: Found, bug: Bug) -> bool:
     """Return True if `found`'s message or related places name `bug`'s place (within the
     line tolerance)."""
@@ -278,7 +295,14 @@ def match(
             if found.code == bug.code
             and found.path == bug.path
             and found.cell == bug.cell
-            and abs(found.line - bug.line) <= LINE_TOLERANCE
+            and (
+                abs(found.line - bug.line) <= LINE_TOLERANCE
+                or (
+                    bug.code in AT_THE_CALL
+                    and checkout is not None
+                    and _inside_call(checkout, bug, found.line)
+                )
+            )
         ]
         covering = [
             found

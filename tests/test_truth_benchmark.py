@@ -216,3 +216,25 @@ def test_a_construction_belongs_to_the_nearest_label_of_a_subclass_so_named(
     outcome = match("someone/project", bugs, findings, "1.8", tmp_path)
     assert outcome.matched == bugs
     assert outcome.false_alarms == []
+
+
+def test_a_finding_at_an_argument_of_the_labelled_call_matches_it(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(
+        "loader = DataLoader(\n"
+        "    dataset,\n"
+        "    batch_size=4,\n"
+        "    shuffle=True,\n"
+        "    num_workers=4,\n"
+        "    pin_memory=True,\n"
+        "    worker_init_fn=lambda worker_id: seed(worker_id),\n"
+        ")\n"
+        "other = DataLoader(dataset)\n",
+        encoding="utf-8",
+    )
+    bug = Bug("WS103", "train.py", 1, ("declared",))
+    at_argument = Found("WS103", "train.py", 7, "error", "a lambda")
+    below_the_call = Found("WS103", "train.py", 9, "error", "another call")
+    outcome = match("someone/project", [bug], [at_argument, below_the_call], "declared", tmp_path)
+    assert outcome.matched == [bug]
+    assert outcome.matching == [at_argument]
+    assert outcome.false_alarms == [below_the_call]
