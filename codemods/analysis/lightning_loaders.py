@@ -5,8 +5,9 @@ rank, NumPy included). A loader the run iterates itself gets nothing.
 
 So a loader counts as seeded by Lightning only when both are seen: a `workers=True` seeding
 in its run, and the loader reaching a Trainer method (`fit`, `validate`, `test`, `predict`,
-`tune`): as an argument, or returned by a loader hook (`train_dataloader()`) of a
-LightningDataModule / LightningModule that a Trainer method is given.
+`tune`) in that run: as an argument, or returned by a loader hook (`train_dataloader()`) of
+a LightningDataModule / LightningModule that a Trainer method is given. Fabric reads the
+variable when `fabric.setup_dataloaders(...)` is called: the seeding must come before it.
 """
 
 from __future__ import annotations
