@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from ..types import Location
-from . import catalog, library_seeders
+from . import library_seeders
 from .config_settings import assigned_from_rank, setting_assumed_alike, setting_with_fallback
 from .datasets import datasets_of_loader
 from .distributed_runs import rank_never_passed
@@ -31,7 +31,7 @@ from .memo import per_project
 from .per_item import Reached, callees, per_item_code
 from .project import Project
 from .rank_reads import first_parameter, reads_rank
-from .refs import ClassRef, FunctionRef
+from .refs import FunctionRef
 from .seed_classification import (
     SeedScope,
     Source,
@@ -500,15 +500,10 @@ def _names_key(value: Value) -> bool:
 
 def _takes_no_kwargs_on(project: Project, callee: Value, function: FunctionRef) -> bool:
     """Return True if a keyword given to `callee` goes nowhere a loader's `**kwargs` reads:
-    a torch DataLoader, or a library function other than `dict`."""
+    a library's function or class other than `dict` (torch's DataLoader included). A project
+    function or class, a DataLoader subclass among them, may hand it on."""
     names = project.qualnames(callee, function.module)
-    if names and not names & _DICT_MAKERS:
-        return True
-    targets = project.targets(callee, function.module)
-    return bool(targets) and all(
-        isinstance(target, ClassRef) and project.derives_from(target, catalog.TORCH_DATALOADERS)
-        for target in targets
-    )
+    return bool(names) and not names & _DICT_MAKERS
 
 
 def _only_maybe(init: WorkerInit) -> bool:
