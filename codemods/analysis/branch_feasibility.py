@@ -213,10 +213,13 @@ def _attribute_values(
 
     Only an attribute stored by `__init__` (of `ref` or a candidate base), or by a helper
     method only `__init__` calls, counts: one set by other methods may change between items.
+    A base's `__init__` that a subclass's own never calls (no `super().__init__(...)`) does
+    not run, and stores nothing.
     A store in a branch of `__init__` that the arguments at a construction rule out does not
     count for the instances it builds.
     """
     order = project.mro(ref)
+    alone = _init_alone(project, ref)
     stores: list[tuple[FunctionRef, Assignment]] = []
     for owner in order:
         for _, qualname in owner.cls.methods:
@@ -227,7 +230,9 @@ def _attribute_values(
                 if assignment.target != subject:
                     continue
                 if function.name == "__init__":
-                    stores.append((FunctionRef.of(owner.module, function), assignment))
+                    init = FunctionRef.of(owner.module, function)
+                    if alone is None or init == alone:
+                        stores.append((init, assignment))
                     continue
                 # `self.set_mode(mode)` in `__init__`, and only there, stores it for `__init__`.
                 passed = stored_for_init(project, owner, function, assignment)
@@ -259,6 +264,25 @@ def _attribute_values(
             return None
         found.append(known)
     return found
+
+
+def _init_alone(project: Project, ref: ClassRef) -> FunctionRef | None:
+    """Return the `__init__` an instance of `ref` runs, when it calls no other `__init__`
+    (a subclass overriding its base's without `super().__init__(...)`): the bases' own do
+    not run, and what they store is not there."""
+    found = project.find_method(ref, "__init__")
+    if found is None:
+        return None
+    init = found[1]
+    calls_an_init = any(
+        call.base is not None
+        and (
+            (call.base.kind is Kind.ATTRIBUTE and call.base.name == "__init__")
+            or any(name.endswith(".__init__") for name in call.base.qualnames)
+        )
+        for call in init.function.calls
+    )
+    return None if calls_an_init else init
 
 
 @on_reentry(None)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..types import TorchTarget
 from . import catalog
+from .branch_facts import within
 from .facts import Kind, ModuleFacts, Value
 from .memo import on_reentry, per_project
 from .passed_callables import bind_call
@@ -234,6 +235,10 @@ def is_rank_name(name: str) -> bool:
     return "rank" in lowered or lowered in _RANK_NAMES
 
 
+#: NumPy's global seeding function.
+_NUMPY_SEEDERS = frozenset(name for name, rng in catalog.GLOBAL_SEEDERS.items() if rng == "numpy")
+
+
 @dataclass(frozen=True)
 class SeedScope:
     """Where a seed expression is evaluated: the function, and what its parameters hold."""
@@ -450,6 +455,11 @@ class _Classifier:
         if names <= catalog.NUMPY_GET_STATE:
             return frozenset({Source.NUMPY_STATE})
         if names <= NUMPY_GLOBAL_DRAWS:
+            reseeded = self._numpy_seed_before(call, scope)
+            if reseeded is not None:
+                # `np.random.seed(base + worker_id)`, then `random.seed(np.random.randint(n))`:
+                # the draw is as fixed as the seed just given.
+                return self.sources(reseeded, scope, depth)
             return frozenset({Source.NUMPY_DRAW})
         if names <= catalog.PYTHON_RANDOM_DRAWS | catalog.TORCH_DRAWS:
             return frozenset({Source.WORKER_STREAM})
@@ -465,6 +475,32 @@ class _Classifier:
             values = [*call.args, *(value for _, value in call.keywords)]
             return self._union(values, scope, depth) if values else frozenset({Source.CONSTANT})
         return frozenset({Source.UNKNOWN})
+
+    def _numpy_seed_before(self, draw: Value, scope: SeedScope) -> Value | None:
+        """Return the seed of the `np.random.seed(seed)` statement that runs last before the
+        NumPy draw `draw` in the same block of `scope`'s function, if there is one."""
+        facts = scope.function.function
+        if draw.span is None:
+            return None
+        seeds = {
+            call.span: call.args[0]
+            for call in facts.calls
+            if call.base is not None
+            and call.span is not None
+            and len(call.args) == 1
+            and self.project.qualnames(call.base, scope.function.module) & _NUMPY_SEEDERS
+        }
+        before = [
+            reach.call
+            for reach in facts.statement_reaches
+            if reach.call in seeds
+            and reach.after
+            and reach.after[0] is not None
+            and within(draw.span, reach.after[0])
+        ]
+        if not before:
+            return None
+        return seeds[max(before, key=lambda span: (span.line, span.column))]
 
     def _method_call(
         self, call: Value, callee: Value, scope: SeedScope, depth: int
