@@ -102,3 +102,16 @@ def hands_on_keywords(call: Value, caller: FunctionFacts) -> bool:
             for made in caller.calls
         )
     )
+
+
+def calls_no_init(init: FunctionRef) -> bool:
+    """Return True if `__init__` `init` calls no other `__init__` (a subclass's overriding
+    its base's without `super().__init__(...)`): no base's own runs on its instances."""
+    return not any(
+        call.base is not None
+        and (
+            (call.base.kind is Kind.ATTRIBUTE and call.base.name == "__init__")
+            or any(name.endswith(".__init__") for name in call.base.qualnames)
+        )
+        for call in init.function.calls
+    )

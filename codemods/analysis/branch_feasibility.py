@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..types import Span
-from .base_inits import base_init_callers, hands_on_keywords
+from .base_inits import base_init_callers, calls_no_init, hands_on_keywords
 from .branch_facts import Branch, cased, literal_of, ordered_outcome, within
 from .caller_arguments import passed_by_every_caller, written_by_every_caller
 from .facts import (
@@ -267,22 +267,10 @@ def _attribute_values(
 
 
 def _init_alone(project: Project, ref: ClassRef) -> FunctionRef | None:
-    """Return the `__init__` an instance of `ref` runs, when it calls no other `__init__`
-    (a subclass overriding its base's without `super().__init__(...)`): the bases' own do
-    not run, and what they store is not there."""
+    """Return the `__init__` an instance of `ref` runs, when it calls no other `__init__`:
+    the bases' own do not run, and what they store is not there."""
     found = project.find_method(ref, "__init__")
-    if found is None:
-        return None
-    init = found[1]
-    calls_an_init = any(
-        call.base is not None
-        and (
-            (call.base.kind is Kind.ATTRIBUTE and call.base.name == "__init__")
-            or any(name.endswith(".__init__") for name in call.base.qualnames)
-        )
-        for call in init.function.calls
-    )
-    return None if calls_an_init else init
+    return found[1] if found is not None and calls_no_init(found[1]) else None
 
 
 @on_reentry(None)

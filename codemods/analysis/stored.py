@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import branch_feasibility
-from .base_inits import base_init_calls
+from .base_inits import base_init_calls, calls_no_init
 from .candidates import MAX_CALL_DEPTH, Construction, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
 from .forwarded_arguments import hides_arguments, spreads_own_keywords, visible_args
@@ -43,6 +43,8 @@ def stored_through(
         for call, base in base_init_calls(project, init)
         if (owner := project.class_of_function(base)) and storing in project.mro(owner)
     ]
+    if not forwarded and calls_no_init(init):
+        return DatasetsOf((), True)  # `init` runs no base's `__init__`: `where` stores nothing
     if not forwarded or depth > MAX_CALL_DEPTH:
         return resolve(project, value, where, 0)
     return merge(
