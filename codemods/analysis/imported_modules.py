@@ -127,8 +127,7 @@ def classes_looked_up(
         and attribute is not None
         and imported.picked_by.placeless_options() == attribute.placeless_options()
     )
-    found: list[ClassRef] = []
-    names: list[str] = []
+    found: list[tuple[str, list[ClassRef]]] = []
     for name, module in imported.modules:
         if same:
             own = name.rpartition(".")[2].removesuffix(imported.suffix)
@@ -139,10 +138,17 @@ def classes_looked_up(
             classes = [
                 ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname
             ]
-        if classes:
-            found.extend(classes)
-            names.append(name)
-    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+        found.append((name, classes))
+    return _gathered(found)
+
+
+def _gathered(
+    found: list[tuple[str, list[ClassRef]]],
+) -> tuple[tuple[ClassRef, ...], tuple[str, ...]]:
+    """Return the classes found in each module, and the names of the modules holding any."""
+    held = [(name, classes) for name, classes in found if classes]
+    classes = dict.fromkeys(ref for _, refs in held for ref in refs)
+    return tuple(classes), tuple(dict.fromkeys(name for name, _ in held))
 
 
 def imported_attribute_classes(
@@ -165,8 +171,8 @@ def imported_attribute_classes(
     imports = list(_import_calls(project, attribute.base, where))
     if not imports:
         return None
-    found: list[ClassRef] = []
-    names: list[str] = []
+    wanted = attribute.name
+    found: list[tuple[str, list[ClassRef]]] = []
     for call, function in imports:
         imported = imported_modules(project, call, function)
         if imported is not None:
@@ -177,14 +183,11 @@ def imported_attribute_classes(
             modules = tuple(
                 (module.module, module) for module in project.modules_mentioning(attribute.name)
             )
-        for name, module in modules:
-            classes = [
-                ClassRef.of(module, cls) for cls in module.classes if cls.qualname == attribute.name
-            ]
-            if classes:
-                found.extend(classes)
-                names.append(name)
-    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(names))
+        found.extend(
+            (name, [ClassRef.of(module, cls) for cls in module.classes if cls.qualname == wanted])
+            for name, module in modules
+        )
+    return _gathered(found)
 
 
 def _import_calls(
