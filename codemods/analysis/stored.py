@@ -43,7 +43,7 @@ def stored_through(
         for call, base in base_init_calls(project, init)
         if (owner := project.class_of_function(base)) and storing in project.mro(owner)
     ]
-    if not forwarded and calls_no_init(init):
+    if not forwarded and where.function.name == "__init__" and calls_no_init(init):
         return DatasetsOf((), True)  # `init` runs no base's `__init__`: `where` stores nothing
     if not forwarded or depth > MAX_CALL_DEPTH:
         return resolve(project, value, where, 0)
