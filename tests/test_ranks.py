@@ -45,7 +45,11 @@ def _project(body: str) -> Project:
             "def f():\n    return os.getenv('SLURM_PROCID')\n", "os.getenv('SLURM_PROCID')"
         ),
         pytest.param("def f():\n    return dist.get_rank()\n", "get_rank"),
-        pytest.param("def f():\n    return Accelerator()\n", "Accelerator"),
+        pytest.param(
+            "def f():\n    return Accelerator()\n\n\ndef g(state):\n    return state.num_processes\n",
+            "Accelerator",
+            id="accelerator-on-several-processes",
+        ),
         pytest.param(
             "def f():\n    return pl.Trainer(devices=8)\n", "Trainer(...) on several devices"
         ),
@@ -77,6 +81,7 @@ def test_distributed_evidence(body: str, label: str) -> None:
         pytest.param("def f():\n    return pl.Trainer(devices=cfg.devices)\n", id="config"),
         pytest.param("def f():\n    return os.environ['HOME']\n", id="other-variable"),
         pytest.param("def f(rank):\n    return rank\n", id="a-parameter-is-no-evidence"),
+        pytest.param("def f():\n    return Accelerator()\n", id="accelerator-in-one-process"),
         pytest.param(
             "def f(data):\n"
             "    return torch.utils.data.DistributedSampler(data, num_replicas=1, rank=0)\n",

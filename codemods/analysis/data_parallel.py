@@ -532,7 +532,9 @@ def _accelerates_processes(project: Project) -> bool:
     asks how many there are, which one it is, or waits for or gathers from the others, or
     an Accelerate config file gives `num_processes` above 1. A script that only makes an
     `Accelerator()` (for mixed precision, say) runs one process."""
-    if project.functions_mentioning(*_ACCELERATE_PROCESS_WORDS):
+    words = frozenset(_ACCELERATE_PROCESS_WORDS)
+    # The text index may yield more modules than spell a word: ask each module itself.
+    if any(module.spells(words) for module in project.modules_mentioning(*words)):
         return True
     return any(
         isinstance(count, int) and count > 1
