@@ -46,7 +46,8 @@ def _project(body: str) -> Project:
         ),
         pytest.param("def f():\n    return dist.get_rank()\n", "get_rank"),
         pytest.param(
-            "def f():\n    return Accelerator()\n\n\ndef g(state):\n    return state.num_processes\n",
+            "def f():\n    return Accelerator()\n\n\n"
+            "def g(state):\n    return state.num_processes\n",
             "Accelerator",
             id="accelerator-on-several-processes",
         ),
