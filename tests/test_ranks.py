@@ -270,3 +270,19 @@ def test_a_configured_seed_is_not_assumed_alike_when_the_rank_or_torch_decides(
     (seeding,) = torch_seedings(_project(_FALLBACK.format(fallback=fallback, seed=seed)))
     assert seeding.fallback is None
     assert seeding.rank is not RankDependence.SAME or seeding.assumed_setting is None
+
+
+@pytest.mark.parametrize(
+    ("annotation", "seeds"),
+    [
+        pytest.param("L.Fabric", True, id="annotated"),
+        pytest.param('"L.Fabric"', True, id="annotated-as-a-string"),
+        pytest.param('"L.Fabric ("', False, id="a-string-that-is-no-python"),
+        pytest.param("object", False, id="another-class"),
+    ],
+)
+def test_fabric_seed_everything_on_an_annotated_parameter(annotation: str, seeds: bool) -> None:
+    body = f"import lightning as L\n\ndef main(fabric: {annotation}, seed):\n"
+    body += "    fabric.seed_everything(seed)\n"
+    seedings = torch_seedings(_project(body))
+    assert [seeding.label for seeding in seedings] == (["seed_everything"] if seeds else [])

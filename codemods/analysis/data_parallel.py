@@ -506,8 +506,9 @@ def _tensor_parallel_only(project: Project, function: FunctionRef, call: Value) 
     return bool(options) and all(
         option.kind is Kind.CALL
         and option.base is not None
-        and bool(option.base.qualnames)
-        and set(option.base.qualnames) <= catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES
+        and project.is_one_of(
+            option.base, function.module, catalog.LIGHTNING_MODEL_PARALLEL_STRATEGIES
+        )
         and not _replicated(option)
         for option in options
     )

@@ -391,8 +391,8 @@ class _Extractor(_ExpressionVisitor):
             if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
                 try:
                     annotation = ast.parse(annotation.value.strip(), mode="eval").body
-                except SyntaxError:
-                    continue
+                except (SyntaxError, ValueError):
+                    continue  # not Python (or a null byte): no name to read
             if annotation is not None and _is_dotted_name(annotation):
                 found.append((arg.arg, self.value(annotation, scope)))
         return tuple(found)
