@@ -102,6 +102,7 @@ def datasets_of_loader(project: Project, loader: LoaderCall) -> DatasetsOf:
     )
 
 
+@per_project
 def classes_of(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> DatasetsOf:
     """Return the project classes whose instances `value` (seen in `where`) may be."""
     if depth > MAX_RESOLUTION_DEPTH:

@@ -11,7 +11,7 @@ from .branch_facts import Branch, within
 from .branch_feasibility import outcome, passed_known, ruled_out_by_call
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
-from .facts import Kind, Value
+from .facts import FunctionFacts, Kind, Value
 from .known_values import passed_argument
 from .loaders import LoaderCall
 from .memo import per_project
@@ -242,6 +242,68 @@ def separate_commands(project: Project, first: FunctionRef, second: FunctionRef)
     ):
         return False
     return not set(callers_up(project, first)) & set(callers_up(project, second))
+
+
+def exclusive_runs(project: Project, first: FunctionRef, second: FunctionRef) -> bool:
+    """Return True if no run calls both functions: neither calls the other, and each
+    function that calls both (a few levels up) calls them from different arms of one `if`
+    that no loop repeats (`if args.sample: runner.sample() else: runner.train()`).
+
+    Calls are told by the name they call, so a call that may lead to either counts for
+    both: when unsure, the two share a run.
+    """
+    first_up, second_up = callers_up(project, first), callers_up(project, second)
+    if first in second_up or second in first_up:
+        return False
+    common = set(first_up) & set(second_up)
+    if not common:
+        return False
+    for caller in common:
+        facts = caller.function
+        towards_first = _calls_towards(caller, first_up)
+        towards_second = _calls_towards(caller, second_up)
+        if not towards_first or not towards_second:
+            return False
+        for one in towards_first:
+            for other in towards_second:
+                # One call leading to both is judged where their paths part, further down.
+                if one != other and not _in_other_arms(facts, one, other):
+                    return False
+    return True
+
+
+def _calls_towards(caller: FunctionRef, path: tuple[FunctionRef, ...]) -> list[Span]:
+    """Return the calls of `caller` that call a function of `path` by name."""
+    names = {ref.function.name for ref in path if ref != caller}
+    return [
+        call.span
+        for call in caller.function.calls
+        if call.span is not None
+        and call.base is not None
+        and not names.isdisjoint(_names_called(call.base))
+    ]
+
+
+def _names_called(callee: Value) -> set[str]:
+    """Return the names `callee` may call: `train` of `runner.train`, `main` of `main`."""
+    if callee.name:
+        return {callee.name}
+    return {qualname.rpartition(".")[2] for qualname in callee.qualnames}
+
+
+def _in_other_arms(facts: FunctionFacts, one: Span, other: Span) -> bool:
+    """Return True if calls `one` and `other` lie in different arms of one `if` of `facts`,
+    with no loop, `match` or `except` around either."""
+    if one not in facts.if_only_calls or other not in facts.if_only_calls:
+        return False
+    return any(
+        orelse is not None
+        and (
+            (within(one, body) and within(other, orelse))
+            or (within(one, orelse) and within(other, body))
+        )
+        for body, orelse in facts.choices
+    )
 
 
 def rank_never_passed(project: Project, function: FunctionRef, seed: Value | None) -> bool:

@@ -205,6 +205,11 @@ class LoaderCall:
         )
         if value.kind is Kind.INT and value.number == 0:
             return False
+        if (
+            value.kind is Kind.PARAM
+            and literal_of_every_call(self.project, self.function, value.name) == "0"
+        ):
+            return False  # `def make(data, num_workers=0)` that every call leaves at 0
         return not made_only_without_workers(self.function.function, self.call, lookup.value)
 
     def persistent_workers(self) -> bool:

@@ -113,16 +113,34 @@ def inherited_state_draws(
 
 
 def _seed_statements(project: Project, reached: Reached) -> list[StatementReach]:
-    """Return the `np.random.seed(...)` statements of `reached`, with what follows each."""
+    """Return the `np.random.seed(...)` statements of `reached`, with what follows each:
+    the call itself, or a call of project code that always makes it
+    (`self._set_random_seed(index)`)."""
     facts = reached.function.function
+    statements = {reach.call for reach in facts.statement_reaches}
     seeding = {
         call.span
         for call in facts.calls
         if call.base is not None
-        and _spelled_seed(call.base)
-        and project.qualnames(call.base, reached.function.module) & _NUMPY_SEED
+        and call.span in statements
+        and (
+            (
+                _spelled_seed(call.base)
+                and project.qualnames(call.base, reached.function.module) & _NUMPY_SEED
+            )
+            or _always_seeding_helper(project, reached, call)
+        )
     }
     return [reach for reach in facts.statement_reaches if reach.call in seeding]
+
+
+def _always_seeding_helper(project: Project, reached: Reached, call: Value) -> bool:
+    """Return True if `call` runs project code only, and each function it may run seeds
+    NumPy's global RNG on every call."""
+    targets = list(call_targets(project, reached, call))
+    return bool(targets) and all(
+        seeds_numpy(project, target.function, always=True, seed_only=True) for target in targets
+    )
 
 
 def _spelled_seed(callee: Value) -> bool:
@@ -145,15 +163,20 @@ def _runs_after(project: Project, entry: Reached, seed: StatementReach, span: Sp
     return False
 
 
-def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False) -> bool:
+def seeds_numpy(
+    project: Project, function: FunctionRef, *, always: bool = False, seed_only: bool = False
+) -> bool:
     """Return True if `function` (or project code it calls) seeds NumPy's global RNG.
 
     `always`: only a seeding that runs on every call of `function` counts (not one under an
     `if`, in a loop or an `except`, in `function` or on the way to the helper that seeds).
+    `seed_only`: `np.random.set_state(...)` does not count (the state it sets may be one a
+    worker inherited).
     """
+    wanted = _NUMPY_SEED if seed_only else NUMPY_GLOBAL_SEED
     start = Reached(function, project.class_of_function(function), (function.qualname,))
     if not always:
-        return any(calls_to(project, reachable(project, [start]), NUMPY_GLOBAL_SEED))
+        return any(calls_to(project, reachable(project, [start]), wanted))
     queue = [start]
     seen: set[FunctionRef] = set()
     while queue:
@@ -169,7 +192,7 @@ def seeds_numpy(project: Project, function: FunctionRef, *, always: bool = False
                 current.function, call.span
             ):
                 continue
-            if project.qualnames(call.base, current.function.module) & NUMPY_GLOBAL_SEED:
+            if project.qualnames(call.base, current.function.module) & wanted:
                 return True
             queue.extend(call_targets(project, current, call))
     return False

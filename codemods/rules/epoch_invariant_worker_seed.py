@@ -9,6 +9,7 @@ from ..analysis.augmentations import global_numpy_library_calls
 from ..analysis.candidates import DatasetsOf
 from ..analysis.config_settings import setting_fixed_for_the_run
 from ..analysis.dataset_arguments import applied_note
+from ..analysis.dataset_reach import with_bases
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.init_functions import (
     InitUse,
@@ -88,6 +89,9 @@ class _Context:
     numpy_draws_unseen: bool = False
     #: Every loader that uses it spawns its workers, which draw NumPy's state afresh.
     fresh_numpy: bool = False
+    #: Dataset code of a class no DataLoader of the project takes, in a project whose every
+    #: loader's datasets are known: the class named, seeding code no loader uses.
+    unused_class: str | None = None
 
 
 class EpochInvariantWorkerSeed(Rule):
@@ -285,6 +289,12 @@ class EpochInvariantWorkerSeed(Rule):
             found.append(datasets_of_loader(project, loader))
             for ref in found[-1].classes:
                 loaders.setdefault(ref, []).append(loader)
+        # A Dataset (or a base of one) that no loader takes duplicates nothing yet, when
+        # every loader's datasets are known; with none at all (a library) its users' loaders
+        # are elsewhere.
+        taken = (
+            with_bases(project, loaders) if found and all(each.complete for each in found) else None
+        )
         for ref in dataset_classes(project):
             used_by = loaders.get(ref, [])
             if used_by and not any(loader.may_start_workers() for loader in used_by):
@@ -307,6 +317,7 @@ class EpochInvariantWorkerSeed(Rule):
                     entry=entry,
                     repeats=repeats,
                     numpy_draws_unseen=draws_unseen and entry != "__iter__",
+                    unused_class=ref.name if taken is not None and ref not in taken else None,
                 )
                 for seeding in seedings(project, function, self_class=reached.self_class):
                     self._check_seeding(seeding, context)
@@ -426,6 +437,9 @@ class EpochInvariantWorkerSeed(Rule):
         severity: str,
         fixable: bool = True,
     ) -> None:
+        if context.unused_class is not None:
+            reason += f"; no DataLoader of the project takes `{context.unused_class}`"
+            severity, fixable = "info", False
         cause = _Cause(seeding.function, context.subject, reason, severity)
         calls = self._causes.setdefault(cause, [])
         if all(call.seeding.span != seeding.span for call in calls):

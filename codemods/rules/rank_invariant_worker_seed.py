@@ -9,6 +9,7 @@ from pathlib import Path
 from ..analysis.data_parallel import Evidence, distributed_evidence, intends_shared_seeds
 from ..analysis.distributed_runs import (
     built_on_rank_zero_only,
+    exclusive_runs,
     job_of,
     joins_job,
     loader_runs,
@@ -306,9 +307,11 @@ class RankInvariantWorkerSeed(Rule):
                 )
             ]
             # `seed_everything(..., workers=True)` helps only a loader a Trainer is handed.
-            if any(seeding.rank is RankDependence.PER_RANK for seeding in related) or (
-                seeded_by_lightning(project, loader) is not None
-            ):
+            if any(
+                seeding.rank is RankDependence.PER_RANK
+                and not exclusive_runs(project, seeding.function, loader.function)
+                for seeding in related
+            ) or (seeded_by_lightning(project, loader) is not None):
                 continue
             # A seeding counts where it takes part in a distributed run that builds this
             # loader: the seeding, the loader and the evidence share one run.
