@@ -115,7 +115,9 @@ class EpochInvariantWorkerSeed(Rule):
     the same numbers after it. A per-item seed from the index is taken as deliberate (fixed
     evaluation crops that differ per item) and not reported. One from OS entropy (`os.urandom`,
     `secrets`, a uuid, a pid) gives distinct but irreproducible streams and is only an `info`
-    note, as is seeding code that looks like a worker_init_fn but that no DataLoader uses.
+    note, as is seeding code that looks like a worker_init_fn but that no DataLoader uses,
+    and the per-item code of a Dataset that no DataLoader of the project takes when every
+    loader's datasets are known (in a project without loaders, a library, it is reported).
 
     It also reports, without a fix, `np.random.seed(torch.initial_seed())` (the seed does
     not fit in 32 bits) and functions that look like a worker_init_fn with such a seed but are

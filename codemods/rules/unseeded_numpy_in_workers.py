@@ -75,7 +75,8 @@ class UnseededNumpyInWorkers(Rule):
     steps for `tiles_dataset(files, augmentation=None)`.
 
     Draws that follow a per-item reseed are not counted: code of `__getitem__` or `__iter__`
-    that runs only after a `np.random.seed(...)` statement (later in the same block, or after
+    that runs only after a `np.random.seed(...)` statement, or a call of project code that
+    always makes one (`self._reseed(index)`) (later in the same block, or after
     an `if` holding the reseed that every instance the loader gets takes), and project code
     called only from there, never draws from the inherited state: a `worker_init_fn` would
     change nothing. A reseed under a test whose outcome is not known
