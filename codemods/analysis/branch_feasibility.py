@@ -18,6 +18,7 @@ from ..types import Span
 from .base_inits import base_init_callers, calls_no_init, hands_on_keywords
 from .branch_facts import Branch, cased, literal_of, ordered_outcome, within
 from .caller_arguments import passed_by_every_caller, written_by_every_caller
+from .configured_literals import configured_literals
 from .facts import (
     Assignment,
     FunctionFacts,
@@ -581,10 +582,13 @@ class ConstructionArguments:
         return union_of(options) if options else None
 
     def _constant(self, passed: Value | Known | None, where: FunctionRef) -> Known | None:
-        """Return the literals a module-level constant passed in `where` may be."""
+        """Return the literals a module-level constant passed in `where` may be, or a
+        setting read from a configuration dict (`config["VAL"]["AUGMENT"]`)."""
         if not isinstance(passed, Value):
             return None
-        keys = constant_keys(self.project, passed, where.module)
+        keys = constant_keys(self.project, passed, where.module) or configured_literals(
+            self.project, passed
+        )
         return None if keys is None else Known(keys)
 
     def _overridden(self, init: FunctionRef) -> bool:
