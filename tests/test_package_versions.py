@@ -115,10 +115,11 @@ def test_a_notebook_pip_install(tmp_path: Path) -> None:
     assert _detect(tmp_path) == "albumentations 1.3.1 (requirements.txt)"
 
 
-def test_a_lock_file_wins_over_the_declaration(tmp_path: Path) -> None:
-    _write(tmp_path, "requirements.txt", "albumentations>=1.3\n")
-    _write(tmp_path, "uv.lock", '[[package]]\nname = "albumentations"\nversion = "1.3.1"\n')
-    assert _detect(tmp_path) == "albumentations 1.3.1 (uv.lock)"
+def test_a_declaration_wins_over_the_lock_file(tmp_path: Path) -> None:
+    _write(tmp_path, "uv.lock", '[[package]]\nname = "albumentations"\nversion = "1.4.24"\n')
+    assert _detect(tmp_path) == "albumentations 1.4.24 (uv.lock)"
+    _write(tmp_path, "pyproject.toml", '[project]\ndependencies = ["albumentations>=1.3.1"]\n')
+    assert _detect(tmp_path) == "albumentations 1.3.1 (pyproject.toml)"
 
 
 def test_an_override_wins_and_names_its_source(tmp_path: Path) -> None:

@@ -14,6 +14,31 @@ from .project import Project
 from .refs import ClassRef
 
 
+def loaders_of(
+    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
+) -> list[LoaderCall]:
+    """Return the DataLoaders of `loaders` seen to load `dataset` (or a subclass of it)."""
+    return [
+        loader
+        for loader, datasets in loaders
+        if any(dataset in project.mro(ref) for ref in datasets.classes)
+    ]
+
+
+def loaders_that_may_load(
+    project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
+) -> list[LoaderCall]:
+    """Return the DataLoaders that may load `dataset`: those seen to load it; when none is,
+    those whose dataset is not known; when every one is known, all of them: a dataset held
+    inside the one a loader loads (the sources a `ZipDataset` draws from) runs in its
+    workers."""
+    return (
+        loaders_of(project, dataset, loaders)
+        or [loader for loader, datasets in loaders if not datasets.complete]
+        or [loader for loader, _ in loaders]
+    )
+
+
 def single_process_only(
     project: Project, dataset: ClassRef, loaders: Sequence[tuple[LoaderCall, DatasetsOf]]
 ) -> bool:
@@ -24,11 +49,7 @@ def single_process_only(
     workers; so may one no loader is seen to load, unless some loader's dataset is unresolved
     and every such loader is single-process (it is one of them that loads it).
     """
-    explicit = [
-        loader
-        for loader, datasets in loaders
-        if any(dataset in project.mro(ref) for ref in datasets.classes)
-    ]
+    explicit = loaders_of(project, dataset, loaders)
     unresolved = [loader for loader, datasets in loaders if not datasets.complete]
     if unresolved and _every_instance_placed(project, dataset, loaders):
         unresolved = []  # none of its instances can reach those loaders

@@ -179,12 +179,13 @@ class _ExpressionVisitor(_ValueSummariser):
         return tuple(sorted(found))
 
     def _named_defaults(self, args: ast.arguments, scope: _Scope) -> tuple[tuple[str, Value], ...]:
-        """Return the parameters of `args` whose default is a (dotted) name, with its value
-        in `scope`, where the function is defined (`klass=DataLoader`)."""
+        """Return the parameters of `args` whose default is a (dotted) name or a call, with
+        its value in `scope`, where the function is defined (`klass=DataLoader`,
+        `augmentor=ImgAugTransform()`: made once, when the function is defined)."""
         return tuple(
             (arg.arg, self.value(default, scope))
             for arg, default in _defaulted(args)
-            if isinstance(default, ast.Name | ast.Attribute)
+            if isinstance(default, ast.Name | ast.Attribute | ast.Call)
         )
 
     def _bound_in_function(self, name: str, scope: _Scope) -> bool:

@@ -382,7 +382,8 @@ class FunctionFacts:
         return None
 
     def named_default(self, param: str) -> Value | None:
-        """Return the (dotted) name parameter `param` defaults to (None if it has none)."""
+        """Return the (dotted) name or call parameter `param` defaults to (None if it has
+        none)."""
         for name, value in self.named_defaults:
             if name == param:
                 return value

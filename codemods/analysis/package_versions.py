@@ -2,12 +2,14 @@
 
 Like the torch target (see `torch_version`), per distribution, the first of these that gives
 a version wins: a `--library-version` option, the `[tool.workerseed] library-versions`
-setting, a lock file (poetry.lock, uv.lock, pdm.lock, Pipfile.lock), the project's
-dependency declarations (read by `torch_version.declarations`: requirements*.txt,
-pyproject.toml including Poetry, setup.py / setup.cfg, env*.yml including its `pip:`
-section, Pipfile, and those below the root when none at the root declares the distribution;
-else a notebook's `!pip install`), the distribution installed in the
-running environment, and finally the newest release of that distribution.
+setting, the project's dependency declarations (read by `torch_version.declarations`:
+requirements*.txt, pyproject.toml including Poetry, setup.py / setup.cfg, env*.yml including
+its `pip:` section, Pipfile, and those below the root when none at the root declares the
+distribution; else a notebook's `!pip install`), a lock file (poetry.lock, uv.lock, pdm.lock,
+Pipfile.lock) for a distribution the project does not declare itself, the distribution
+installed in the running environment, and finally the newest release of that distribution.
+Declarations come first, as for torch (DESIGN section 2): the lowest release they admit is
+the one the code must work with, whatever one machine's lock file installed.
 
 A declaration stands for the lowest release it admits, as for torch (DESIGN section 2): an
 exact pin is that version, otherwise the highest lower bound among its specifiers
@@ -123,13 +125,14 @@ def detect_library(
             version, source = chosen[name]
             return LibraryVersion(name, parse_version(version), source=source)
     for name in candidates:
-        locked = _locked(root, name)
-        if locked is not None:
-            return locked
-    for name in candidates:
         declared = _declared(root, name) or _installed_by_notebook(root, name)
         if declared is not None:
             return declared
+    for name in candidates:
+        # A distribution the project does not declare itself (a dependency of one it does).
+        locked = _locked(root, name)
+        if locked is not None:
+            return locked
     for name in candidates:
         try:
             return LibraryVersion(

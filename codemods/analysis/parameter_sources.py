@@ -45,6 +45,17 @@ def from_callers(
         else:
             # `f(*pair, x)`: `x` fills the parameter only if `pair`'s length is known.
             passed = call.keyword(param) or positional_argument(project, call, caller, index)
+        default = function.named_default(param)
+        if (
+            passed is None
+            and default is not None
+            and not gathered
+            and not hides_arguments(project, call, caller)
+            and not spreads_own_keywords(call, caller)
+        ):
+            # Not passed: the default (`augmentor=ImgAugTransform()`), seen where it is.
+            results.append(resolve(project, default, where, depth + 1))
+            continue
         results.append(_resolved(project, param, call, caller, passed, depth, resolve))
     return merge(results)
 

@@ -511,6 +511,11 @@ class _Classifier:
             return self._union([holder, *call.args], scope, depth)
         if self._is_environment(holder, scope) and callee.name == "get":
             return self._environment_key(call.args[0] if call.args else None)
+        if holder.kind is Kind.SELF and scope.self_class is not None:
+            # `self.get_worker_id()`: what the class's method returns.
+            found = self.project.find_method(scope.self_class, callee.name)
+            if found is not None:
+                return self._returns(found[1], call, scope, depth)
         # A draw from an RNG object created in reach: it depends on what seeded the object.
         created = self._rng_object(holder, scope)
         if created is not None:

@@ -28,7 +28,7 @@ from ..analysis.augmentations import (
 from ..analysis.branch_facts import within
 from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.dataset_reach import single_process_only
+from ..analysis.dataset_reach import loaders_of, loaders_that_may_load, single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.facts import Kind, Value
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
@@ -238,7 +238,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
         for dataset in dataset_classes(project):
             if single_process_only(project, dataset, self.loaders):
                 continue
-            if reseeding_loader_only(project, dataset) and not self._loaders_of(dataset):
+            if reseeding_loader_only(project, dataset) and not loaders_of(
+                project, dataset, self.loaders
+            ):
                 continue
             if self._worker_init_reseeds(dataset, index):
                 continue
@@ -358,11 +360,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
         return False
 
     def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
-        return [
-            loader
-            for loader, datasets in self.loaders
-            if any(dataset in self.project.mro(ref) for ref in datasets.classes)
-        ]
+        return loaders_that_may_load(self.project, dataset, self.loaders)
 
     def _worker_init_reseeds(self, dataset: ClassRef, index: PipelineIndex) -> bool:
         """Return True if every loader that starts workers for `dataset` reseeds pipelines."""

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from ..analysis.candidate_notes import picked_note
 from ..analysis.dataset_arguments import applied_note
-from ..analysis.dataset_reach import looked_up_in, single_process_only
+from ..analysis.dataset_reach import loaders_that_may_load, looked_up_in, single_process_only
 from ..analysis.datasets import dataset_classes, datasets_of_loader
 from ..analysis.loaders import LoaderCall, loader_calls
 from ..analysis.refs import ClassRef
@@ -190,12 +190,7 @@ class RngObjectSharedByWorkers(Rule):
     # --- which datasets, and which objects, are affected ---
 
     def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
-        order = self.project.mro
-        return [
-            loader
-            for loader, datasets in self.loaders
-            if any(dataset in order(ref) for ref in datasets.classes)
-        ]
+        return loaders_that_may_load(self.project, dataset, self.loaders)
 
     def _assess(
         self,
