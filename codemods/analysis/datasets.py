@@ -310,7 +310,7 @@ def _classes_of_option(
         results = _from_variables(project, value, where, deeper, classes_of)
         return merge(results) if results else DatasetsOf((), False)
     if value.kind is Kind.PARAM:
-        return from_callers(project, value.name, where, deeper, classes_of)
+        return from_callers(project, value.name, where, deeper, classes_of, read=value.span)
     if value.kind is Kind.UNKNOWN and value.name:
         local = dataset_bindings.classes_of_local(project, value.name, where, deeper)
         return local if local is not None else DatasetsOf((), False)
@@ -517,7 +517,9 @@ def elements_of(
             )
             results.append(held if held is not None and held.classes else DatasetsOf((), False))
         elif option.kind is Kind.PARAM:
-            results.append(from_callers(project, option.name, where, deeper, elements_of))
+            results.append(
+                from_callers(project, option.name, where, deeper, elements_of, read=option.span)
+            )
         elif option.kind is Kind.CALL:
             results.append(
                 dataset_bindings.returned_elements(project, option, where, deeper, key=key)

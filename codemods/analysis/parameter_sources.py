@@ -8,8 +8,10 @@ parameter by keyword, by position, as part of a `*args` tuple, or hands it on fr
 
 from __future__ import annotations
 
+from ..types import Span
 from .attribute_classes import attribute_constructions
 from .base_inits import base_init_callers
+from .branch_feasibility import ruled_out_by_call
 from .candidates import MAX_RESOLUTION_DEPTH, DatasetsOf, Resolver, merge
 from .facts import Kind, Value
 from .forwarded_arguments import hides_arguments, spreads_own_keywords
@@ -22,9 +24,19 @@ from .spread_arguments import gathered_arguments, positional_argument
 
 
 def from_callers(
-    project: Project, param: str, where: FunctionRef, depth: int, resolve: Resolver
+    project: Project,
+    param: str,
+    where: FunctionRef,
+    depth: int,
+    resolve: Resolver,
+    read: Span | None = None,
 ) -> DatasetsOf:
-    """Resolve what parameter `param` of `where` holds, from every call that runs `where`."""
+    """Resolve what parameter `param` of `where` holds, from every call that runs `where`.
+
+    `read`: where `where` reads the parameter; a call of a plain function whose arguments
+    rule out the branch holding it (`loaders(items, training=False)` for a read in the
+    `if training:` arm) passes nothing that reaches the read.
+    """
     function = where.function
     if function.qualname == "<module>":
         return DatasetsOf((), False)
@@ -39,6 +51,8 @@ def from_callers(
     gathered = function.has_var_positional and index + shift == function.positional_count
     results = []
     for call, caller in calls:
+        if read is not None and shift == 0 and ruled_out_by_call(call, caller, where, read):
+            continue
         if gathered:
             # `def __init__(self, *transforms)`: the tuple of what is passed from there on.
             passed = gathered_arguments(call, index)
