@@ -148,6 +148,9 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
     literals: tuple[str, ...] = ()
+    stored = _worker_dataset_attribute(test, value)
+    if stored is not None:
+        return Branch(stored, negated, _NO_BODY, None)
     affix = _affix_test(test, value) or _substring_test(test, value)
     if affix is not None:
         return replace(affix, negated=negated != affix.negated)
@@ -173,6 +176,30 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
     if subject is None and _held_entry(tested):
         return Branch("", negated, _NO_BODY, None, literals, lookup=tested)
     return None if subject is None else Branch(subject, negated, _NO_BODY, None, literals)
+
+
+def _worker_dataset_attribute(test: ast.expr, value: Summarise) -> str | None:
+    """Return the subject of `hasattr(get_worker_info().dataset, "conf")` (`WORKER_DATASET`
+    and the attribute), if `test` is one."""
+    if not (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "hasattr"
+        and len(test.args) == 2
+        and not test.keywords
+        and isinstance(test.args[1], ast.Constant)
+        and isinstance(test.args[1].value, str)
+    ):
+        return None
+    held = value(test.args[0])
+    if not (
+        held.kind is Kind.ATTRIBUTE
+        and held.name == "dataset"
+        and held.base is not None
+        and _branch_subject(held.base) == WORKER_INFO
+    ):
+        return None
+    return f"{WORKER_DATASET}.{test.args[1].value}"
 
 
 #: String methods a test may call with one literal: `if self.split.startswith("train"):`.
@@ -358,6 +385,8 @@ def _is_unit_draw(value: Value) -> bool:
 
 #: The subject of a test of what `get_worker_info()` returned: not None in every worker.
 WORKER_INFO = "<worker info>"
+#: The subject of `hasattr(get_worker_info().dataset, name)`, before `.name`.
+WORKER_DATASET = "<worker dataset>"
 #: The subject of a test of the process environment (`if "RANK" in os.environ:`).
 ENVIRONMENT = "<environment>"
 

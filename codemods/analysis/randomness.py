@@ -15,7 +15,7 @@ from .per_item import Reached, call_targets, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 from .statement_order import StatementReach
-from .worker_once import in_every_worker, taken_first_in_each_worker
+from .worker_once import StoredBy, in_every_worker, taken_first_in_each_worker
 
 
 @dataclass(frozen=True)
@@ -164,14 +164,20 @@ def _runs_after(project: Project, entry: Reached, seed: StatementReach, span: Sp
 
 
 def seeds_numpy(
-    project: Project, function: FunctionRef, *, always: bool = False, seed_only: bool = False
+    project: Project,
+    function: FunctionRef,
+    *,
+    always: bool = False,
+    seed_only: bool = False,
+    stored: StoredBy | None = None,
 ) -> bool:
     """Return True if `function` (or project code it calls) seeds NumPy's global RNG.
 
     `always`: only a seeding that runs on every call of `function` counts (not one under an
     `if`, in a loop or an `except`, in `function` or on the way to the helper that seeds).
     `seed_only`: `np.random.set_state(...)` does not count (the state it sets may be one a
-    worker inherited).
+    worker inherited). `stored`: what every dataset the loader gets stores, for a seeding
+    under `if hasattr(get_worker_info().dataset, name):` (see `in_every_worker`).
     """
     wanted = _NUMPY_SEED if seed_only else NUMPY_GLOBAL_SEED
     start = Reached(function, project.class_of_function(function), (function.qualname,))
@@ -189,7 +195,7 @@ def seeds_numpy(
             if call.base is None:
                 continue
             if call.span in facts.conditional_calls and not in_every_worker(
-                current.function, call.span
+                current.function, call.span, stored if current.function == function else None
             ):
                 continue
             if project.qualnames(call.base, current.function.module) & wanted:

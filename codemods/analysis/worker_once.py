@@ -7,11 +7,14 @@ worker loads, and never again because the arm itself flips the flag).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..types import Span
+from .base_inits import calls_no_init
 from .branch_facts import Branch, within
-from .branch_records import WORKER_INFO
+from .branch_records import WORKER_DATASET, WORKER_INFO
+from .candidates import DatasetsOf
 from .facts import Kind, Value, literal_key
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -45,9 +48,15 @@ def worker_info_arm(branch: Branch, arm: Span) -> bool:
     return arm == branch.orelse and branch.literals == ("None",) and not branch.negated
 
 
-def in_every_worker(function: FunctionRef, span: Span) -> bool:
+#: Whether every dataset a loader gets stores an attribute on its instances (see
+#: `stored_by_every_dataset`).
+StoredBy = Callable[[str], bool]
+
+
+def in_every_worker(function: FunctionRef, span: Span, stored: StoredBy | None = None) -> bool:
     """Return True if the code at `span` of a worker_init_fn sits only in `if` arms that every
-    worker takes (`if get_worker_info() is not None:`)."""
+    worker takes (`if get_worker_info() is not None:`; with `stored`, also
+    `if hasattr(get_worker_info().dataset, "conf"):` when every dataset stores `conf`)."""
     facts = function.function
     if span not in facts.if_only_calls:
         return False
@@ -57,7 +66,54 @@ def in_every_worker(function: FunctionRef, span: Span) -> bool:
         for arm in (branch.body, branch.orelse)
         if arm is not None and within(span, arm)
     ]
-    return bool(arms) and all(worker_info_arm(branch, arm) for branch, arm in arms)
+    return bool(arms) and all(
+        worker_info_arm(branch, arm) or _stored_attribute_arm(branch, arm, stored)
+        for branch, arm in arms
+    )
+
+
+def _stored_attribute_arm(branch: Branch, arm: Span, stored: StoredBy | None) -> bool:
+    """Return True if `arm` of `if hasattr(get_worker_info().dataset, name):` runs in every
+    worker: its body, when every dataset stores `name`."""
+    prefix = WORKER_DATASET + "."
+    if stored is None or not branch.subject.startswith(prefix):
+        return False
+    taken = branch.orelse if branch.negated else branch.body
+    return arm == taken and stored(branch.subject.removeprefix(prefix))
+
+
+def stored_by_every_dataset(project: Project, datasets: DatasetsOf) -> StoredBy:
+    """Return whether every class `datasets` may be (all known) stores an attribute in the
+    `__init__` that makes its instances, outside any `if` or loop."""
+
+    def stored(attribute: str) -> bool:
+        return (
+            datasets.complete
+            and bool(datasets.classes)
+            and all(_stores_on_instances(project, ref, attribute) for ref in datasets.classes)
+        )
+
+    return stored
+
+
+def _stores_on_instances(project: Project, ref: ClassRef, attribute: str) -> bool:
+    """Return True if an `__init__` that runs for every instance of `ref` stores `self.<attribute>`
+    outside any `if` or loop: its own, or one of a base that the one before calls."""
+    target = f"self.{attribute}"
+    for owner in project.mro(ref):
+        qualname = owner.cls.method("__init__")
+        function = owner.module.function(qualname) if qualname is not None else None
+        if function is None:
+            continue
+        init = FunctionRef.of(owner.module, function)
+        if any(
+            assignment.target == target and assignment.span not in function.conditional_stores
+            for assignment in function.assignments
+        ):
+            return True
+        if calls_no_init(init):
+            return False
+    return False
 
 
 def runs_once_per_worker(

@@ -28,6 +28,7 @@ from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
 from ..analysis.start_methods import spawns_workers
 from ..analysis.worker_inits import WorkerInit, worker_init, worker_init_choices
+from ..analysis.worker_once import stored_by_every_dataset
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
 from ..rule import FixAvailability, FixSafety, Rule
@@ -366,7 +367,8 @@ class UnseededNumpyInWorkers(Rule):
             self._check_choices(loader, choices, where, "warning" if one_of else severity)
             return
         function = init.function
-        if function is None or seeds_numpy(self.project, function, always=True):
+        stored = stored_by_every_dataset(self.project, datasets)
+        if function is None or seeds_numpy(self.project, function, always=True, stored=stored):
             return
         how = "does not seed NumPy"
         if seeds_numpy(self.project, function):
