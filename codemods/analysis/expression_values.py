@@ -56,8 +56,6 @@ class _ValueSummariser(_BindingCollector):
                 assert isinstance(pairs.elt, ast.Tuple)
                 made = self._per_item(pairs, pairs.elt.elts[1], scope, deeper)
                 return Value(Kind.DICT, span, keywords=((None, made),))
-            if len(node.args) == 2 and self.value(node.func, scope, deeper).qualnames == _CAST:
-                return self.value(node.args[1], scope, deeper)  # `cast(T, x)` is `x`
             args = tuple(self.value(arg, scope, deeper) for arg in node.args)
             keywords = tuple(
                 (keyword.arg, self.value(keyword.value, scope, deeper)) for keyword in node.keywords
@@ -460,7 +458,6 @@ def compared_literals(test: ast.Compare, right: Value) -> tuple[tuple[str, ...],
 
 
 _DICT = ("builtins.dict",)
-_CAST = ("typing.cast",)
 
 
 def _is_pairs(node: ast.Call) -> bool:
