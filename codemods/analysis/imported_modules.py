@@ -120,8 +120,10 @@ def classes_looked_up(
 
     Any class a candidate module defines at its top level; but when the attribute is the
     very value that picked the module (`getattr(import_module("pkg." + name), name)`), only
-    the class each module binds under its own last name (`pkg.kitti.kitti`).
+    the class each module binds under its own last name (`pkg.kitti.kitti`), and when it is
+    a literal (`getattr(module, "TestSet")`), only the class of that name.
     """
+    named = string_literal(attribute) if attribute is not None else None
     same = (
         imported.picked_by is not None
         and attribute is not None
@@ -136,7 +138,9 @@ def classes_looked_up(
                 classes.extend(t for t in project.targets(value, module) if isinstance(t, ClassRef))
         else:
             classes = [
-                ClassRef.of(module, cls) for cls in module.classes if "." not in cls.qualname
+                ClassRef.of(module, cls)
+                for cls in module.classes
+                if "." not in cls.qualname and named in (None, cls.name)
             ]
         found.append((name, classes))
     return _gathered(found)
