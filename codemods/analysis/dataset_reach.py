@@ -34,9 +34,14 @@ def loaders_that_may_load(
     workers."""
     return (
         loaders_of(project, dataset, loaders)
-        or [loader for loader, datasets in loaders if not datasets.complete]
+        or _unresolved(loaders)
         or [loader for loader, _ in loaders]
     )
+
+
+def _unresolved(loaders: Sequence[tuple[LoaderCall, DatasetsOf]]) -> list[LoaderCall]:
+    """Return the DataLoaders whose dataset is not known."""
+    return [loader for loader, datasets in loaders if not datasets.complete]
 
 
 def single_process_only(
@@ -50,7 +55,7 @@ def single_process_only(
     and every such loader is single-process (it is one of them that loads it).
     """
     explicit = loaders_of(project, dataset, loaders)
-    unresolved = [loader for loader, datasets in loaders if not datasets.complete]
+    unresolved = _unresolved(loaders)
     if unresolved and _every_instance_placed(project, dataset, loaders):
         unresolved = []  # none of its instances can reach those loaders
     if not explicit and not unresolved:

@@ -11,7 +11,7 @@ from .branch_facts import Branch, within
 from .branch_feasibility import outcome, passed_known, ruled_out_by_call
 from .configured_trainers import hydra_entry_files
 from .data_parallel import Evidence
-from .facts import FunctionFacts, Kind, Value
+from .facts import FunctionFacts, Kind, Value, spelled
 from .known_values import passed_argument
 from .loaders import LoaderCall
 from .memo import per_project
@@ -280,15 +280,8 @@ def _calls_towards(caller: FunctionRef, path: tuple[FunctionRef, ...]) -> list[S
         for call in caller.function.calls
         if call.span is not None
         and call.base is not None
-        and not names.isdisjoint(_names_called(call.base))
+        and not names.isdisjoint(spelled(call.base))
     ]
-
-
-def _names_called(callee: Value) -> set[str]:
-    """Return the names `callee` may call: `train` of `runner.train`, `main` of `main`."""
-    if callee.name:
-        return {callee.name}
-    return {qualname.rpartition(".")[2] for qualname in callee.qualnames}
 
 
 def _in_other_arms(facts: FunctionFacts, one: Span, other: Span) -> bool:
