@@ -78,7 +78,7 @@ def self_callers(project: Project, method: FunctionRef) -> tuple[SelfCall, ...] 
                 if cls in below and _next_definition(project, cls, name) == method:
                     sites.append((call, caller))
             else:
-                runs = _runs_method(project, call, caller, (owner, method), family)
+                runs = _runs_method(project, call, caller, (owner, method))
                 if runs is None:
                     return None  # called on another object, whose class is not known
                 if runs:
@@ -91,11 +91,11 @@ def _runs_method(
     call: Value,
     caller: FunctionRef,
     found: tuple[ClassRef, FunctionRef],
-    family: set[ClassRef],
 ) -> bool | None:
-    """Return whether `obj.<name>(...)` runs the method `found` names: True when `obj` is
-    known to be an instance of classes whose `<name>` it is, False when it is known to be of
-    classes outside the method's family, None when that is not known."""
+    """Return whether `obj.<name>(...)` may run the method `found` names: True when `obj` is
+    known to be an instance of classes of which one has that `<name>` (a factory picked from
+    a dict of classes, each with its own), False when it is known to be of classes that do
+    not, None when that is not known."""
     # Imported here: what an object is resolves through calls, which this module follows.
     from .datasets import classes_of
 
@@ -105,11 +105,7 @@ def _runs_method(
     if not receivers.complete:
         return None
     name = found[1].function.name
-    if receivers.classes and all(
-        project.find_method(ref, name) == found for ref in receivers.classes
-    ):
-        return True
-    return None if any(ref in family for ref in receivers.classes) else False
+    return any(project.find_method(ref, name) == found for ref in receivers.classes)
 
 
 @per_project
