@@ -51,8 +51,17 @@ TORCH_SEEDERS = frozenset(
         "mmdet3d.apis.train.set_random_seed",
         # Without a seed it draws one per process; `default_setup` adds the rank itself.
         "detectron2.utils.env.seed_all_rng",
+        # lhotse's (and icefall's recipes'), also used as a worker_init_fn's reseed.
+        "lhotse.fix_random_seed",
+        "lhotse.utils.fix_random_seed",
     }
 )
+#: Library functions that seed `random`, NumPy's global RNG and torch's from one seed: in a
+#: worker_init_fn or per-item code they reseed all three, as a project's `set_seed` would.
+SEED_ALL: dict[str, tuple[str, ...]] = {
+    name: ("numpy", "random", "torch")
+    for name in (*LIGHTNING_SEED_EVERYTHING, *RANK_OPTION_SEEDERS, *TORCH_SEEDERS)
+}
 #: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.
 LIGHTNING_WORKER_INIT = frozenset(
     {

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..types import Location, Span
-from . import catalog
+from . import catalog, library_seeders
 from .facts import Kind, Value
 from .memo import per_project
 from .project import Project
@@ -37,7 +37,8 @@ class SinkKind(enum.Enum):
     GLOBAL = "global"
     CONSTRUCTOR = "constructor"
     METHOD = "method"
-    #: A project function that passes its parameter on to a seeder.
+    #: A function that passes its parameter on to seeders: the project's (`set_seed(s)`),
+    #: or a library's seed-everything function (`seed_everything(s)`).
     PROJECT_FUNCTION = "project_function"
 
 
@@ -188,6 +189,17 @@ def _external_seeding(
             min(libraries),
             _seed(call),
             needs_32_bits=names <= catalog.NUMPY_32_BIT_SEEDS,
+        )
+    elif names <= library_seeders.SEED_ALL.keys():
+        # `fix_random_seed(self.seed + worker_id)`: a library's seed-everything function.
+        name = min(names)
+        yield Seeding(
+            function,
+            call,
+            SinkKind.PROJECT_FUNCTION,
+            name.rpartition(".")[2],
+            _seed(call),
+            seeds=library_seeders.SEED_ALL[name],
         )
     elif names <= catalog.SEEDED_CONSTRUCTORS:
         seed = _seed(call)
