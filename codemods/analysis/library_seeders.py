@@ -58,10 +58,9 @@ TORCH_SEEDERS = frozenset(
 )
 #: Library functions that seed `random`, NumPy's global RNG and torch's from one seed: in a
 #: worker_init_fn or per-item code they reseed all three, as a project's `set_seed` would.
-SEED_ALL: dict[str, tuple[str, ...]] = {
-    name: ("numpy", "random", "torch")
-    for name in (*LIGHTNING_SEED_EVERYTHING, *RANK_OPTION_SEEDERS, *TORCH_SEEDERS)
-}
+SEED_ALL: dict[str, tuple[str, ...]] = dict.fromkeys(
+    (*LIGHTNING_SEED_EVERYTHING, *RANK_OPTION_SEEDERS, *TORCH_SEEDERS), ("numpy", "random", "torch")
+)
 #: Lightning's worker_init_fn, which mixes the global rank into every worker's seed.
 LIGHTNING_WORKER_INIT = frozenset(
     {

@@ -23,6 +23,7 @@ from .configured_trainers import LIGHTNING_TRAINERS, TRAINER_METHODS, instantiat
 from .datasets import classes_of
 from .fabric import is_fabric
 from .facts import Kind, Value
+from .lightning_cli import cli_makers
 from .loaders import LoaderCall
 from .memo import per_project
 from .project import Project
@@ -136,6 +137,14 @@ def _trainer_callers(project: Project, loader: LoaderCall) -> tuple[FunctionRef,
         # `trainer.fit(model, datamodule=Frames())`: the Trainer calls its loader hooks.
         or (hooks and _runs_hook(project, option, function, hooks))
     }
+    # `LightningCLI(Model, Frames)`: the Trainer it makes calls the hooks of what it makes.
+    for ref, functions in cli_makers(project).items():
+        if any(
+            (method := project.find_method(ref, hook.function.name)) is not None
+            and method[1] == hook
+            for hook in hooks
+        ):
+            found.update(dict.fromkeys(functions))
     return tuple(found)
 
 

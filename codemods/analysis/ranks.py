@@ -26,6 +26,7 @@ from .datasets import datasets_of_loader
 from .distributed_runs import rank_never_passed
 from .fabric import FABRICS, is_fabric
 from .facts import Kind, Value
+from .lightning_cli import cli_calls, seed_option
 from .loaders import LoaderCall, Presence
 from .memo import per_project
 from .per_item import Reached, callees, per_item_code
@@ -125,6 +126,12 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
                 continue  # the rank it mixes in is a parameter nothing passes
             found.append(classified)
     found.extend(_helper_seedings(project, helpers))
+    for function, call in cli_calls(project):
+        # `LightningCLI(...)` seeds with `seed_everything(<seed>, workers=True)`, from a
+        # setting of its configuration.
+        option = seed_option(call)
+        if option is None or not _is_false(option):
+            found.append(TorchSeeding(function, call, "LightningCLI", RankDependence.UNKNOWN, True))
     unique = {(item.function.path, item.call.span): item for item in found}
     return [item for item in unique.values() if not _in_worker(project, item)]
 

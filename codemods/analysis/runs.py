@@ -20,6 +20,7 @@ from .config_targets import hydra_makers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value, self_attribute, string_literal
 from .imported_modules import imported_modules, module_attribute_lookup
+from .lightning_cli import cli_makers
 from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
@@ -341,7 +342,8 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
     function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook. So
     does one that hands the class to a project function making an instance of what it is
     given (`run_cli(Experiment)`, with `model = model_class(**options)` in `run_cli`), and
-    one Hydra makes it in from a config node naming it (`instantiate(cfg.data)`).
+    one Hydra makes it in from a config node naming it (`instantiate(cfg.data)`), and one
+    making a LightningCLI that makes it.
     """
     if method.function.name not in LIGHTNING_LOADER_HOOKS:
         return
@@ -356,6 +358,7 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
             for site in project.callers(cls):
                 yield site.function
             yield from hydra_makers(project).get(cls, ())
+            yield from cli_makers(project).get(cls, ())
             yield from _handing_to_makers(project, cls)
 
 
