@@ -280,14 +280,55 @@ def hydra_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
     return {ref: tuple(dict.fromkeys(functions)) for ref, functions in found.items()}
 
 
+@per_project
+def config_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
+    """Return the project classes a project function makes from a config node whose target
+    key names them (`instantiate_from_config(config.data)`, `data: {target: pkg.Frames}`),
+    each with the functions that make one."""
+    makers = {
+        function.function.name
+        for function in project.functions_mentioning("import_module")
+        if _imports_by_name(project, function)
+    }
+    for _ in range(_MAX_DEPTH):  # `instantiate_from_config` returns `get_obj_from_str(...)(...)`
+        makers |= {
+            function.function.name
+            for function in project.functions_mentioning(*sorted(makers))
+            if function.function.qualname != "<module>" and function.function.returns
+        }
+    found: dict[ClassRef, dict[FunctionRef, None]] = {}
+    for function in project.functions_mentioning(*sorted(makers)) if makers else ():
+        for call in function.function.calls:
+            node = _node_read(call.args[0], function.module) if call.args else None
+            maker = _config_maker(project, call, function, 0) if node is not None else None
+            for ref in named_classes(project, maker[1], node) if maker is not None else ():
+                found.setdefault(ref, {})[function] = None
+    return {ref: tuple(functions) for ref, functions in found.items()}
+
+
+def _node_read(config: Value, module: ModuleFacts) -> str | None:
+    """Return the node a config argument reads (`cfg.data`); at module level, where the
+    summary names `config.data` as one dotted name, its last part."""
+    if config.kind is Kind.NAME and len(config.qualnames) == 1:
+        local = config.qualnames[0].removeprefix(f"{module.module}.")
+        _, dot, key = local.rpartition(".")
+        return key if dot and local != config.qualnames[0] else None
+    return node_key(config)
+
+
 def instantiated_classes(project: Project, function: FunctionRef, call: Value) -> list[ClassRef]:
     """Return the project classes `hydra.utils.instantiate(cfg.<key>)`, called in
-    `function`, may make: those its config nodes name as `_target_`."""
+    `function`, may make: those its config nodes name as `_target_`; or those a project
+    function making objects from configs (`instantiate_from_config(config.data)`) may make:
+    those the config nodes name under its target key."""
     if call.kind is not Kind.CALL or call.base is None or not call.args:
         return []
-    key = node_key(call.args[0])
-    if key is None or not project.is_one_of(call.base, function.module, _INSTANTIATE):
+    key = _node_read(call.args[0], function.module)
+    if key is None:
         return []
+    if not project.is_one_of(call.base, function.module, _INSTANTIATE):
+        maker = _config_maker(project, call, function, 0)
+        return [*named_classes(project, maker[1], key)] if maker is not None else []
     return [
         target
         for node in config_nodes(project, key)

@@ -29,7 +29,7 @@ from .memo import per_project
 from .project import Project
 from .ranks import TorchSeeding, torch_seedings
 from .refs import ClassRef, FunctionRef
-from .runs import LIGHTNING_HOOK_OWNERS, LIGHTNING_LOADER_HOOKS, callers_up, entry_modules
+from .runs import LIGHTNING_HOOK_OWNERS, callers_up, entry_modules, loader_hooks
 from .seeding_reach import seeding_carries_to
 from .self_calls import self_class
 
@@ -139,11 +139,7 @@ def _trainer_callers(project: Project, loader: LoaderCall) -> tuple[FunctionRef,
     }
     # `LightningCLI(Model, Frames)`: the Trainer it makes calls the hooks of what it makes.
     for ref, functions in cli_makers(project).items():
-        if any(
-            (method := project.find_method(ref, hook.function.name)) is not None
-            and method[1] == hook
-            for hook in hooks
-        ):
+        if hooks & loader_hooks(project, ref):
             found.update(dict.fromkeys(functions))
     return tuple(found)
 
@@ -278,11 +274,7 @@ def _loader_hooks(project: Project, loader: LoaderCall) -> frozenset[FunctionRef
     LightningModule) that return `loader`, made there or by a function they call."""
     found: set[FunctionRef] = set()
     for owner in project.subclasses_of(LIGHTNING_HOOK_OWNERS):
-        for name in LIGHTNING_LOADER_HOOKS:
-            method = project.find_method(owner, name)
-            if method is None or method[1] in found:
-                continue
-            hook = method[1]
+        for hook in loader_hooks(project, owner) - found:
             if any(
                 _is_loader(project, returned, hook, loader, 0)
                 for ret in hook.function.returns
@@ -298,9 +290,6 @@ def _runs_hook(
     """Return True if `value` is an instance whose loader hook is one of `hooks`."""
     classes = [*classes_of(project, value, where).classes]
     # `datamodule = hydra.utils.instantiate(cfg.data)`: the classes its config nodes name.
-    classes += instantiated_classes(project, where, value)
-    return any(
-        (found := project.find_method(ref, hook.function.name)) is not None and found[1] == hook
-        for ref in classes
-        for hook in hooks
-    )
+    for option in bound_values(project, value, where):
+        classes += instantiated_classes(project, where, option)
+    return any(hooks & loader_hooks(project, ref) for ref in classes)

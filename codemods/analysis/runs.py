@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 
 from . import catalog
 from .base_inits import base_init_callers
-from .config_targets import hydra_makers
+from .config_targets import config_makers, hydra_makers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value, self_attribute, string_literal
 from .imported_modules import imported_modules, module_attribute_lookup
@@ -342,24 +342,52 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
     function that makes the instance, and hands it to `trainer.fit(...)`, runs the hook. So
     does one that hands the class to a project function making an instance of what it is
     given (`run_cli(Experiment)`, with `model = model_class(**options)` in `run_cli`), and
-    one Hydra makes it in from a config node naming it (`instantiate(cfg.data)`), and one
-    making a LightningCLI that makes it.
+    one Hydra or a project function makes it in from a config node naming it
+    (`instantiate(cfg.data)`, `instantiate_from_config(config.data)`), and one making a
+    LightningCLI that makes it.
     """
-    if method.function.name not in LIGHTNING_LOADER_HOOKS:
-        return
     owner = project.class_of_function(method)
     if owner is None or not project.derives_from(owner, LIGHTNING_HOOK_OWNERS):
         return
     for cls in project.subclasses_of(LIGHTNING_HOOK_OWNERS):
-        if owner in project.mro(cls) and project.find_method(cls, method.function.name) == (
-            owner,
-            method,
-        ):
+        if owner in project.mro(cls) and method in loader_hooks(project, cls):
             for site in project.callers(cls):
                 yield site.function
             yield from hydra_makers(project).get(cls, ())
+            yield from config_makers(project).get(cls, ())
             yield from cli_makers(project).get(cls, ())
             yield from _handing_to_makers(project, cls)
+
+
+@per_project
+def loader_hooks(project: Project, cls: ClassRef) -> frozenset[FunctionRef]:
+    """Return the methods the Trainer runs as loader hooks of a `cls` instance: its
+    `train_dataloader()` and the like, or the methods its code binds to those names
+    (`self.train_dataloader = self._train_dataloader`, or `partial(self._val_loader, ...)`)."""
+    found: set[FunctionRef] = set()
+    for name in LIGHTNING_LOADER_HOOKS:
+        method = project.find_method(cls, name)
+        if method is not None:
+            found.add(method[1])
+    for owner in project.mro(cls):
+        for _, qualname in owner.cls.methods:
+            function = owner.module.function(qualname)
+            for assignment in function.assignments if function is not None else ():
+                if assignment.target.removeprefix("self.") not in LIGHTNING_LOADER_HOOKS:
+                    continue
+                for value in assignment.value.alternatives():
+                    if (
+                        value.kind is Kind.CALL
+                        and value.base is not None
+                        and value.args
+                        and project.is_one_of(value.base, owner.module, catalog.PARTIAL)
+                    ):
+                        value = value.args[0]
+                    attribute = self_attribute(value)
+                    bound = project.find_method(cls, attribute) if attribute else None
+                    if bound is not None:
+                        found.add(bound[1])
+    return frozenset(found)
 
 
 def _handing_to_makers(project: Project, cls: ClassRef) -> Iterator[FunctionRef]:
