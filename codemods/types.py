@@ -201,6 +201,22 @@ class RemoveUnreadAssignment:
 
 
 @dataclass(frozen=True)
+class RemoveEmptiedMethod:
+    """Remove the method at `function` (its `def` and body), and the statements calling it
+    at `calls`, if the other edits leave its body doing nothing (`def _reseed(self, i):`
+    whose every statement a fix removes would stay behind as `pass`, still called)."""
+
+    function: Span
+    calls: tuple[Span, ...]
+
+    @property
+    def span(self) -> Span | None:
+        return self.function
+
+    is_insertion: ClassVar[bool] = False
+
+
+@dataclass(frozen=True)
 class AddHelper:
     """Define a module-level helper once per module, after the imports.
 
@@ -303,6 +319,7 @@ Edit = (
     | WrapExpression
     | RemoveStatement
     | RemoveUnreadAssignment
+    | RemoveEmptiedMethod
     | AddHelper
     | HoistFunction
     | AddParameter

@@ -20,7 +20,7 @@ from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvide
 from ..errors import FixError
 from ..types import AddImport, Edit, Span
 from .code_style import DEFAULT_STYLE, CodeStyle
-from .edits import Staging, stage
+from .edits import Staging, settle, stage
 from .import_placement import place_new_imports, space_after_imports
 from .transformer import EditTransformer
 
@@ -109,6 +109,7 @@ def _apply_edits(text: str, edits: Sequence[Edit], style: CodeStyle) -> str:
     staging = Staging(module, positions, find, find_optional, parents, references, transformer)
     for edit in dict.fromkeys(edits):
         stage(edit, staging)
+    settle(staging)
     imports, unused_imports = staging.imports, staging.unused_imports
     try:
         fixed = module.visit(transformer)

@@ -8,7 +8,7 @@ and `is_insertion`) and one applier here; nothing else lists the types.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import singledispatch
 
@@ -26,6 +26,7 @@ from ..types import (
     HoistFunction,
     InsertStatements,
     PackArguments,
+    RemoveEmptiedMethod,
     RemoveStatement,
     RemoveUnreadAssignment,
     RemoveUnusedImport,
@@ -34,7 +35,7 @@ from ..types import (
     WrapExpression,
 )
 from .hoist import HoistError, plan_hoist
-from .transformer import EditTransformer
+from .transformer import EditTransformer, is_docstring
 
 #: Finds the node of one of `kinds` at a span (`start_only`: that starts there).
 Find = Callable[..., cst.CSTNode]
@@ -53,6 +54,8 @@ class Staging:
     transformer: EditTransformer
     imports: list[AddImport] = field(default_factory=list)
     unused_imports: list[RemoveUnusedImport] = field(default_factory=list)
+    #: Methods to remove if the edits empty them, with the calls of them to remove too.
+    emptied_methods: list[tuple[cst.FunctionDef, list[cst.CSTNode]]] = field(default_factory=list)
 
 
 @singledispatch
@@ -119,6 +122,47 @@ def _(edit: WrapExpression, staging: Staging) -> None:
 @stage.register
 def _(edit: RemoveStatement, staging: Staging) -> None:
     staging.transformer.removals.add(staging.find(edit.target, (cst.BaseExpression,)))
+
+
+@stage.register
+def _(edit: RemoveEmptiedMethod, staging: Staging) -> None:
+    method = staging.find(edit.function, (cst.FunctionDef,), start_only=True)
+    assert isinstance(method, cst.FunctionDef)
+    calls = [staging.find(call, (cst.Call,)) for call in edit.calls]
+    staging.emptied_methods.append((method, calls))
+
+
+def settle(staging: Staging) -> None:
+    """Decide, once every edit is staged, which methods the edits leave doing nothing: those
+    go with the statements calling them."""
+    transformer = staging.transformer
+    for method, calls in staging.emptied_methods:
+        if all(_removed(statement, method, transformer) for statement in _body(method)):
+            transformer.removed_methods.add(method)
+            transformer.removals.update(calls)
+
+
+def _body(method: cst.FunctionDef) -> Sequence[cst.BaseStatement]:
+    body = method.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=body.body)]
+    statements = [s for s in body.body if isinstance(s, cst.BaseStatement)]
+    return statements[1:] if statements and is_docstring(statements[0]) else statements
+
+
+def _removed(
+    statement: cst.BaseStatement, method: cst.FunctionDef, transformer: EditTransformer
+) -> bool:
+    """Return True if the staged edits remove `statement` of `method`: a call they remove,
+    or an assignment they drop once nothing reads it (only the removed calls did)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    if any(line is statement for line, _ in transformer.unread.get(method, [])):
+        return True
+    return all(
+        isinstance(small, cst.Expr) and small.value in transformer.removals
+        for small in statement.body
+    )
 
 
 @stage.register

@@ -58,7 +58,7 @@ def _statements(code: str, newline: str = "\n") -> list[cst.BaseStatement]:
     return list(cst.parse_module(text.replace("\n", newline)).body)
 
 
-def _is_docstring(statement: cst.BaseStatement) -> bool:
+def is_docstring(statement: cst.BaseStatement) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
@@ -100,6 +100,9 @@ class EditTransformer(cst.CSTTransformer):
         self.replacements: dict[cst.CSTNode, str] = {}
         self.wraps: dict[cst.CSTNode, tuple[str, str]] = {}
         self.removals: set[cst.CSTNode] = set()
+        #: Methods the edits leave doing nothing, removed with their calls (`edits.settle`).
+        self.removed_methods: set[cst.CSTNode] = set()
+        self._removed_lines: set[cst.CSTNode] = set()
         #: Function -> `name = ...` statements to remove if the edits leave `name` unread.
         self.unread: dict[cst.CSTNode, list[tuple[cst.SimpleStatementLine, str]]] = {}
         #: Each kept statement line -> what it became (to find an `unread` one again).
@@ -356,6 +359,7 @@ class EditTransformer(cst.CSTTransformer):
             if original not in removed
         ]
         if not kept:
+            self._removed_lines.add(original_node)
             return cst.RemoveFromParent()
         last = kept[-1]
         if isinstance(last, cst.Expr | cst.Assign | cst.AugAssign | cst.AnnAssign | cst.Pass):
@@ -403,7 +407,9 @@ class EditTransformer(cst.CSTTransformer):
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    ) -> cst.FunctionDef | cst.RemovalSentinel:
+        if original_node in self.removed_methods:
+            return cst.RemoveFromParent()
         body = updated_node.body
         statements: list[cst.BaseStatement]
         if isinstance(body, cst.SimpleStatementSuite):
@@ -416,7 +422,7 @@ class EditTransformer(cst.CSTTransformer):
         for code, at_top in self.inserts.get(original_node, []):
             new = _statements(code, self._newline)
             if at_top:
-                index = 1 if statements and _is_docstring(statements[0]) else 0
+                index = 1 if statements and is_docstring(statements[0]) else 0
                 statements[index:index] = new
             else:
                 statements.extend(new)
@@ -454,10 +460,13 @@ class EditTransformer(cst.CSTTransformer):
         first = updated_node.body[0]
         if (
             original_node.body
-            and original_node.body[0] in self._hoisted
+            and (
+                original_node.body[0] in self._hoisted
+                or original_node.body[0] in self._removed_lines
+            )
             and isinstance(first, cst.SimpleStatementLine | cst.BaseCompoundStatement)
         ):
-            # The block's first statement moved out: the blank line after it goes too.
+            # The block's first statement moved out or went: the blank line after it goes too.
             lines = list(first.leading_lines)
             while lines and lines[0].comment is None:
                 lines.pop(0)
@@ -476,7 +485,7 @@ class EditTransformer(cst.CSTTransformer):
         }
         index = 0
         while index < len(body) and (
-            _is_import_block(body[index]) or (index == 0 and _is_docstring(body[index]))
+            _is_import_block(body[index]) or (index == 0 and is_docstring(body[index]))
         ):
             index += 1
         new: list[cst.BaseStatement] = []

@@ -17,10 +17,12 @@ from ..analysis.project import Project
 from ..analysis.refs import FunctionRef
 from ..analysis.seed_classification import SeedScope, Source, seed_sources
 from ..analysis.seeds import Seeding, SinkKind, additive_terms, seedings
+from ..analysis.self_calls import self_callers, subclasses
 from ..types import (
     Edit,
     FileEdits,
     Fix,
+    RemoveEmptiedMethod,
     RemoveStatement,
     RemoveUnreadAssignment,
     RemoveUnusedImport,
@@ -79,8 +81,37 @@ class WorkerSeedFix:
         edits: tuple[Edit, ...] = (
             RemoveStatement(seeding.span),
             *_unread_after_fix(seeding.function, seeding.call),
+            *self._emptied_helper(seeding.function),
         )
         return Fix(title, Safety.SAFE, (FileEdits(seeding.function.path, edits),))
+
+    def _emptied_helper(self, function: FunctionRef) -> tuple[Edit, ...]:
+        """Return the removal of a helper method of the Dataset that only reseeds
+        (`self._set_random_seed(index)` in `__getitem__`), with its calls, for when the
+        fix leaves it doing nothing: only when every call of it is a statement of its
+        class's code in its file, and no subclass has its own."""
+        owner = self.project.class_of_function(function)
+        if owner is None or function.function.name == self.entry:
+            return ()
+        sites = self_callers(self.project, function)
+        if not sites:
+            return ()
+        name = function.function.name
+        if any(
+            self.project.find_method(below, name) != (owner, function)
+            for below in subclasses(self.project, owner)
+        ):
+            return ()  # a subclass's own version runs where the base calls it
+        calls = []
+        for call, caller in sites:
+            if (
+                caller.path != function.path
+                or call.span is None
+                or call.span not in caller.function.statement_calls
+            ):
+                return ()
+            calls.append(call.span)
+        return (RemoveEmptiedMethod(function.function.span, tuple(calls)),)
 
     def _rank_terms(self, origin: Value) -> tuple[Value, ...] | None:
         """Return the rank terms of the seed to keep; None if they cannot be kept."""
