@@ -52,18 +52,18 @@ def _substituted(
     var_keyword = [value for key, value in inner.keywords if key is None]
     if var_positional is None or len(var_keyword) > 1:
         return None
-    if var_keyword and not (
+    own_keywords = bool(var_keyword) and (
         function.has_var_keyword
         and var_keyword[0].kind is Kind.PARAM
         and var_keyword[0].name == function.params[-1]
-    ):
-        return None
+    )
     handed = _handed_parameters(inner, callee, call, bound)
-    if not var_keyword and var_positional == "" and not handed:
-        return None  # nothing is handed on
-    if not var_keyword and var_positional == "":
+    if not own_keywords and var_positional == "":
+        if not handed:
+            return None  # nothing is handed on
         # Only literals are handed on: the construction stays where it is written, and the
-        # arguments the factory writes itself (`transform=Compose([Cutout()])`) are read there.
+        # arguments the factory writes itself (`transform=Compose([Cutout()])`, a local
+        # `**options`, which cannot give `mode=mode` again) are read there.
         return (
             replace(
                 inner,
@@ -72,6 +72,8 @@ def _substituted(
             ),
             inner_where,
         )
+    if var_keyword and not own_keywords:
+        return None
     extra_positional = call.args[max(len(named) - bound, 0) :] if var_positional else ()
     extra_keywords = (
         tuple((key, value) for key, value in call.keywords if key not in function.params)
