@@ -180,14 +180,27 @@ def _is_trainer(project: Project, receiver: Value, where: FunctionRef) -> bool:
     return bool(options) and all(_makes_trainer(project, option, where) for option in options)
 
 
-def _makes_trainer(project: Project, value: Value, where: FunctionRef) -> bool:
+def _makes_trainer(project: Project, value: Value, where: FunctionRef, depth: int = 0) -> bool:
     if value.kind is not Kind.CALL or value.base is None:
         return False
     names = project.qualnames(value.base, where.module)
     if names and names <= _TRAINER_MAKERS:
         return True
-    return _made_by_trainer_subclass(project, value.base, where) or instantiates_trainer(
+    if _made_by_trainer_subclass(project, value.base, where) or instantiates_trainer(
         project, where, value
+    ):
+        return True
+    # `trainer = get_trainer(args)`: a project function that returns a Trainer it makes.
+    makers = [t for t in project.targets(value.base, where.module) if isinstance(t, FunctionRef)]
+    return (
+        depth < _RETURN_DEPTH
+        and len(makers) == 1
+        and bool(makers[0].function.returns)
+        and all(
+            _makes_trainer(project, option, makers[0], depth + 1)
+            for returned in makers[0].function.returns
+            for option in returned.alternatives()
+        )
     )
 
 
