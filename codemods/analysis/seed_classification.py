@@ -317,6 +317,12 @@ class _Classifier:
         module = scope.function.module
         targets = self.project.targets(value, module)
         if not targets:
+            aliased = self._module_alias(value, module)
+            if aliased:
+                code = module.function("<module>")
+                if code is not None:
+                    inner = SeedScope(FunctionRef.of(module, code))
+                    return self._union(aliased, inner, depth)
             return self._module_object_attribute(value, module)
         found: set[Source] = set()
         for target in targets:
@@ -342,6 +348,25 @@ class _Classifier:
             else:
                 found.add(Source.UNKNOWN)
         return frozenset(found)
+
+    @staticmethod
+    def _module_alias(value: Value, module: ModuleFacts) -> list[Value]:
+        """Return the values of a module-level name bound to another dotted name
+        (`fix_seed = args.seed` at a script's top level), which resolution cannot follow."""
+        found: list[Value] = []
+        prefix = module.module + "."
+        for qualname in value.qualnames:
+            if not qualname.startswith(prefix) or "." in qualname[len(prefix) :]:
+                continue
+            own = qualname
+            for assigned in module.binding(qualname[len(prefix) :]) or ():
+                if (
+                    assigned.kind is Kind.NAME
+                    and assigned.qualnames
+                    and own not in assigned.qualnames
+                ):
+                    found.append(assigned)
+        return found
 
     def _module_object_attribute(self, value: Value, module: ModuleFacts) -> frozenset[Source]:
         """Classify `cfg.SEED` / `args.seed` where `cfg` is a module-level object of the project,
