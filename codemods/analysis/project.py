@@ -96,6 +96,11 @@ class Project:
             if not paths:
                 return None
         if len(paths) > 1 and near is not None:
+            # A same-named package in a sibling folder (`config/IKC/data` for a script in
+            # `config/DANv1`) is on no path the script has: its own folder and the folders
+            # above it (`sys.path.insert(0, "../../")`) come first.
+            above = [path for path in paths if _import_root(path, name) in near.path.parents]
+            paths = above or paths
             nearest = max(_common_parts(path, near.path) for path in paths)
             # The import finds the nearest module first; if that one could not be read,
             # a same-named module elsewhere is not what the code imports.
@@ -516,3 +521,9 @@ def _common_parts(a: Path, b: Path) -> int:
             break
         count += 1
     return count
+
+
+def _import_root(path: Path, name: str) -> Path:
+    """Return the folder that must be on `sys.path` for file `path` to import as `name`."""
+    depth = name.count(".") + (1 if path.name == "__init__.py" else 0)
+    return path.parents[depth] if depth < len(path.parents) else path.parent
