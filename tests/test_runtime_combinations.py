@@ -36,6 +36,8 @@ COMBINATIONS = [
     ("combo_ws101_ws102", "1.8", {"WS102"}),
     # WS101 follows once WS102's fix has deleted the per-item reseed (the next fix round).
     ("combo_ws101_ws102_clock_per_item", "1.8", {"WS102"}),
+    # The same, with the reseed in a helper method: the helper goes with its call.
+    ("combo_ws101_ws102_clock_reseed_helper", "1.8", {"WS102"}),
     ("combo_ws102_ws201", "2.13", {"WS102"}),
     ("combo_ws101_ws201", "1.8", {"WS101", "WS201"}),
 ]
@@ -111,3 +113,11 @@ def test_recheck_of_the_fixed_program_finds_nothing(
     (path.parent / ".git").mkdir()
     path.write_text(pair.fixed_source, encoding="utf-8")
     assert _findings(path, version) == []
+
+
+def test_helper_left_doing_nothing_goes_with_its_call(tmp_path: Path) -> None:
+    pair = fix_and_import(
+        "combo_ws101_ws102_clock_reseed_helper", tmp_path, Settings(torch_version="1.8", jobs=1)
+    )
+    assert "_reseed" not in pair.fixed_source
+    assert "import time" not in pair.fixed_source
