@@ -35,11 +35,40 @@ def if_branches(
     if body is None:
         return []
     if isinstance(node.test, ast.BoolOp):
-        return _joined_tests(node.test, body, orelse, value, span_of)
+        merged = _merged_membership(node.test, body, orelse, value)
+        return [*_joined_tests(node.test, body, orelse, value, span_of), *merged]
     test = _branch_test(node.test, value)
     if test is None:
         return _local_conjunction_tests(node.test, body, orelse, value)
     return [replace(test, body=body, orelse=orelse)]
+
+
+def _merged_membership(
+    test: ast.BoolOp, body: Span, orelse: Span | None, value: Summarise
+) -> list[Branch]:
+    """Return one branch for `x == "a" or x == "b"` (or `x != "a" and x != "b"`): a test of
+    `x` against the union of the literals, decided where each operand alone is not."""
+    either = isinstance(test.op, ast.Or)
+    operands = [_branch_test(operand, value) for operand in test.values]
+    if any(
+        branch is None
+        or branch.order is not None
+        or branch.case is not None
+        or not branch.literals
+        or branch.lookup is not None
+        for branch in operands
+    ):
+        return []
+    subjects = {branch.subject for branch in operands if branch is not None}
+    negations = {branch.negated for branch in operands if branch is not None}
+    if len(subjects) != 1 or negations != {not either}:
+        return []
+    literals = tuple(
+        dict.fromkeys(
+            literal for branch in operands if branch is not None for literal in branch.literals
+        )
+    )
+    return [Branch(subjects.pop(), not either, body, orelse, literals)]
 
 
 def _local_conjunction_tests(
@@ -176,6 +205,32 @@ def _branch_test(test: ast.expr, value: Summarise) -> Branch | None:
     if subject is None and _held_entry(tested):
         return Branch("", negated, _NO_BODY, None, literals, lookup=tested)
     return None if subject is None else Branch(subject, negated, _NO_BODY, None, literals)
+
+
+def assert_branches(node: ast.Assert, rest: Span, value: Summarise) -> list[Branch]:
+    """Return the branches an `assert test` records: the statements after it in its block
+    run only where the test holds (`assert args.task in ["val", "test"]`)."""
+    test = node.test
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and not isinstance(test.ops[0], _ORDERS)
+    ):
+        compared = compared_literals(test, value(test.comparators[0]))
+        if compared is not None:
+            subject = _branch_subject(value(test.left)) or option_subject(value(test.left))
+            if subject is not None:
+                literals, flips = compared
+                return [Branch(subject, flips, rest, None, literals)]
+    branch = _branch_test(test, value)
+    return [] if branch is None else [replace(branch, body=rest, orelse=None)]
+
+
+def option_subject(value: Value) -> str | None:
+    """Return "param.attr" for an attribute of a parameter (`args.task`)."""
+    if value.kind is Kind.ATTRIBUTE and value.base is not None and value.base.kind is Kind.PARAM:
+        return f"{value.base.name}.{value.name}"
+    return None
 
 
 def _worker_dataset_attribute(test: ast.expr, value: Summarise) -> str | None:

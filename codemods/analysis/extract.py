@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..types import Span
 from .binding_statements import grown_attribute, unpacked_pairs
-from .branch_records import block_span, if_branches
+from .branch_records import assert_branches, block_span, if_branches
 from .expression_visitor import (
     _defaults,
     _ExpressionVisitor,
@@ -191,6 +191,18 @@ class _Extractor(_ExpressionVisitor):
                 self._fallthrough[id(statement)] = block_span(
                     body[index + 1 :], self._positions.span
                 )
+            if (
+                isinstance(statement, ast.Assert)
+                and scope.facts is not None
+                and index + 1 < len(body)
+            ):
+                rest = block_span(body[index + 1 :], self._positions.span)
+                if rest is not None:
+
+                    def summarise(expression: ast.expr, scope: _Scope = scope) -> Value:
+                        return self.value(expression, scope)
+
+                    scope.facts.branches.extend(assert_branches(statement, rest, summarise))
             self._visit_statement(statement, scope)
 
     def _visit_statement(self, node: ast.stmt, scope: _Scope) -> None:

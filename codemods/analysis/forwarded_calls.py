@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .branch_feasibility import constrained
+from .branch_records import option_subject
 from .candidates import Construction, DatasetsOf
 from .facts import UNKNOWN, Kind, Value, literal_key, mentions_param
 from .refs import FunctionRef
@@ -57,7 +59,7 @@ def _substituted(
         and var_keyword[0].kind is Kind.PARAM
         and var_keyword[0].name == function.params[-1]
     )
-    handed = _handed_parameters(inner, callee, call, bound)
+    handed = _handed_parameters(inner, callee, call, bound, where)
     if not own_keywords and var_positional == "":
         if not handed:
             return None  # nothing is handed on
@@ -103,10 +105,12 @@ def _handed(argument: Value, handed: dict[str, Value]) -> Value:
 
 
 def _handed_parameters(
-    inner: Value, callee: FunctionRef, call: Value, bound: int
+    inner: Value, callee: FunctionRef, call: Value, bound: int, where: FunctionRef
 ) -> dict[str, Value]:
-    """Return the literals `call` passes for the parameters of `callee` that the construction
-    `inner` hands on as they are (`Dataset(root, mode=mode)` in `def get(root, mode)`)."""
+    """Return the literals `call` (in `where`) passes for the parameters of `callee` that
+    the construction `inner` hands on as they are (`Dataset(root, mode=mode)` in
+    `def get(root, mode)`): a literal, or the literals an `if` or `assert` before the call
+    pins a parameter or option to (`assert args.task in ["val", "test"]`)."""
     function = callee.function
     named = function.params[: function.positional_count]
     used = {
@@ -123,7 +127,29 @@ def _handed_parameters(
         # Only a literal is known where the caller is (anything else is read there).
         if passed is not None and literal_key(passed) is not None:
             handed[param] = passed
+        elif passed is not None:
+            pinned = _pinned_literals(passed, where, call)
+            if pinned is not None:
+                handed[param] = pinned
     return handed
+
+
+def _pinned_literals(passed: Value, where: FunctionRef, call: Value) -> Value | None:
+    """Return the literals an `if` / `assert` before `call` in `where` pins `passed` (a
+    parameter or `param.attr` it never rebinds) to: one literal, or their alternatives."""
+    subject = passed.name if passed.kind is Kind.PARAM else option_subject(passed)
+    if subject is None or call.span is None or _rebound(where, subject):
+        return None
+    known = constrained(where, subject, call.span)
+    if known is None or not known.one_of:
+        return None
+    options = tuple(Value(Kind.CONSTANT, name=key) for key in sorted(known.one_of))
+    return options[0] if len(options) == 1 else Value(Kind.ALTERNATIVES, args=options)
+
+
+def _rebound(where: FunctionRef, subject: str) -> bool:
+    """Return True if `where` assigns the name or attribute `subject` anywhere."""
+    return any(assignment.target == subject for assignment in where.function.assignments)
 
 
 def _splatted(

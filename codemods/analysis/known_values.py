@@ -79,4 +79,8 @@ def passed_argument(
         default = init.default_of(param)
         return None if default is None else Known(frozenset({default}))
     key = literal_key(passed)
+    if key is None and passed.kind is Kind.ALTERNATIVES and passed.args:
+        keys = [literal_key(option) for option in passed.alternatives()]
+        if None not in keys:
+            return Known(frozenset(k for k in keys if k is not None))
     return passed if key is None else Known(frozenset({key}))
