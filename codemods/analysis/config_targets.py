@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .candidates import CandidateSource, DatasetsOf
 from .config_files import config_documents, config_files, node_key, strings_under
-from .facts import Kind, ModuleFacts, Value
+from .facts import Kind, ModuleFacts, Value, spelled
 from .imported_modules import module_attribute_lookup
 from .memo import per_project
 from .project import Project
@@ -294,7 +294,7 @@ def config_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
         makers |= {
             function.function.name
             for function in project.functions_mentioning(*sorted(makers))
-            if function.function.qualname != "<module>" and function.function.returns
+            if _returns_call_of(function, makers)
         }
     found: dict[ClassRef, dict[FunctionRef, None]] = {}
     for function in project.functions_mentioning(*sorted(makers)) if makers else ():
@@ -304,6 +304,19 @@ def config_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
             for ref in named_classes(project, maker[1], node) if maker is not None else ():
                 found.setdefault(ref, {})[function] = None
     return {ref: tuple(functions) for ref, functions in found.items()}
+
+
+def _returns_call_of(function: FunctionRef, names: set[str]) -> bool:
+    """Return True if `function` returns a call of a function spelled as one of `names`, or
+    a call of what such a call returns (`get_obj_from_str(config["target"])(**params)`)."""
+    for returned in function.function.returns:
+        for option in returned.alternatives():
+            callee = option.base if option.kind is Kind.CALL else None
+            if callee is not None and callee.kind is Kind.CALL:
+                callee = callee.base
+            if callee is not None and spelled(callee) & names:
+                return True
+    return False
 
 
 def _node_read(config: Value, module: ModuleFacts) -> str | None:
