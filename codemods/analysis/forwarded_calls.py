@@ -148,8 +148,10 @@ def _pinned_literals(passed: Value, where: FunctionRef, call: Value) -> Value | 
 
 
 def _rebound(where: FunctionRef, subject: str) -> bool:
-    """Return True if `where` assigns the name or attribute `subject` anywhere."""
-    return any(assignment.target == subject for assignment in where.function.assignments)
+    """Return True if `where` assigns the name or attribute `subject` (or the name that
+    holds the attribute: `args = ...`) anywhere."""
+    names = {subject, subject.partition(".")[0]}
+    return any(assignment.target in names for assignment in where.function.assignments)
 
 
 def _splatted(
