@@ -7,7 +7,7 @@ Dataset classes that its own YAML and JSON files name as `target` or `_target_`.
 
 `config_nodes()` and `structured_targets()` say what a config node (`cfg.trainer`) may hold:
 the options the project's files give it, and the `_target_` Hydra makes from it;
-`hydra_makers()` which functions make a project class from such a node.
+`config_makers()` which functions make a project class from such a node.
 """
 
 from __future__ import annotations
@@ -268,23 +268,11 @@ def config_nodes(
 
 
 @per_project
-def hydra_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
-    """Return the project classes Hydra makes from a config node whose `_target_` names
-    them (`hydra.utils.instantiate(cfg.data)`, `data: {_target_: pkg.data.Clips}`), each
-    with the functions that make one."""
-    found: dict[ClassRef, list[FunctionRef]] = {}
-    for function in project.functions_mentioning("instantiate"):
-        for call in function.function.calls:
-            for target in instantiated_classes(project, function, call):
-                found.setdefault(target, []).append(function)
-    return {ref: tuple(dict.fromkeys(functions)) for ref, functions in found.items()}
-
-
-@per_project
 def config_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
-    """Return the project classes a project function makes from a config node whose target
-    key names them (`instantiate_from_config(config.data)`, `data: {target: pkg.Frames}`),
-    each with the functions that make one."""
+    """Return the project classes made from a config node whose target key names them,
+    by Hydra (`hydra.utils.instantiate(cfg.data)`, `data: {_target_: pkg.data.Clips}`) or
+    by a project function that imports the class by name (`instantiate_from_config(
+    config.data)`, `data: {target: pkg.Frames}`), each with the functions that make one."""
     makers = {
         function.function.name
         for function in project.functions_mentioning("import_module")
@@ -297,11 +285,9 @@ def config_makers(project: Project) -> dict[ClassRef, tuple[FunctionRef, ...]]:
             if _returns_call_of(function, makers)
         }
     found: dict[ClassRef, dict[FunctionRef, None]] = {}
-    for function in project.functions_mentioning(*sorted(makers)) if makers else ():
+    for function in project.functions_mentioning("instantiate", *sorted(makers)):
         for call in function.function.calls:
-            node = _node_read(call.args[0], function.module) if call.args else None
-            maker = _config_maker(project, call, function, 0) if node is not None else None
-            for ref in named_classes(project, maker[1], node) if maker is not None else ():
+            for ref in instantiated_classes(project, function, call):
                 found.setdefault(ref, {})[function] = None
     return {ref: tuple(functions) for ref, functions in found.items()}
 

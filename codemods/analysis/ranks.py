@@ -131,7 +131,15 @@ def torch_seedings(project: Project) -> list[TorchSeeding]:
         # setting of its configuration.
         option = seed_option(call)
         if option is None or not _is_false(option):
-            found.append(TorchSeeding(function, call, "LightningCLI", RankDependence.UNKNOWN, True))
+            found.append(
+                TorchSeeding(
+                    function,
+                    call,
+                    "LightningCLI",
+                    RankDependence.UNKNOWN,
+                    seeds_workers_per_rank=True,
+                )
+            )
     unique = {(item.function.path, item.call.span): item for item in found}
     return [item for item in unique.values() if not _in_worker(project, item)]
 

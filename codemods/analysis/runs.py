@@ -16,7 +16,7 @@ from weakref import WeakKeyDictionary
 
 from . import catalog
 from .base_inits import base_init_callers
-from .config_targets import config_makers, hydra_makers
+from .config_targets import config_makers
 from .datasets import classes_of
 from .facts import Kind, ModuleFacts, Value, self_attribute, string_literal
 from .imported_modules import imported_modules, module_attribute_lookup
@@ -25,7 +25,7 @@ from .memo import per_project
 from .module_lookups import looked_up_constructions
 from .project import Project
 from .refs import CallSite, ClassRef, FunctionRef, Target, VariableRef
-from .self_calls import calls_method
+from .self_calls import calls_method, self_stores
 
 #: How many levels of callers `entry_modules` follows.
 _CALLER_DEPTH = 3
@@ -353,7 +353,6 @@ def _lightning_hook_callers(project: Project, method: FunctionRef) -> Iterator[F
         if owner in project.mro(cls) and method in loader_hooks(project, cls):
             for site in project.callers(cls):
                 yield site.function
-            yield from hydra_makers(project).get(cls, ())
             yield from config_makers(project).get(cls, ())
             yield from cli_makers(project).get(cls, ())
             yield from _handing_to_makers(project, cls)
@@ -369,24 +368,20 @@ def loader_hooks(project: Project, cls: ClassRef) -> frozenset[FunctionRef]:
         method = project.find_method(cls, name)
         if method is not None:
             found.add(method[1])
-    for owner in project.mro(cls):
-        for _, qualname in owner.cls.methods:
-            function = owner.module.function(qualname)
-            for assignment in function.assignments if function is not None else ():
-                if assignment.target.removeprefix("self.") not in LIGHTNING_LOADER_HOOKS:
-                    continue
-                for value in assignment.value.alternatives():
-                    if (
-                        value.kind is Kind.CALL
-                        and value.base is not None
-                        and value.args
-                        and project.is_one_of(value.base, owner.module, catalog.PARTIAL)
-                    ):
-                        value = value.args[0]
-                    attribute = self_attribute(value)
-                    bound = project.find_method(cls, attribute) if attribute else None
-                    if bound is not None:
-                        found.add(bound[1])
+    for name in LIGHTNING_LOADER_HOOKS:
+        for stored, storing in self_stores(project, cls, name):
+            for value in stored.alternatives():
+                if (
+                    value.kind is Kind.CALL
+                    and value.base is not None
+                    and value.args
+                    and project.is_one_of(value.base, storing.module, catalog.PARTIAL)
+                ):
+                    value = value.args[0]
+                attribute = self_attribute(value)
+                bound = project.find_method(cls, attribute) if attribute else None
+                if bound is not None:
+                    found.add(bound[1])
     return frozenset(found)
 
 

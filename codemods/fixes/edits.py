@@ -35,7 +35,7 @@ from ..types import (
     WrapExpression,
 )
 from .hoist import HoistError, plan_hoist
-from .transformer import EditTransformer, is_docstring
+from .transformer import EditTransformer, body_statements, is_docstring
 
 #: Finds the node of one of `kinds` at a span (`start_only`: that starts there).
 Find = Callable[..., cst.CSTNode]
@@ -143,10 +143,8 @@ def settle(staging: Staging) -> None:
 
 
 def _body(method: cst.FunctionDef) -> Sequence[cst.BaseStatement]:
-    body = method.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        return [cst.SimpleStatementLine(body=body.body)]
-    statements = [s for s in body.body if isinstance(s, cst.BaseStatement)]
+    """Return the statements of `method` after its docstring."""
+    statements = body_statements(method)
     return statements[1:] if statements and is_docstring(statements[0]) else statements
 
 

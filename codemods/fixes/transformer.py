@@ -58,6 +58,14 @@ def _statements(code: str, newline: str = "\n") -> list[cst.BaseStatement]:
     return list(cst.parse_module(text.replace("\n", newline)).body)
 
 
+def body_statements(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    """Return the statements of a function's body, a one-line `def f(): x` as one line."""
+    body = function.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=body.body)]
+    return [statement for statement in body.body if isinstance(statement, cst.BaseStatement)]
+
+
 def is_docstring(statement: cst.BaseStatement) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
@@ -410,15 +418,10 @@ class EditTransformer(cst.CSTTransformer):
     ) -> cst.FunctionDef | cst.RemovalSentinel:
         if original_node in self.removed_methods:
             return cst.RemoveFromParent()
+        statements = body_statements(updated_node)
         body = updated_node.body
-        statements: list[cst.BaseStatement]
         if isinstance(body, cst.SimpleStatementSuite):
-            statements = [cst.SimpleStatementLine(body=body.body)]
             body = cst.IndentedBlock(body=[])
-        else:
-            statements = [
-                statement for statement in body.body if isinstance(statement, cst.BaseStatement)
-            ]
         for code, at_top in self.inserts.get(original_node, []):
             new = _statements(code, self._newline)
             if at_top:
