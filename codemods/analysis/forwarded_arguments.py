@@ -36,7 +36,7 @@ def forwarded(project: Project, function: FunctionRef) -> Forwarded | None:
     if facts.class_qualname is not None or facts.nested or facts.qualname == "<module>":
         return None
     sites = project.callers(function)
-    if not sites or project.is_referenced(function):
+    if not sites:
         return None
     named = facts.params[: facts.positional_count]
     keywords: set[str] = set()
@@ -51,6 +51,10 @@ def forwarded(project: Project, function: FunctionRef) -> Forwarded | None:
             key for key, _ in call.keywords if key is not None and key not in facts.params
         )
         positional = positional or len(call.args) > len(named)
+    # Asked last: it reads every module that names the function, and a call above that
+    # spreads arguments already answers.
+    if project.is_referenced(function):
+        return None
     return Forwarded(frozenset(keywords), positional)
 
 

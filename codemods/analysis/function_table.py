@@ -157,8 +157,9 @@ class FunctionTable:
         """Return the functions, in source order, leaving out only the top-level functions
         and methods (with what they contain) whose text spells none of `names`: they
         cannot be about them. Module-level code is always kept."""
-        spelled = self._spelling(names)
-        self._spelling_asked[names] = frozenset(spelled)
+        spelled = self._spelling_asked.get(names)
+        if spelled is None:
+            spelled = self._spelling_asked[names] = frozenset(self._spelling(names))
         for qualname in [qualname for qualname in spelled if qualname in self._pending]:
             self._summarise(qualname)
         ordered = self._ordered()

@@ -4,10 +4,11 @@ modules that mention them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .facts import ModuleFacts, Value, spelled
+from .memo import per_project
 from .refs import ClassRef, ExternalRef
 
 if TYPE_CHECKING:
@@ -27,14 +28,30 @@ def grow_names(
             visit(module, names)
 
 
-def add_aliases(module: ModuleFacts, names: set[str], denotes: Callable[[Value], bool]) -> None:
+def add_aliases(
+    project: Project, module: ModuleFacts, names: set[str], denotes: Callable[[Value], bool]
+) -> None:
     """Add the module-level names bound to a value that spells one of `names` and that
     `denotes` accepts (`Loader = DataLoader`, `from .seeding import seed as init`)."""
-    for name, values in module.bindings:
-        if name in names or not any(spelled(value) & names for value in values):
-            continue
-        if any(denotes(value) for value in values):
+    spelling = _bindings_spelling(project, module)
+    candidates = sorted({index for name in names for index in spelling.get(name, ())})
+    for index in candidates:
+        name, values = module.bindings[index]
+        if name not in names and any(denotes(value) for value in values):
             names.add(name)
+
+
+@per_project
+def _bindings_spelling(project: Project, module: ModuleFacts) -> Mapping[str, tuple[int, ...]]:
+    """Return, for each name a module-level binding's values spell, the positions of those
+    bindings in `module.bindings`: an `__init__.py` re-exporting hundreds of names is read
+    once, not once for every name looked for in it."""
+    del project  # the answer is the module's; kept per project like every other
+    found: dict[str, list[int]] = {}
+    for index, (_, values) in enumerate(module.bindings):
+        for spelled_name in {name for value in values for name in spelled(value)}:
+            found.setdefault(spelled_name, []).append(index)
+    return {name: tuple(indexes) for name, indexes in found.items()}
 
 
 def denotes(project: Project, value: Value, module: ModuleFacts, qualnames: frozenset[str]) -> bool:

@@ -420,7 +420,7 @@ class Project:
                 if names_base and ref not in found and self.derives_from(ref, qualnames):
                     found[ref] = None
                     names.add(cls.name)
-            add_aliases(module, names, lambda value: denotes(self, value, module, qualnames))
+            add_aliases(self, module, names, lambda value: denotes(self, value, module, qualnames))
 
         grow_names(self, names, subclasses_and_aliases)
         family = Family(tuple(found), frozenset(names))
@@ -492,7 +492,7 @@ class Project:
         names = {ref.function.name if isinstance(ref, FunctionRef) else ref.cls.name}
 
         def aliases(module: ModuleFacts, names: set[str]) -> None:
-            add_aliases(module, names, lambda value: ref in self.targets(value, module))
+            add_aliases(self, module, names, lambda value: ref in self.targets(value, module))
 
         grow_names(self, names, aliases)
         result = frozenset(names)

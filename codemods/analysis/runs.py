@@ -68,7 +68,16 @@ def callers_up(
     return tuple(seen)
 
 
+@per_project
 def _callers(
+    project: Project, function: FunctionRef, through_objects: bool
+) -> tuple[FunctionRef, ...]:
+    """Return the code that calls `function`, one level up: kept per project, as every
+    function reached from many others is asked about once for each."""
+    return tuple(dict.fromkeys(_each_caller(project, function, through_objects)))
+
+
+def _each_caller(
     project: Project, function: FunctionRef, through_objects: bool
 ) -> Iterator[FunctionRef]:
     sites = project.callers(function)
@@ -417,9 +426,11 @@ def _self_callers(project: Project, method: FunctionRef) -> Iterator[FunctionRef
     owner = project.class_of_function(method)
     if owner is None:
         return
-    for caller in _calling_self(project, method.function.name):
-        cls = project.class_of_function(caller)
-        if cls is not None and caller != method and share_instances(project, cls, owner):
+    shared: dict[ClassRef, bool] = {}
+    for caller, cls in _calling_self(project, method.function.name):
+        if cls not in shared:
+            shared[cls] = share_instances(project, cls, owner)
+        if shared[cls] and caller != method:
             yield caller
 
 
@@ -529,10 +540,11 @@ def _calling_on_unknown_objects(project: Project, name: str) -> tuple[FunctionRe
 
 
 @per_project
-def _calling_self(project: Project, name: str) -> tuple[FunctionRef, ...]:
-    """Return the methods that call `self.<name>()`: found once for every method so named."""
+def _calling_self(project: Project, name: str) -> tuple[tuple[FunctionRef, ClassRef], ...]:
+    """Return the methods that call `self.<name>()`, each with its class: found once for
+    every method so named."""
     return tuple(
-        caller
+        (caller, cls)
         for caller in project.functions_mentioning(name)
         if caller.function.class_qualname is not None
         and any(
@@ -543,6 +555,8 @@ def _calling_self(project: Project, name: str) -> tuple[FunctionRef, ...]:
             and call.base.base.kind is Kind.SELF
             for call in caller.function.calls
         )
+        for cls in [project.class_of_function(caller)]
+        if cls is not None
     )
 
 
