@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..types import Span
@@ -11,6 +11,7 @@ from .branch_facts import within
 from .branch_feasibility import arm_always_taken, branch_not_taken
 from .candidates import MAX_CALL_DEPTH, Construction
 from .facts import Value
+from .known_values import Known
 from .per_item import Reached, call_targets, per_item_code, reachable
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
@@ -170,6 +171,7 @@ def seeds_numpy(
     always: bool = False,
     seed_only: bool = False,
     stored: StoredBy | None = None,
+    arguments: Mapping[str, Known] | None = None,
 ) -> bool:
     """Return True if `function` (or project code it calls) seeds NumPy's global RNG.
 
@@ -177,7 +179,8 @@ def seeds_numpy(
     `if`, in a loop or an `except`, in `function` or on the way to the helper that seeds).
     `seed_only`: `np.random.set_state(...)` does not count (the state it sets may be one a
     worker inherited). `stored`: what every dataset the loader gets stores, for a seeding
-    under `if hasattr(get_worker_info().dataset, name):` (see `in_every_worker`).
+    under `if hasattr(get_worker_info().dataset, name):`, and `arguments`, what is known of
+    `function`'s parameters (see `in_every_worker`).
     """
     wanted = _NUMPY_SEED if seed_only else NUMPY_GLOBAL_SEED
     start = Reached(function, project.class_of_function(function), (function.qualname,))
@@ -194,8 +197,13 @@ def seeds_numpy(
         for call in facts.calls:
             if call.base is None:
                 continue
+            own = current.function == function
             if call.span in facts.conditional_calls and not in_every_worker(
-                current.function, call.span, stored if current.function == function else None
+                project,
+                current.function,
+                call.span,
+                stored if own else None,
+                arguments if own else None,
             ):
                 continue
             if project.qualnames(call.base, current.function.module) & wanted:

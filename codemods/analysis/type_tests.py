@@ -7,13 +7,16 @@ ruled out only when its whole class hierarchy is known well enough to tell.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from ..types import Span
 from . import catalog
 from .branch_facts import within
 from .candidates import DatasetsOf
-from .facts import Kind, Value
+from .facts import Kind, TypeTest, Value
+from .known_values import Known
 from .project import Project
 from .refs import ClassRef, ExternalRef, FunctionRef
 
@@ -122,3 +125,62 @@ def _is_instance(
         ):
             return None
     return False
+
+
+#: What `isinstance(literal, C)` says, for each class C a literal may be tested against
+#: (`isinstance(seeding, Callable)`), by qualname.
+_LITERAL_TESTS: dict[str, Callable[[object], bool]] = {
+    "builtins.str": lambda literal: isinstance(literal, str),
+    "builtins.int": lambda literal: isinstance(literal, int),
+    "builtins.float": lambda literal: isinstance(literal, float),
+    "builtins.bool": lambda literal: isinstance(literal, bool),
+    "builtins.bytes": lambda literal: isinstance(literal, bytes),
+    "builtins.dict": lambda literal: isinstance(literal, dict),
+    "builtins.list": lambda literal: isinstance(literal, list),
+    "builtins.tuple": lambda literal: isinstance(literal, tuple),
+    "typing.Callable": callable,
+    "collections.abc.Callable": callable,
+}
+
+
+def literal_test_outcome(
+    project: Project, test: TypeTest, where: FunctionRef, known: Mapping[str, Known]
+) -> bool | None:
+    """Return whether `if isinstance(param, C):` in `where` holds, when `known` says which
+    literals parameter `param` may be (None if that does not tell)."""
+    call = test.call
+    if (
+        call.kind is not Kind.CALL
+        or call.base is None
+        or len(call.args) != 2
+        or call.args[0].kind is not Kind.PARAM
+        or not project.is_one_of(call.base, where.module, _ISINSTANCE)
+    ):
+        return None
+    values = known.get(call.args[0].name)
+    tests = _literal_tests(project, call.args[1], where)
+    if values is None or not values.one_of or tests is None:
+        return None
+    results: set[bool] = set()
+    for key in values.one_of:
+        try:
+            literal = ast.literal_eval(key)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        results.add(any(holds(literal) for holds in tests))
+    return results.pop() != test.negated if len(results) == 1 else None
+
+
+def _literal_tests(
+    project: Project, tested: Value, where: FunctionRef
+) -> list[Callable[[object], bool]] | None:
+    """Return the tests of the classes `tested` (a class or a tuple of them) names, if it
+    names only classes a literal may be tested against."""
+    options = tested.args if tested.kind is Kind.SEQUENCE else (tested,)
+    tests: list[Callable[[object], bool]] = []
+    for option in options:
+        found = {name for name in project.qualnames(option, where.module) if name in _LITERAL_TESTS}
+        if len(found) != 1:
+            return None
+        tests.append(_LITERAL_TESTS[found.pop()])
+    return tests or None

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import catalog
-from .caller_arguments import written_by_every_caller
+from .caller_arguments import passed_by_every_caller, written_by_every_caller
 from .config_sections import object_classes
 from .facts import Kind, ModuleFacts, Value
+from .known_values import Known, literal_known
 from .loaders import ArgumentLookup, LoaderCall, Presence
 from .project import Project
 from .refs import ClassRef, FunctionRef
@@ -155,6 +156,32 @@ _SEEDERS_RETURNING_NONE = {
     "numpy.random.seed": "np.random.seed(...)",
     "random.seed": "random.seed(...)",
 }
+
+
+def worker_arguments(project: Project, loader: LoaderCall, init: WorkerInit) -> dict[str, Known]:
+    """Return what is known of the arguments `init`'s function gets in each worker besides
+    the worker id: each keyword a `partial` binds (a literal, or a parameter of the loader's
+    function that every call passes alike) and, for the rest, each literal default."""
+    function, value = init.function, init.lookup.value
+    if function is None or value is None or function.function.class_qualname is not None:
+        return {}
+    facts = function.function
+    bound = value.alternatives()[0] if init.via_partial else None
+    if bound is not None and (len(bound.args) > 1 or any(key is None for key, _ in bound.keywords)):
+        return {}  # arguments bound by position or spread: which parameter gets which varies
+    known: dict[str, Known] = {}
+    for param in facts.params[1 : facts.positional_count] + facts.params[facts.positional_count :]:
+        passed = bound.keyword(param) if bound is not None else None
+        if passed is None:
+            default = facts.default_of(param)
+            found = None if default is None else Known(frozenset({default}))
+        elif passed.kind is Kind.PARAM:
+            found = passed_by_every_caller(project, loader.function, passed.name)
+        else:
+            found = literal_known(passed)
+        if found is not None:
+            known[param] = found
+    return known
 
 
 def bound_methods(project: Project, value: Value, where: FunctionRef) -> tuple[FunctionRef, ...]:

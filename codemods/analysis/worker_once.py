@@ -7,17 +7,20 @@ worker loads, and never again because the arm itself flips the flag).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..types import Span
 from .base_inits import calls_no_init
 from .branch_facts import Branch, within
+from .branch_feasibility import outcome
 from .branch_records import WORKER_DATASET, WORKER_INFO
 from .candidates import DatasetsOf
 from .facts import Kind, Value, literal_key
+from .known_values import Known
 from .project import Project
 from .refs import ClassRef, FunctionRef
+from .type_tests import literal_test_outcome
 
 if TYPE_CHECKING:
     from .per_item import Reached
@@ -53,23 +56,53 @@ def worker_info_arm(branch: Branch, arm: Span) -> bool:
 StoredBy = Callable[[str], bool]
 
 
-def in_every_worker(function: FunctionRef, span: Span, stored: StoredBy | None = None) -> bool:
+def in_every_worker(
+    project: Project,
+    function: FunctionRef,
+    span: Span,
+    stored: StoredBy | None = None,
+    arguments: Mapping[str, Known] | None = None,
+) -> bool:
     """Return True if the code at `span` of a worker_init_fn sits only in `if` arms that every
     worker takes (`if get_worker_info() is not None:`; with `stored`, also
-    `if hasattr(get_worker_info().dataset, "conf"):` when every dataset stores `conf`)."""
+    `if hasattr(get_worker_info().dataset, "conf"):` when every dataset stores `conf`; with
+    `arguments`, what is known of the function's parameters, an arm their values take:
+    `if worker_seeding == "all":` of timm's `partial(worker_init, worker_seeding="all")`)."""
     facts = function.function
     if span not in facts.if_only_calls:
         return False
+    known = arguments or {}
     arms = [
         (branch, arm)
         for branch in facts.branches
         for arm in (branch.body, branch.orelse)
         if arm is not None and within(span, arm)
     ]
-    return bool(arms) and all(
-        worker_info_arm(branch, arm) or _stored_attribute_arm(branch, arm, stored)
-        for branch, arm in arms
+    tests = [
+        (test, arm)
+        for test in facts.type_tests
+        for arm in (test.body, test.orelse)
+        if arm is not None and within(span, arm)
+    ]
+    return (
+        bool(arms or tests)
+        and all(
+            worker_info_arm(branch, arm)
+            or _stored_attribute_arm(branch, arm, stored)
+            or _taken_for_arguments(branch, arm, known)
+            for branch, arm in arms
+        )
+        and all(
+            literal_test_outcome(project, test, function, known) is (arm == test.body)
+            for test, arm in tests
+        )
     )
+
+
+def _taken_for_arguments(branch: Branch, arm: Span, arguments: Mapping[str, Known]) -> bool:
+    """Return True if the known values of the parameter `branch` tests all take `arm`."""
+    known = arguments.get(branch.subject)
+    return known is not None and outcome(branch, known) is (arm == branch.body)
 
 
 def _stored_attribute_arm(branch: Branch, arm: Span, stored: StoredBy | None) -> bool:

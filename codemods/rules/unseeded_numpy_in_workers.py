@@ -14,6 +14,7 @@ from ..analysis.dataset_reach import with_bases
 from ..analysis.datasets import dataset_classes, datasets_of_loader, is_dataset
 from ..analysis.facts import Value
 from ..analysis.held_candidates import drawn_by_every_candidate
+from ..analysis.known_values import Known
 from ..analysis.lightning_loaders import seeded_by_lightning
 from ..analysis.loader_kwargs import KnownDict
 from ..analysis.loaders import LoaderCall, Presence, loader_calls
@@ -27,7 +28,12 @@ from ..analysis.randomness import (
 from ..analysis.refs import ClassRef, FunctionRef
 from ..analysis.seed_classification import NUMPY_SEEDED_SINCE
 from ..analysis.start_methods import spawns_workers
-from ..analysis.worker_inits import WorkerInit, worker_init, worker_init_choices
+from ..analysis.worker_inits import (
+    WorkerInit,
+    worker_arguments,
+    worker_init,
+    worker_init_choices,
+)
 from ..analysis.worker_once import stored_by_every_dataset
 from ..fixes.helpers import seed_worker_function, seeding_names, seeding_statements
 from ..fixes.worker_init import add_worker_init_keyword
@@ -314,15 +320,21 @@ class UnseededNumpyInWorkers(Rule):
         choices = worker_init_choices(loader)
         if len(choices) > 1:
             return any(self._leaves_unseeded(init, always=False) for init in choices)
-        return self._leaves_unseeded(choices[0], always=True)
+        arguments = worker_arguments(self.project, loader, choices[0])
+        return self._leaves_unseeded(choices[0], always=True, arguments=arguments)
 
-    def _leaves_unseeded(self, init: WorkerInit, *, always: bool) -> bool:
+    def _leaves_unseeded(
+        self, init: WorkerInit, *, always: bool, arguments: dict[str, Known] | None = None
+    ) -> bool:
         """Return True if `init` is absent or a project function that does not seed NumPy
-        (`always`: on every call; otherwise: anywhere)."""
+        (`always`: on every call, its parameters known as `arguments` says; otherwise:
+        anywhere)."""
         if init.is_absent:
             return True
         function = init.function
-        return function is not None and not seeds_numpy(self.project, function, always=always)
+        return function is not None and not seeds_numpy(
+            self.project, function, always=always, arguments=arguments
+        )
 
     def _check_loader(
         self,
@@ -368,7 +380,10 @@ class UnseededNumpyInWorkers(Rule):
             return
         function = init.function
         stored = stored_by_every_dataset(self.project, datasets)
-        if function is None or seeds_numpy(self.project, function, always=True, stored=stored):
+        arguments = worker_arguments(self.project, loader, init)
+        if function is None or seeds_numpy(
+            self.project, function, always=True, stored=stored, arguments=arguments
+        ):
             return
         how = "does not seed NumPy"
         if seeds_numpy(self.project, function):
