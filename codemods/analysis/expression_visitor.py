@@ -54,6 +54,9 @@ class _ExpressionVisitor(_ValueSummariser):
                 assert isinstance(current, ast.Call)
                 if facts is not None:
                     facts.calls.append(self.value(current, scope))
+                    sized = _sized_local(current)
+                    if sized is not None and self._is_local(sized, scope) and self._is_len(scope):
+                        facts.sized_reads[sized] = facts.sized_reads.get(sized, 0) + 1
                     if facts.caught:
                         facts.caught_calls.append(self._positions.span(current))
                     if facts.conditions:
@@ -159,6 +162,10 @@ class _ExpressionVisitor(_ValueSummariser):
                 builder.references.update(option.qualnames)
             elif option.kind is Kind.FUNCTION:
                 builder.references.add(option.name)
+
+    def _is_len(self, scope: _Scope) -> bool:
+        """Return True if `len` in `scope` is the builtin (not a name the code binds)."""
+        return "builtins.len" in self._resolve_name("len", scope, None).qualnames
 
     def _is_local(self, name: str, scope: _Scope) -> bool:
         return (
@@ -368,3 +375,13 @@ def _held_by_self(value: Value) -> bool:
     """Return True for `self.<name>` or an element of it (`self.<name>[i]`)."""
     inner = value.base if value.kind is Kind.SUBSCRIPT and value.base is not None else value
     return self_attribute(inner) is not None
+
+
+def _sized_local(call: ast.Call) -> str | None:
+    """Return the name `call` takes the length of, if it is `len(name)`."""
+    func, args = call.func, call.args
+    if type(func) is ast.Name and func.id == "len" and len(args) == 1 and not call.keywords:
+        argument = args[0]
+        if type(argument) is ast.Name:
+            return argument.id
+    return None

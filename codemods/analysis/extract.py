@@ -456,6 +456,7 @@ class _Extractor(_ExpressionVisitor):
                 statement_reaches=statement_reaches(node.body, self._positions.span),
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
+                sized_reads=tuple(sorted(builder.sized_reads.items())),
                 loops=tuple(builder.loops),
                 loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),

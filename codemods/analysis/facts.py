@@ -331,6 +331,8 @@ class FunctionFacts:
     references: tuple[str, ...] = ()
     #: How often each local variable of this function is read here (name, count).
     local_reads: tuple[tuple[str, int], ...] = ()
+    #: How many of those reads only take the variable's length (`len(name)`) (name, count).
+    sized_reads: tuple[tuple[str, int], ...] = ()
     #: Loop variables of this function's own code and what they take elements of:
     #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()
@@ -392,6 +394,13 @@ class FunctionFacts:
     def reads_of(self, name: str) -> int:
         """Return how often local variable `name` is read in this function's own code."""
         for local, count in self.local_reads:
+            if local == name:
+                return count
+        return 0
+
+    def sized_reads_of(self, name: str) -> int:
+        """Return how many reads of local variable `name` only take its length (`len(name)`)."""
+        for local, count in self.sized_reads:
             if local == name:
                 return count
         return 0

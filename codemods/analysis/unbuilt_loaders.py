@@ -76,10 +76,11 @@ def _never_returns(project: Project, targets: Sequence[Target]) -> bool:
 
 def never_iterated(function: FunctionRef, call: Value) -> bool:
     """Return True if `call`, made in function `function`, is bound to local names that
-    nothing reads afterwards (`loader = DataLoader(...)` where the function goes on to use
-    another loader): nothing iterates it, so it starts no worker.
+    nothing reads afterwards, or reads only to take their length (`loader = DataLoader(...)`
+    where the function goes on to use another loader, `print(len(test_loader))`): nothing
+    iterates it, so it starts no worker.
 
-    A function with nested functions is left alone: they may read the name.
+    The names must not be read by a function nested in `function` either.
     """
     facts = function.function
     if facts.qualname == "<module>" or call.span is None:
@@ -91,6 +92,9 @@ def never_iterated(function: FunctionRef, call: Value) -> bool:
     }
     if not names or any("." in name or "[" in name for name in names):
         return False
-    if function.module.functions_within(facts.qualname):
+    if any(
+        names & set(nested.free_names)
+        for nested in function.module.functions_within(facts.qualname)
+    ):
         return False
-    return all(facts.reads_of(name) == 0 for name in names)
+    return all(facts.reads_of(name) == facts.sized_reads_of(name) for name in names)
