@@ -1,6 +1,7 @@
 """Datasets added together: `a + b` and `sum(parts)` of project datasets run the project's
-`__add__` / `__radd__`, and make what those return; a torch Dataset without an `__add__`
-of its own adds up to torch's `ConcatDataset([a, b])`, which serves the items of both.
+`__add__` / `__radd__` (and `k * a` its `__mul__` / `__rmul__`), and make what those return;
+a torch Dataset without an `__add__` of its own adds up to torch's `ConcatDataset([a, b])`,
+which serves the items of both.
 
 `sum(parts)` starts from `0`: `0 + parts[0]` runs `parts[0].__radd__(0)` (an int cannot add
 a dataset), then `total + parts[i]` runs `total.__add__(parts[i])`.
@@ -43,17 +44,24 @@ def summed(project: Project, call: Value, where: FunctionRef, depth: int) -> Dat
     return total
 
 
+#: The methods an operator runs: on its left operand, else (reflected) on its right one.
+_OPERATOR_METHODS = {"+": ("__add__", "__radd__"), "*": ("__mul__", "__rmul__")}
+
+
 def added(project: Project, value: Value, where: FunctionRef, depth: int) -> DatasetsOf | None:
-    """Return what `a + b` makes when an operand is a project object, else None."""
-    if value.kind is not Kind.BINOP or value.name != "+" or len(value.args) != 2:
+    """Return what `a + b` (or `100 * a`, a dataset repeated as RAFT's `__rmul__` does it)
+    makes when an operand is a project object, else None."""
+    methods = _OPERATOR_METHODS.get(value.name) if value.kind is Kind.BINOP else None
+    if methods is None or len(value.args) != 2:
         return None
+    method, reflected = methods
     left = datasets.classes_of(project, value.args[0], where, depth)
     right = datasets.classes_of(project, value.args[1], where, depth)
     if left.classes:
-        return merge([_incomplete(left), _results(project, left, "__add__", right, depth)])
+        return merge([_incomplete(left), _results(project, left, method, right, depth)])
     if right.classes:
         # `a.__add__(b)` of a non-project `a` gives way to `b.__radd__(a)`.
-        return merge([_incomplete(left), _results(project, right, "__radd__", left, depth)])
+        return merge([_incomplete(left), _results(project, right, reflected, left, depth)])
     return None
 
 
