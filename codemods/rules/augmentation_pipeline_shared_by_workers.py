@@ -263,7 +263,8 @@ class AugmentationPipelineSharedByWorkers(Rule):
                     continue  # each worker builds its own: nothing was built before they start
                 if (obj.owner, obj.name) in rng_objects or _holds(use, rng_paths):
                     continue
-                if not self._given_to_workers(index, dataset, use):
+                given, unresolved = self._given_to_workers(index, dataset, use)
+                if not given and unresolved is None:
                     continue
                 library = library_named(obj.creation.rng_type)
                 version = library_version(project, library)
@@ -276,7 +277,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
                 reported.add(obj.key)
                 where, span = obj.report_at
                 by_place.setdefault((where.path, span), []).append(
-                    _Shared(dataset, use, version, fork_only)
+                    _Shared(dataset, use, version, fork_only, None if given else unresolved)
                 )
             self._check_per_call(index, dataset, per_item.functions)
             self._check_monai_built_per_item(index, dataset, per_item.functions)
@@ -342,22 +343,26 @@ class AugmentationPipelineSharedByWorkers(Rule):
         safety = Safety.UNSAFE if library.name == "imgaug" else Safety.SAFE
         return Fix(title, safety, (FileEdits(module.path, tuple(edits)),))
 
-    def _given_to_workers(self, index: PipelineIndex, dataset: ClassRef, use: RngUse) -> bool:
-        """Return False if every DataLoader that may start workers over `dataset` is known
-        to load instances built without the pipeline `use` applies: a notebook's preview
-        loader with `num_workers=0` shows the random pipeline, the training loaders get
-        another."""
+    def _given_to_workers(
+        self, index: PipelineIndex, dataset: ClassRef, use: RngUse
+    ) -> tuple[bool, LoaderCall | None]:
+        """Return whether a DataLoader that may start workers is known to load instances of
+        `dataset` built with the pipeline `use` applies (not when every such loader loads
+        instances built without it: a notebook's preview loader with `num_workers=0` shows
+        the random pipeline, the training loaders get another), and, if none is, the first
+        loader whose datasets are not all known, which may."""
+        unresolved = None
         for loader, found in self.loaders:
             if not loader.may_start_workers():
                 continue
-            if not found.complete:
-                return True  # it may load `dataset`, built any way
             if dataset in found.classes:
                 if applied_by_instances(index, dataset, found.made_by(dataset), use):
-                    return True
+                    return True, None
             elif any(dataset in self.project.mro(ref) for ref in found.classes):
-                return True  # a subclass's instances: built by its own constructions
-        return False
+                return True, None  # a subclass's instances: built by its own constructions
+            if not found.complete and unresolved is None:
+                unresolved = loader  # it may load `dataset`, built any way
+        return False, unresolved
 
     def _loaders_of(self, dataset: ClassRef) -> list[LoaderCall]:
         return loaders_that_may_load(self.project, dataset, self.loaders)
@@ -457,7 +462,7 @@ class AugmentationPipelineSharedByWorkers(Rule):
 
     def _report(self, shared: list[_Shared]) -> None:
         """Report a pipeline at its place, with every Dataset that applies it."""
-        _, use, version, _ = shared[0]
+        use, version = shared[0].use, shared[0].version
         obj = use.obj
         where, span = obj.report_at
         made = _short(obj.creation)
@@ -476,6 +481,23 @@ class AugmentationPipelineSharedByWorkers(Rule):
         else:
             applied = joined([f"{name} ({place})" for name, place in appliers]) + " apply it"
         severity = _severity(version)
+        unresolved = [item.unresolved for item in shared]
+        if all(unresolved):
+            # Nothing is known to load it, so nothing is known to repeat: a note (as WS101
+            # says of a drawing Dataset no loader is seen to load), without a fix.
+            loader = unresolved[0]
+            assert loader is not None
+            assert loader.call.span is not None
+            at = self.location(loader.module.path, loader.call.span.line)
+            message = (
+                f"`{_label(use)}` ({made}, {version.describe()}) is never reseeded: "
+                f"{applied}, and no DataLoader in the project is seen to load it (the dataset "
+                f"of the one at {at} could not be resolved): if a DataLoader that starts "
+                "workers loads it, workers repeat each other's augmentations and every epoch "
+                "repeats the previous one"
+            )
+            self.report(where, span, message, severity="info", related=related)
+            return
         if all(item.fork_only for item in shared):
             message = (
                 f"`{_label(use)}` ({made}, {version.describe()}) is copied into every "
@@ -547,6 +569,9 @@ class _Shared(NamedTuple):
     version: LibraryVersion
     #: It holds imgaug's global RNG, which worker code reseeds: shared only under fork.
     fork_only: bool = False
+    #: No DataLoader is known to load the Dataset: this one, whose datasets are not all
+    #: known, may.
+    unresolved: LoaderCall | None = None
 
 
 def _severity(version: LibraryVersion) -> str:
