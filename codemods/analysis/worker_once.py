@@ -78,11 +78,15 @@ def in_every_worker(
         for arm in (branch.body, branch.orelse)
         if arm is not None and within(span, arm)
     ]
+    # `if isinstance(seeding, Callable):` decided by the known arguments; other two-argument
+    # tests (`hasattr`) are read as branches, if at all.
     tests = [
-        (test, arm)
+        (arm == test.body, taken)
         for test in facts.type_tests
         for arm in (test.body, test.orelse)
         if arm is not None and within(span, arm)
+        for taken in [literal_test_outcome(project, test, function, known)]
+        if taken is not None
     ]
     return (
         bool(arms or tests)
@@ -92,10 +96,7 @@ def in_every_worker(
             or _taken_for_arguments(branch, arm, known)
             for branch, arm in arms
         )
-        and all(
-            literal_test_outcome(project, test, function, known) is (arm == test.body)
-            for test, arm in tests
-        )
+        and all(body is taken for body, taken in tests)
     )
 
 

@@ -54,6 +54,8 @@ class UnpicklableWorkerInitFn(Rule):
     ```python
     def main():
         loader = DataLoader(ds, num_workers=4, worker_init_fn=lambda wid: print(wid))
+        for batch in loader:
+            train_step(batch)
     ```
 
     Use instead:
@@ -64,6 +66,8 @@ class UnpicklableWorkerInitFn(Rule):
 
     def main():
         loader = DataLoader(ds, num_workers=4, worker_init_fn=worker_init_fn)
+        for batch in loader:
+            train_step(batch)
     ```
 
     ## Fix
