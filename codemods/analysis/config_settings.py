@@ -16,7 +16,7 @@ from .facts import Kind, Value, looked_up
 from .memo import per_project
 from .project import Project
 from .randomness import NUMPY_GLOBAL_DRAWS
-from .refs import FunctionRef
+from .refs import FunctionRef, VariableRef
 from .runs import entry_modules
 from .seed_classification import SeedScope, Source, is_rank_name, seed_sources
 
@@ -57,7 +57,7 @@ def _setting_read(
     """Return the first setting `seed` reads, if it reads settings, constants, counters and
     `parameters` only, and the project derives none of those settings from the rank."""
     settings: list[str] = []
-    if not _alike_terms(seed, function, settings, parameters) or not settings:
+    if not _alike_terms(project, seed, function, settings, parameters) or not settings:
         return None
     if any(is_rank_name(key) or assigned_from_rank(project, key, function) for key in settings):
         return None
@@ -133,23 +133,30 @@ def _called(project: Project, value: Value, function: FunctionRef) -> Iterator[s
 
 
 def _alike_terms(
+    project: Project,
     value: Value,
     function: FunctionRef,
     settings: list[str],
     parameters: frozenset[str] = frozenset(),
+    depth: int = 0,
 ) -> bool:
     """Return True if every term of `value` is a setting, a constant or a counter over them
-    (or one of the function's `parameters`).
+    (or one of the function's `parameters`), read directly or through a module-level
+    variable bound to one (`seed = configs["training"]["seed"]` in a script's module code).
 
     Adds the names of the settings read to `settings`.
     """
+
+    def alike(term: Value) -> bool:
+        return _alike_terms(project, term, function, settings, parameters, depth)
+
     if value.kind in (Kind.INT, Kind.CONSTANT, Kind.RECURSIVE):
         return True  # a name met again (`epoch += 1`) adds nothing beyond its other values
     if value.kind is Kind.PARAM:
         return value.name in parameters
     if value.kind in (Kind.BINOP, Kind.ALTERNATIVES):
         # `cfg = complete(cfg)` before `cfg.seed`: the read of either binding.
-        return all(_alike_terms(term, function, settings, parameters) for term in value.args)
+        return all(alike(term) for term in value.args)
     if _is_setting_lookup(value, function):
         key = _setting_name(value)
         if key is None:
@@ -164,10 +171,33 @@ def _alike_terms(
         # `for epoch in range(start, cfg.epochs)`: every rank counts alike.
         for name, iterable in function.function.loops:
             if name == value.name and iterable.is_call_to("builtins.range"):
-                return all(
-                    _alike_terms(bound, function, settings, parameters) for bound in iterable.args
+                return all(alike(bound) for bound in iterable.args)
+    if value.kind is Kind.NAME and depth < _VARIABLE_DEPTH:
+        variables = [
+            target
+            for target in project.targets(value, function.module)
+            if isinstance(target, VariableRef)
+        ]
+        code = [variable.module.function("<module>") for variable in variables]
+        if variables and None not in code:
+            return all(
+                _alike_terms(
+                    project,
+                    assigned,
+                    FunctionRef.of(variable.module, module_code),
+                    settings,
+                    parameters,
+                    depth + 1,
                 )
+                for variable, module_code in zip(variables, code, strict=True)
+                if module_code is not None
+                for assigned in variable.values
+            )
     return False
+
+
+#: How many module-level variables a seed is followed through (`seed = base_seed`).
+_VARIABLE_DEPTH = 3
 
 
 def _is_setting_lookup(value: Value, function: FunctionRef) -> bool:
