@@ -52,20 +52,37 @@ def entry_modules(
 def callers_up(
     project: Project, function: FunctionRef, through_objects: bool = True
 ) -> tuple[FunctionRef, ...]:
-    """Return `function` and the project code that calls it, `_CALLER_DEPTH` levels up."""
+    """Return `function` and the project code that calls it, `_CALLER_DEPTH` levels up.
+
+    A caller that returns what its call gives (`def get_dataset(name, cfg): return
+    load_data(**cfg)`) is a layer of the same factory, not a level of its own: its callers
+    are on the level it is on.
+    """
     seen = {function: None}
     frontier = [function]
     for _ in range(_CALLER_DEPTH):
         following: list[FunctionRef] = []
-        for current in frontier:
+        for current in frontier:  # grows with the forwarders found on this level
             if current.function.qualname == "<module>":
                 continue
             for caller in _callers(project, current, through_objects):
                 if caller not in seen:
                     seen[caller] = None
-                    following.append(caller)
+                    forwards = _returns_call_of(project, caller, current)
+                    (frontier if forwards else following).append(caller)
         frontier = following
     return tuple(seen)
+
+
+def _returns_call_of(project: Project, caller: FunctionRef, function: FunctionRef) -> bool:
+    """Return True if `caller` returns the result of a call of `function`."""
+    return any(
+        option.kind is Kind.CALL
+        and option.base is not None
+        and function in project.targets(option.base, caller.module)
+        for returned in caller.function.returns
+        for option in returned.alternatives()
+    )
 
 
 @per_project
