@@ -40,6 +40,7 @@ from .pipeline_files import (
     Drawing,
     deserialises,
     loaded_pipeline,
+    looked_up_library,
 )
 from .pipeline_libraries import (
     ALBUMENTATIONS,
@@ -127,6 +128,13 @@ class PipelineIndex(RngIndex):
                 note = loaded.note
                 kind = ALBUMENTATIONS.name
                 yield Creation(min(names), kind, written_in, span, None, unknown, note)
+            return
+        looked_up = looked_up_library(self.project, value, where)
+        if looked_up is not None:
+            # `obj_from_dict(cfg, A)`: which class, so whether it draws, is a config's.
+            note = f"which class of `{looked_up.name}` it is, a configuration says: assumed to draw"
+            name = f"{looked_up.name}.a class named at run time"
+            yield Creation(name, looked_up.name, written_in, span, None, True, note)
             return
         if libraries:
             if builds_random_pipeline(self.project, value, where):

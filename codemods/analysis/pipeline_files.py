@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import catalog
 from .config_files import config_entries, config_values
 from .facts import Kind, Value, string_literal
+from .pipeline_libraries import Library, pipeline_module
 from .pipeline_randomness import DETERMINISTIC_TRANSFORMS
 from .project import Project
 from .refs import FunctionRef, VariableRef
@@ -47,6 +49,37 @@ def deserialises(project: Project, call: Value, where: FunctionRef) -> bool:
         return False
     names = project.qualnames(call.base, where.module)
     return bool(names) and names <= DESERIALISERS
+
+
+def looked_up_library(project: Project, call: Value, where: FunctionRef) -> Library | None:
+    """Return the augmentation library `call` makes an object of by a class name known only
+    at run time: mmcv's `obj_from_dict(cfg, A)` with `A` the library's module (what a
+    config's `type` names), or `getattr(A, name)(...)`."""
+    if call.kind is not Kind.CALL or call.base is None:
+        return None
+    callee = call.base
+    if project.is_one_of(callee, where.module, catalog.OBJ_FROM_DICT):
+        module = call.keyword("parent") or (call.args[1] if len(call.args) > 1 else None)
+    elif (
+        callee.kind is Kind.CALL
+        and callee.base is not None
+        and len(callee.args) >= 2
+        and project.is_one_of(callee.base, where.module, _GETATTR)
+    ):
+        module = callee.args[0]
+    else:
+        return None
+    if module is None:
+        return None
+    libraries = {
+        library
+        for name in project.qualnames(module, where.module)
+        if (library := pipeline_module(name)) is not None
+    }
+    return libraries.pop() if len(libraries) == 1 else None
+
+
+_GETATTR = frozenset({"builtins.getattr"})
 
 
 @dataclass(frozen=True)

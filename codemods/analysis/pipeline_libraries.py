@@ -52,3 +52,9 @@ def pipeline_library(qualname: str) -> Library | None:
 
 def library_named(name: str) -> Library:
     return next(library for library in LIBRARIES if library.name == name)
+
+
+def pipeline_module(qualname: str) -> Library | None:
+    """Return the library whose module of pipeline classes `qualname` names (`albumentations`,
+    `imgaug.augmenters`), if it names one."""
+    return _PIPELINE_MODULES.get(qualname)
