@@ -53,22 +53,13 @@ def deserialises(project: Project, call: Value, where: FunctionRef) -> bool:
 
 def looked_up_library(project: Project, call: Value, where: FunctionRef) -> Library | None:
     """Return the augmentation library `call` makes an object of by a class name known only
-    at run time: mmcv's `obj_from_dict(cfg, A)` with `A` the library's module (what a
-    config's `type` names), or `getattr(A, name)(...)`."""
+    at run time: mmcv's `obj_from_dict(cfg, A)` with `A` the library's module (the class
+    a config's `type` names)."""
     if call.kind is not Kind.CALL or call.base is None:
         return None
-    callee = call.base
-    if project.is_one_of(callee, where.module, catalog.OBJ_FROM_DICT):
-        module = call.keyword("parent") or (call.args[1] if len(call.args) > 1 else None)
-    elif (
-        callee.kind is Kind.CALL
-        and callee.base is not None
-        and len(callee.args) >= 2
-        and project.is_one_of(callee.base, where.module, _GETATTR)
-    ):
-        module = callee.args[0]
-    else:
+    if not project.is_one_of(call.base, where.module, catalog.OBJ_FROM_DICT):
         return None
+    module = call.keyword("parent") or (call.args[1] if len(call.args) > 1 else None)
     if module is None:
         return None
     libraries = {
@@ -77,9 +68,6 @@ def looked_up_library(project: Project, call: Value, where: FunctionRef) -> Libr
         if (library := pipeline_module(name)) is not None
     }
     return libraries.pop() if len(libraries) == 1 else None
-
-
-_GETATTR = frozenset({"builtins.getattr"})
 
 
 @dataclass(frozen=True)
