@@ -55,6 +55,14 @@ class FactsCache:
     def _name(path: Path, content_digest: str) -> str:
         return hashlib.sha256(f"{path}\0{content_digest}".encode()).hexdigest()[:40]
 
+    def holds(self, path: Path, content_digest: str) -> bool:
+        """Return True if an entry for this version of `path` exists (it may still be
+        unreadable: `get` says)."""
+        if self._directory is None:
+            return False
+        name = self._name(path, content_digest)
+        return (self._directory / name[:2] / name).is_file()
+
     def get(self, path: Path, content_digest: str, root: Path) -> ModuleFacts | None:
         """Return the cached summary of the version of `path` with this content hash, if any."""
         if self._directory is None:

@@ -299,7 +299,7 @@ def _run_project(
     stamps = FileStamps(root / CACHE_DIRECTORY) if settings.cache else None
     taken = time.time_ns()
     workspace = open_workspace(
-        root, everything, settings, question.prefetch, progress, stamps=stamps
+        root, everything, settings, question.prefetch, progress, stamps=stamps, ahead=True
     )
     prefetched = {path for path in everything if workspace.sources.summarised(path)}
     key = RunCache.key(text, workspace.contents) if runs is not None else ""
@@ -316,9 +316,12 @@ def _run_project(
     sources = workspace.sources
     sources.consulted.clear()
     findings: list[Finding] = []
-    results = list(
-        _analyse(workspace, rules, settings, target, requested, fix=fix, collected=findings)
-    )
+    try:
+        results = list(
+            _analyse(workspace, rules, settings, target, requested, fix=fix, collected=findings)
+        )
+    finally:
+        workspace.close()
     if runs is not None and not any(isinstance(result, Failed) for result in results):
         runs.put(key, results)
         if sources.filtered and not workspace.contents.problems:

@@ -240,6 +240,52 @@ def summarise_many(
                 yield pickle.loads(pickled)
 
 
+class AheadOfNeed:
+    """Summaries made in worker processes of low priority while the analysis runs.
+
+    A large project's analysis reads most of its files in the end, one question at a
+    time, and leaves the other cores idle meanwhile: each file is handed to them at once,
+    and taken when a question needs it. A summary not started by then is made where it is
+    needed, as before; one never needed is dropped. Exact: a file's summary depends on its
+    bytes alone.
+    """
+
+    def __init__(self, items: Sequence[tuple[Path, bytes, int]], root: Path, jobs: int) -> None:
+        # Imported here: multiprocessing costs start-up time a run from the cache never needs.
+        from concurrent.futures import Future, ProcessPoolExecutor
+
+        self._pool = ProcessPoolExecutor(max_workers=jobs, initializer=_yield_to_the_analysis)
+        self._futures: dict[Path, Future[bytes]] = {
+            path: self._pool.submit(_summarise_pickled, path, raw, mode, root, False)
+            for path, raw, mode in items
+        }
+
+    def take(self, path: Path) -> ModuleFacts | Skipped | Failed | None:
+        """Return the summary of `path` (waiting while a worker makes it); None if no worker
+        has started it, which none will now."""
+        future = self._futures.pop(path, None)
+        if future is None or future.cancel():
+            return None
+        try:
+            pickled = future.result()
+        except Exception:  # a broken worker: the file is summarised where it is needed
+            return None
+        with collector_paused():
+            outcome: ModuleFacts | Skipped | Failed = pickle.loads(pickled)
+        return outcome
+
+    def close(self) -> None:
+        """Stop the workers; summaries not taken are dropped."""
+        self._futures.clear()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _yield_to_the_analysis() -> None:
+    """Run a worker at low priority: the analysis, waiting on no summary, goes first."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(10)
+
+
 def _summarise_pickled(path: Path, raw: bytes, mode: int, root: Path, keep_tree: bool) -> bytes:
     """Summarise a file in a worker process, pickled for the process that asked."""
     return pickle.dumps(summarise_bytes(path, raw, mode, root, keep_tree), pickle.HIGHEST_PROTOCOL)

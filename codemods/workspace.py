@@ -3,6 +3,7 @@ cached on disk), and the fixed text of the files fixes rewrite."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from .caches import FactsCache, FileStamps
 from .settings import Settings
 from .summaries import (
     PARALLEL_THRESHOLD,
+    AheadOfNeed,
     Contents,
     ReopenedModule,
     read_all,
@@ -45,6 +47,14 @@ class Workspace:
     #: Fixed text of the files fixes changed.
     texts: dict[Path, str] = field(default_factory=dict)
     cache: FactsCache = field(default_factory=lambda: FactsCache(None))
+    #: The files being summarised ahead of need, if any.
+    ahead: AheadOfNeed | None = None
+
+    def close(self) -> None:
+        """Stop summarising ahead of need (the run no longer asks questions)."""
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead = None
 
     def source(self, path: Path) -> SourceFile:
         """Return the original source of `path`."""
@@ -74,12 +84,15 @@ def open_workspace(
     unsaved: Mapping[Path, bytes] | None = None,
     *,
     stamps: FileStamps | None = None,
+    ahead: bool = False,
 ) -> Workspace:
     """Read every file, and summarise those the rules will certainly need, in parallel.
 
     `unsaved` holds bytes that take the place of files (an editor's unsaved text, maybe of
     a file not yet on disk). `stamps` vouch for the content hash of the files they know
-    unchanged, which then are not hashed again.
+    unchanged, which then are not hashed again. `ahead`: in a large project, go on
+    summarising the other files in the background while the analysis runs (see
+    `AheadOfNeed`); the caller closes the workspace when its questions end.
     """
     contents = read_all([path for path in paths if path not in (unsaved or {})], settings.jobs)
     for path, raw in (unsaved or {}).items():
@@ -98,8 +111,12 @@ def open_workspace(
     ready: dict[Path, ModuleFacts | Skipped | Failed] = {}
     from_cache: dict[Path, ModuleFacts] = {}
 
+    background: AheadOfNeed | None = None
+
     def summarise(path: Path) -> ModuleFacts | None:
         outcome = ready.pop(path, None)
+        if outcome is None and background is not None:
+            outcome = background.take(path)
         if outcome is None:
             cached = from_cache.pop(path, None) or cache.get(path, contents.digest(path), root)
             if cached is not None:
@@ -124,8 +141,11 @@ def open_workspace(
             if path in ready or path in from_cache or path not in contents.raw:
                 continue
             cached = cache.get(path, contents.digest(path), root)
+            taken = background.take(path) if background is not None and not cached else None
             if cached is not None:
                 from_cache[path] = cached
+            elif taken is not None:
+                ready[path] = taken
             else:
                 items.append((path, contents.raw[path], contents.modes[path]))
         if len(items) >= PARALLEL_THRESHOLD:
@@ -165,4 +185,13 @@ def open_workspace(
             sources.add(outcome.path, outcome)
         if progress:
             progress("analysing", done, len(items))
-    return Workspace(root, contents, sources, problems, cache=cache)
+    rest = [
+        (path, contents.raw[path], contents.modes[path])
+        for path in sources.paths
+        if path in contents.raw
+        and not sources.summarised(path)
+        and not (settings.cache and cache.holds(path, contents.digest(path)))
+    ]
+    if ahead and not keep_tree and settings.jobs != 1 and len(rest) >= PARALLEL_THRESHOLD:
+        background = AheadOfNeed(rest, root, settings.jobs or os.cpu_count() or 1)
+    return Workspace(root, contents, sources, problems, cache=cache, ahead=background)
