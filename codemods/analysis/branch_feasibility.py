@@ -28,7 +28,7 @@ from .facts import (
     self_attribute,
 )
 from .known_values import Known, literal_known, passed_argument, union_of
-from .loader_kwargs import entry_at_call
+from .loader_kwargs import entry_at_call, module_dict_entry
 from .memo import on_reentry
 from .module_constants import constant_keys
 from .module_lookups import constructions_of
@@ -566,10 +566,13 @@ class ConstructionArguments:
         positional: bool,
     ) -> Known | None:
         """Return what a construction's `**config` passes as `param`, when `config` is a
-        local dict whose entry for it is known at the call (`config["ratio"] = 0` first)."""
+        local dict whose entry for it is known at the call (`config["ratio"] = 0` first), or
+        a dict literal of the module level (`**cfgs.dataset_cfgs["dataset_test_args"]`)."""
         if positional and any(arg.kind is Kind.STARRED for arg in call.args):
             return None  # a `*args` may fill it
         values = entry_at_call(self.project, where, call, param)
+        if values is None:
+            values = module_dict_entry(self.project, where, call, param)
         if values is None:
             return None
         default = init.default_of(param)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .facts import Assignment, FunctionFacts, Kind, ModuleFacts, Value
+from .facts import Assignment, FunctionFacts, Kind, ModuleFacts, Value, literal_key
 from .local_dicts import assignments_of
 from .project import Project
 from .refs import FunctionRef, VariableRef
@@ -137,6 +137,8 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
         return None
     if option.kind is Kind.DICT:
         return KnownDict(option, option.keywords, module.path)
+    if option.kind is Kind.SUBSCRIPT and option.base is not None and len(option.args) == 1:
+        return _entry_dict(project, module, option.base, literal_key(option.args[0]))
     if (
         option.kind is Kind.CALL
         and option.base is not None
@@ -147,6 +149,24 @@ def known_dict(project: Project, module: ModuleFacts, value: Value) -> KnownDict
     if option.kind is Kind.CALL and option.base is not None:
         return _returned_dict(project, module, option.base)
     return None
+
+
+def _entry_dict(
+    project: Project, module: ModuleFacts, table: Value, key: str | None
+) -> KnownDict | None:
+    """Return the known dict `table[key]` is, when `table` is a known dict (a configuration
+    module's `dataset_cfgs = {"dataset_test": {"global_state": "Test", ...}}`) and `key` a
+    literal naming one of its entries."""
+    known = known_dict(project, module, table)
+    if key is None or known is None or known.branches:
+        return None
+    if any(name is None for name, _ in known.entries):
+        return None  # a `**others` may hold the key
+    entries = [entry for name, entry in known.entries if repr(name) == key]
+    holder = project.module_at(known.path)
+    if len(entries) != 1 or holder is None:
+        return None
+    return known_dict(project, holder, entries[0])
 
 
 def _returned_dict(project: Project, module: ModuleFacts, callee: Value) -> KnownDict | None:
@@ -282,3 +302,44 @@ def entry_at_call(
         return tuple(store.value for store in before if store.span.line >= last.span.line)
     entry = dict(known.entries).get(key)
     return (entry, *(store.value for store in before))
+
+
+def module_dict_entry(
+    project: Project, function: FunctionRef, call: Value, key: str
+) -> tuple[Value | None, ...] | None:
+    """Return what the one `**splat` of `call` (in `function`) passes under `key` when it
+    expands a dict literal bound at module level, maybe looked up by literal keys
+    (`Data(**cfgs.dataset_cfgs["dataset_test_args"])`): its entry (None: the key is
+    absent). None if the splat is no such dict, or a local of `function` (`entry_at_call`
+    reads those)."""
+    splats = [value for name, value in call.keywords if name is None]
+    if len(splats) != 1 or not _module_variable_lookup(project, function.module, splats[0]):
+        return None
+    facts = function.function
+    if facts.item_stores or any(
+        callee.kind is Kind.ATTRIBUTE and callee.name in _CHANGING_METHODS
+        for other in facts.calls
+        if (callee := other.base) is not None
+    ):
+        return None  # the function may change the dict before the call
+    known = known_dict(project, function.module, splats[0])
+    if known is None or known.branches or any(name is None for name, _ in known.entries):
+        return None
+    return (dict(known.entries).get(key),)
+
+
+#: Methods that change a dict in place.
+_CHANGING_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear"})
+
+
+def _module_variable_lookup(project: Project, module: ModuleFacts, value: Value) -> bool:
+    """Return True for a module-level variable, maybe looked up by literal keys
+    (`cfgs.dataset_cfgs["dataset_test_args"]`), not a local of the function."""
+    while value.kind is Kind.SUBSCRIPT and value.base is not None and len(value.args) == 1:
+        if literal_key(value.args[0]) is None:
+            return False
+        value = value.base
+    if value.kind is not Kind.NAME:
+        return False
+    targets = project.targets(value, module)
+    return len(targets) == 1 and isinstance(targets[0], VariableRef)
