@@ -102,12 +102,17 @@ def imported_modules(project: Project, call: Value, where: FunctionRef) -> Impor
     parent = _absolute(text[:-1], package) if text != "." else package or None
     if not parent:
         return None
+    # Several folders may hold a package of that name (`src/training` and an app's
+    # `apps/mode/src/training`): the import finds the modules beside the package it imports.
+    package_module = project.module_named(parent, where.module)
+    folder = package_module.path.parent if package_module is not None else None
     modules = tuple(
         (submodule, module)
         for submodule in project.sources.submodule_names(parent)
         if len(submodule.rpartition(".")[2]) > len(suffix)
         and submodule.endswith(suffix)
         and (module := project.module_named(submodule, where.module)) is not None
+        and (folder is None or module.path.parent == folder or module.path.parent.parent == folder)
     )
     return ImportedModules(modules, rest, suffix) if modules else None
 
