@@ -274,6 +274,10 @@ def _evidence_label(project: Project, function: FunctionRef, value: Value) -> st
         )
     ):
         return f"{min(names).rpartition('.')[2]}(...) on several devices"
+    if names & LIGHTNING_LAUNCHERS and not _one_device(value):
+        option = _strategy_option_defaulting_to_ddp(project, value)
+        if option is not None:
+            return f"{min(names).rpartition('.')[2]}(...) with --{option} defaulting to DDP"
     if (
         names & LIGHTNING_TRAINERS
         and _takes_every_visible_gpu(project, value)
@@ -313,6 +317,41 @@ def _options_ask_data_parallel(function: FunctionRef) -> bool:
     return any(
         _defaults_data_parallel(call) for facts in function.module.functions for call in facts.calls
     )
+
+
+def _strategy_option_defaulting_to_ddp(project: Project, call: Value) -> str | None:
+    """Return the command-line option a Trainer's strategy is read from, when the project
+    declares it with a DDP default (`Trainer(strategy=hparams.distributed_backend)` and, in
+    its config module, `add_argument("--distributed_backend", default="ddp")`): every
+    declaration of that option must default to one."""
+    for keyword in STRATEGY_OPTIONS:
+        strategy = call.keyword(keyword)
+        if strategy is None or strategy.kind is not Kind.ATTRIBUTE or not strategy.name:
+            continue
+        defaults = [
+            default
+            for function in project.functions_mentioning(strategy.name)
+            for declared in function.function.calls
+            if (default := _declared_default(declared, strategy.name)) is not None
+        ]
+        if defaults and all(names_data_parallel_strategy(default) for default in defaults):
+            return strategy.name
+    return None
+
+
+def _declared_default(call: Value, option: str) -> Value | None:
+    """Return the default of `add_argument("--<option>", default=...)`, if `call` is one."""
+    callee = call.base
+    if (
+        callee is None
+        or callee.kind is not Kind.ATTRIBUTE
+        or callee.name != "add_argument"
+        or not call.args
+        or call.args[0].kind is not Kind.CONSTANT
+    ):
+        return None
+    declared = call.args[0].name.strip("'\"").lstrip("-").replace("-", "_")
+    return call.keyword("default") if declared == option else None
 
 
 def _defaults_data_parallel(call: Value) -> bool:
