@@ -43,6 +43,8 @@ class _ExpressionVisitor(_ValueSummariser):
                 if facts is not None:
                     if not inside and type(current.ctx) is ast.Load:
                         self._record_reference(current, scope, facts)
+                    if type(base) is ast.Name and self._is_local(base.id, scope):
+                        facts.attribute_bases.add(base.id)
                     if (
                         type(base) is ast.Name
                         and self._resolve_name(base.id, scope, None).kind is Kind.SELF

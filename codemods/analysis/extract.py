@@ -457,6 +457,7 @@ class _Extractor(_ExpressionVisitor):
                 references=tuple(sorted(builder.references)),
                 local_reads=tuple(sorted(builder.local_reads.items())),
                 sized_reads=tuple(sorted(builder.sized_reads.items())),
+                attribute_bases=tuple(sorted(builder.attribute_bases)),
                 loops=tuple(builder.loops),
                 loop_parts=tuple(builder.loop_parts),
                 unpacked=tuple(builder.unpacked),

@@ -333,6 +333,9 @@ class FunctionFacts:
     local_reads: tuple[tuple[str, int], ...] = ()
     #: How many of those reads only take the variable's length (`len(name)`) (name, count).
     sized_reads: tuple[tuple[str, int], ...] = ()
+    #: Local variables whose attributes this function's own code reads or calls
+    #: (`loader.__iter__()`), which `local_reads` does not count.
+    attribute_bases: tuple[str, ...] = ()
     #: Loop variables of this function's own code and what they take elements of:
     #: `for x in xs` gives (x, xs); `for a, b in zip(xs, ys)` gives (a, xs) and (b, ys).
     loops: tuple[tuple[str, Value], ...] = ()

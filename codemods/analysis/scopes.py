@@ -128,6 +128,7 @@ class _FunctionBuilder:
     references: set[str] = field(default_factory=set)
     local_reads: dict[str, int] = field(default_factory=dict)
     sized_reads: dict[str, int] = field(default_factory=dict)
+    attribute_bases: set[str] = field(default_factory=set)
     loops: list[tuple[str, Value]] = field(default_factory=list)
     loop_parts: list[tuple[str, Value]] = field(default_factory=list)
     unpacked: list[tuple[str, int, int, Value]] = field(default_factory=list)

@@ -97,4 +97,6 @@ def never_iterated(function: FunctionRef, call: Value) -> bool:
         for nested in function.module.functions_within(facts.qualname)
     ):
         return False
+    if names & set(facts.attribute_bases):
+        return False  # `loader.__iter__()`: its methods may iterate it
     return all(facts.reads_of(name) == facts.sized_reads_of(name) for name in names)
