@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar
 
+from .analysis.loaders import LoaderCall
 from .analysis.project import Project
 from .analysis.refs import FunctionRef
 from .types import Finding, Fix, Location, Safety, Span, TorchTarget
@@ -123,6 +124,17 @@ class Rule(ABC):
     def location(self, path: Path, line: int) -> str:
         """Return `path:line` as messages show it: relative to the project root."""
         return self.project.location(path, line)
+
+    def unresolved_note(self, loader: LoaderCall) -> str:
+        """Say that no DataLoader is seen to load a Dataset, naming the one whose dataset
+        could not be resolved (a finding that rests on it is a note)."""
+        span = loader.call.span
+        assert span is not None
+        where = self.location(loader.module.path, span.line)
+        return (
+            "no DataLoader in the project is seen to load it (the dataset of the one at "
+            f"{where} could not be resolved)"
+        )
 
     @classmethod
     def documentation(cls) -> str:

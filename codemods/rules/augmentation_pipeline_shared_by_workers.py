@@ -487,12 +487,9 @@ class AugmentationPipelineSharedByWorkers(Rule):
             # says of a drawing Dataset no loader is seen to load), without a fix.
             loader = unresolved[0]
             assert loader is not None
-            assert loader.call.span is not None
-            at = self.location(loader.module.path, loader.call.span.line)
             message = (
                 f"`{_label(use)}` ({made}, {version.describe()}) is never reseeded: "
-                f"{applied}, and no DataLoader in the project is seen to load it (the dataset "
-                f"of the one at {at} could not be resolved): if a DataLoader that starts "
+                f"{applied}, and {self.unresolved_note(loader)}: if a DataLoader that starts "
                 "workers loads it, workers repeat each other's augmentations and every epoch "
                 "repeats the previous one"
             )

@@ -432,13 +432,10 @@ class UnseededNumpyInWorkers(Rule):
     def _report_unresolved(self, draw: GlobalCall, loader: LoaderCall) -> None:
         span = draw.call.span
         assert span is not None
-        assert loader.call.span is not None
-        where = self.location(loader.module.path, loader.call.span.line)
         message = (
-            f"{self._describe_draw(draw)}, and no DataLoader in the project is seen to load it "
-            f"(the dataset of the one at {where} could not be resolved): if a DataLoader that "
-            f"starts workers loads it, every worker starts with the same NumPy RNG state on "
-            f"{self.project.target.describe()}; seed NumPy in a worker_init_fn"
+            f"{self._describe_draw(draw)}, and {self.unresolved_note(loader)}: if a DataLoader "
+            f"that starts workers loads it, every worker starts with the same NumPy RNG state "
+            f"on {self.project.target.describe()}; seed NumPy in a worker_init_fn"
         )
         # Nothing is known to load it, so nothing is known to repeat: like seeding code no
         # loader uses, it is a note, not a finding about a loader.
