@@ -141,10 +141,11 @@ def open_workspace(
             if path in ready or path in from_cache or path not in contents.raw:
                 continue
             cached = cache.get(path, contents.digest(path), root)
-            taken = background.take(path) if background is not None and not cached else None
             if cached is not None:
                 from_cache[path] = cached
-            elif taken is not None:
+                continue
+            taken = background.take(path) if background is not None else None
+            if taken is not None:
                 ready[path] = taken
             else:
                 items.append((path, contents.raw[path], contents.modes[path]))
@@ -185,13 +186,14 @@ def open_workspace(
             sources.add(outcome.path, outcome)
         if progress:
             progress("analysing", done, len(items))
-    rest = [
-        (path, contents.raw[path], contents.modes[path])
-        for path in sources.paths
-        if path in contents.raw
-        and not sources.summarised(path)
-        and not (settings.cache and cache.holds(path, contents.digest(path)))
-    ]
-    if ahead and not keep_tree and settings.jobs != 1 and len(rest) >= PARALLEL_THRESHOLD:
-        background = AheadOfNeed(rest, root, settings.jobs or os.cpu_count() or 1)
+    if ahead and not keep_tree and settings.jobs != 1:
+        rest = [
+            (path, contents.raw[path], contents.modes[path])
+            for path in sources.paths
+            if path in contents.raw
+            and not sources.summarised(path)
+            and not (settings.cache and cache.holds(path, contents.digest(path)))
+        ]
+        if len(rest) >= PARALLEL_THRESHOLD:
+            background = AheadOfNeed(rest, root, settings.jobs or os.cpu_count() or 1)
     return Workspace(root, contents, sources, problems, cache=cache, ahead=background)

@@ -179,8 +179,9 @@ def _alike_terms(
             if isinstance(target, VariableRef)
         ]
         code = [variable.module.function("<module>") for variable in variables]
-        if variables and None not in code:
-            return all(
+        return bool(variables) and all(
+            module_code is not None
+            and all(
                 _alike_terms(
                     project,
                     assigned,
@@ -189,10 +190,10 @@ def _alike_terms(
                     parameters,
                     depth + 1,
                 )
-                for variable, module_code in zip(variables, code, strict=True)
-                if module_code is not None
                 for assigned in variable.values
             )
+            for variable, module_code in zip(variables, code, strict=True)
+        )
     return False
 
 

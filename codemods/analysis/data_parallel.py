@@ -341,27 +341,35 @@ def _strategy_option_defaulting_to_ddp(project: Project, call: Value) -> str | N
 
 def _declared_default(call: Value, option: str) -> Value | None:
     """Return the default of `add_argument("--<option>", default=...)`, if `call` is one."""
-    callee = call.base
-    if (
-        callee is None
-        or callee.kind is not Kind.ATTRIBUTE
-        or callee.name != "add_argument"
-        or not call.args
-        or call.args[0].kind is not Kind.CONSTANT
-    ):
+    declared = _declared_option(call)
+    return declared[1] if declared is not None and declared[0] == option else None
+
+
+def _declared_option(call: Value) -> tuple[str, Value] | None:
+    """Return the option `add_argument("--name", default=...)` declares (as the namespace
+    names it) and its default, if `call` is such a call with a default."""
+    if _method_called(call) != "add_argument" or not call.args:
         return None
-    declared = call.args[0].name.strip("'\"").lstrip("-").replace("-", "_")
-    return call.keyword("default") if declared == option else None
+    if call.args[0].kind is not Kind.CONSTANT:
+        return None
+    default = call.keyword("default")
+    if default is None:
+        return None
+    return call.args[0].name.strip("'\"").lstrip("-").replace("-", "_"), default
+
+
+def _method_called(call: Value) -> str:
+    """Return the method `call` calls on an object (the same in every binding of the name:
+    `parser = Trainer.add_argparse_args(parser)`), or ""."""
+    options = call.base.alternatives() if call.base is not None else ()
+    methods = {option.name for option in options if option.kind is Kind.ATTRIBUTE}
+    return methods.pop() if len(methods) == 1 else ""
 
 
 def _defaults_data_parallel(call: Value) -> bool:
     """Return True for `set_defaults(strategy="ddp")` or `add_argument("--strategy",
     default="ddp")` (also `accelerator`, `distributed_backend`)."""
-    # `parser` rebound (`parser = Trainer.add_argparse_args(parser)`): each binding's method.
-    options = call.base.alternatives() if call.base is not None else ()
-    methods = {option.name for option in options if option.kind is Kind.ATTRIBUTE}
-    method = methods.pop() if len(methods) == 1 else ""
-    if method == "set_defaults":
+    if _method_called(call) == "set_defaults":
         # `set_defaults(**defaults)` of a dict written in the function (`defaults` may be
         # bound to others too, as a parameter the dict replaces): its entries.
         spread = [
@@ -376,12 +384,11 @@ def _defaults_data_parallel(call: Value) -> bool:
             key in STRATEGY_OPTIONS and names_data_parallel_strategy(value)
             for key, value in (*call.keywords, *spread)
         )
-    if method != "add_argument" or not call.args or call.args[0].kind is not Kind.CONSTANT:
-        return False
-    option = call.args[0].name.strip("'\"").lstrip("-").replace("-", "_")
-    default = call.keyword("default")
+    declared = _declared_option(call)
     return (
-        option in STRATEGY_OPTIONS and default is not None and names_data_parallel_strategy(default)
+        declared is not None
+        and declared[0] in STRATEGY_OPTIONS
+        and names_data_parallel_strategy(declared[1])
     )
 
 
